@@ -1,0 +1,71 @@
+"""One jsonl line -> one dict, tolerant of what real trainers write."""
+from __future__ import annotations
+
+import json
+import math
+
+import orjson
+
+from loaders import schema as S
+
+BOM = b"\xef\xbb\xbf"
+
+
+class BadLine(ValueError):
+    """A line that cannot become a sample; the message is the reason shown to the user."""
+
+
+def _strict_json(text: str) -> object:
+    # json.loads accepts the NaN/Infinity literals that Python's json.dumps writes
+    return json.loads(text)
+
+
+def parse_record(raw: bytes) -> dict:
+    """Parse one line (without its newline) into a sample dict with an int step.
+
+    Raises BadLine with a short reason when the line cannot be used.
+    """
+    if raw.startswith(BOM):
+        raw = raw[3:]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        obj = _fallback_parse(raw)
+    if not isinstance(obj, dict):
+        raise BadLine(f"not a JSON object (got {type(obj).__name__})")
+    obj[S.STEP] = parse_step(obj.get(S.STEP, None), S.STEP in obj)
+    return obj
+
+
+def _fallback_parse(raw: bytes) -> object:
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return _strict_json(text)
+    except json.JSONDecodeError as err:
+        raise BadLine(f"invalid JSON: {err.msg} (column {err.colno})") from None
+    except RecursionError:
+        raise BadLine("invalid JSON: nested too deeply") from None
+
+
+def parse_step(value: object, present: bool = True) -> int:
+    """Accept 4, 4.0 and "4" as step 4; anything else is a BadLine."""
+    if not present:
+        raise BadLine("missing 'step'")
+    if isinstance(value, bool):
+        raise BadLine(f"step is not an integer: {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise BadLine(f"step is not an integer: {value[:40]!r}") from None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise BadLine(f"step is not an integer: {str(value)[:40]!r}")

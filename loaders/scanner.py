@@ -1,0 +1,149 @@
+"""Byte-range chunks of dump files, parsed into summary rows, on every core."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from loaders import schema as S
+from loaders.record import BadLine, parse_record
+from loaders.summary import SummaryBatch
+
+CHUNK_BYTES = 16 << 20
+INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
+
+
+@dataclass(frozen=True)
+class Chunk:
+    path: str
+    rel: str
+    rank: int
+    start: int
+    end: int
+    continues_line: bool = False  # first bytes finish a line that an earlier parse accepted
+
+
+@dataclass
+class ChunkResult:
+    chunk: Chunk
+    rows: list[dict] = field(default_factory=list)
+    problems: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, reason, dropped)
+    lines: int = 0
+    parsed_until: int = 0
+    ends_mid_line: bool = False
+    pending_bytes: int = 0
+
+
+def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
+                continues_line: bool = False, target: int = CHUNK_BYTES) -> list[Chunk]:
+    """Split [start, size) at newlines into chunks of about `target` bytes."""
+    bounds = [start]
+    with open(path, "rb") as handle:
+        pos = start + target
+        while pos < size:
+            pos = _next_line_start(handle, pos, size)
+            if pos >= size:
+                break
+            bounds.append(pos)
+            pos += target
+    bounds.append(size)
+    return [Chunk(path, rel, rank, a, b, continues_line and a == start)
+            for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
+    handle.seek(pos)
+    while pos < size:
+        block = handle.read(1 << 20)
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+        pos += len(block)
+    return size
+
+
+def scan_chunk(chunk: Chunk) -> ChunkResult:
+    """Parse one chunk; line numbers in the result are relative to the chunk's first line."""
+    result = ChunkResult(chunk, parsed_until=chunk.end)
+    batch = SummaryBatch()
+    with open(chunk.path, "rb") as handle:
+        handle.seek(chunk.start)
+        data = handle.read(chunk.end - chunk.start)
+    for offset, raw, terminated in _lines(data, chunk.continues_line):
+        line = result.lines + 1
+        where = {S.FILE: chunk.rel, S.LINE: line, S.RANK: chunk.rank,
+                 S.OFFSET: chunk.start + offset, S.NBYTES: len(raw)}
+        if not terminated and not _accept_unterminated(raw, result, chunk.start + offset):
+            break
+        result.lines = line
+        if raw.strip():
+            _add(batch, raw, where, result)
+    result.rows = batch.finish()
+    return result
+
+
+def _lines(data: bytes, skip_first: bool) -> Iterator[tuple[int, bytes, bool]]:
+    pieces = data.split(b"\n")
+    offset = 0
+    for i, raw in enumerate(pieces):
+        last = i == len(pieces) - 1
+        if not (skip_first and i == 0) and not (last and not raw):
+            yield offset, raw, not last
+        offset += len(raw) + 1
+
+
+def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:
+    """A last line without newline counts only once it parses; otherwise it is pending."""
+    try:
+        parse_record(raw)
+    except BadLine:
+        result.parsed_until = offset
+        result.pending_bytes = len(raw)
+        return False
+    result.ends_mid_line = True
+    return True
+
+
+def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult) -> None:
+    line = where[S.LINE]
+    try:
+        obj = parse_record(raw)
+    except BadLine as err:
+        result.problems.append((line, str(err), True))
+        return
+    batch.add(obj, where, lambda reason: result.problems.append((line, reason, False)))
+
+
+Progress = Callable[[int, int], None]
+
+
+def scan_all(chunks: list[Chunk], progress: Progress | None = None) -> list[ChunkResult]:
+    """Scan every chunk, in worker processes when the work is big enough; keeps chunk order."""
+    total = sum(c.end - c.start for c in chunks)
+    workers = min(len(chunks), len(os.sched_getaffinity(0)))
+    if total < INLINE_BYTES or workers < 2:
+        return _scan_inline(chunks, total, progress)
+    results: list[ChunkResult | None] = [None] * len(chunks)
+    done = 0
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {pool.submit(scan_chunk, c): i for i, c in enumerate(chunks)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            done += chunks[futures[future]].end - chunks[futures[future]].start
+            if progress:
+                progress(done, total)
+    return results
+
+
+def _scan_inline(chunks: list[Chunk], total: int, progress: Progress | None) -> list[ChunkResult]:
+    results, done = [], 0
+    for chunk in chunks:
+        results.append(scan_chunk(chunk))
+        done += chunk.end - chunk.start
+        if progress:
+            progress(done, total)
+    return results

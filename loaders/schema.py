@@ -1,0 +1,129 @@
+"""The one place that names every column of the board.
+
+Input keys are what a trainer writes on each jsonl line; summary columns are what the
+per-sample frame holds; token columns are what a lazily loaded token table holds.
+Pages import these names instead of spelling strings.
+"""
+from __future__ import annotations
+
+# ---- input keys (RLLoggingBoard format) -------------------------------------------------
+STEP = "step"
+PROMPT = "prompt"
+RESPONSE = "response"
+REF_RESPONSE = "ref_response"
+GROUND_TRUTH = "ground_truth"
+RESPONSE_TOKENS = "response_tokens"
+LOGPROBS = "logprobs"
+REF_LOGPROBS = "ref_logprobs"
+VALUES = "values"
+TOKEN_REWARDS = "token_rewards"
+REWARD = "reward"
+REF_REWARD = "ref_reward"
+VALID_REWARD = "valid_reward"
+REF_VALID_REWARD = "ref_valid_reward"
+
+REQUIRED_KEYS = (STEP,)
+CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
+             TOKEN_REWARDS, REWARD, STEP)
+OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD)
+TEXT_KEYS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
+SCALAR_KEYS = (REWARD, REF_REWARD, VALID_REWARD, REF_VALID_REWARD)
+FLOAT_ARRAY_KEYS = (LOGPROBS, REF_LOGPROBS, VALUES, TOKEN_REWARDS)
+KNOWN_KEYS = frozenset(CORE_KEYS + OPTIONAL_KEYS)
+
+# ---- summary frame: where each sample lives -------------------------------------------
+FILE = "file"
+LINE = "line"
+RANK = "rank"
+OFFSET = "offset"
+NBYTES = "nbytes"
+PROMPT_ID = "prompt_id"
+
+# ---- summary frame: derived per-sample values -------------------------------------------
+PROMPT_CHARS = "prompt_chars"
+RESPONSE_CHARS = "response_chars"
+REF_RESPONSE_CHARS = "ref_response_chars"
+RESPONSE_LEN = "response_len"
+REWARD_GAP = "reward_gap"
+LOG_RATIO_MEAN = "log_ratio_mean"
+LOG_RATIO_SUM = "log_ratio_sum"
+VALUE_MEAN = "value_mean"
+TOKEN_REWARD_SUM = "token_reward_sum"
+NAN_COUNT = "nan_count"
+TRUNCATED = "truncated"
+LENGTH_MISMATCH = "length_mismatch"
+NONFINITE = "nonfinite"
+FLAGS = (TRUNCATED, LENGTH_MISMATCH, NONFINITE)
+
+# ---- KL estimators of KL(pi || pi_ref) from samples of pi, r = logprob - ref_logprob ------
+K1 = "k1"  # r: unbiased, high variance, can be negative per token
+K2 = "k2"  # r**2 / 2: biased, always >= 0, low variance
+K3 = "k3"  # exp(-r) - 1 + r: unbiased, always >= 0 (Schulman's k3)
+K3_REVERSE = "k3_reverse"  # exp(r) - 1 - r: k3 of KL(pi_ref || pi); what the original tool shows
+KL_ESTIMATORS = (K1, K2, K3, K3_REVERSE)
+KL_LABELS = {
+    K1: "k1 = log_ratio (unbiased KL(π‖π_ref), signed)",
+    K2: "k2 = ½·log_ratio² (≥ 0, biased)",
+    K3: "k3 = exp(−log_ratio) − 1 + log_ratio (≥ 0, unbiased)",
+    K3_REVERSE: "k3 reverse = exp(log_ratio) − 1 − log_ratio (KL(π_ref‖π) form; original tool)",
+}
+
+
+def kl_mean(estimator: str) -> str:
+    """Summary column holding the per-token mean of one KL estimator."""
+    return f"kl_{estimator}_mean"
+
+
+def kl_sum(estimator: str) -> str:
+    """Summary column holding the per-sample sum of one KL estimator."""
+    return f"kl_{estimator}_sum"
+
+
+def extra_array_mean(key: str) -> str:
+    """Summary column holding the mean of an extra per-token array the trainer wrote."""
+    return f"{key}_mean"
+
+
+# ---- token table (one sample, loaded lazily) --------------------------------------------
+TOKEN = "token"
+TOKEN_INDEX = "index"
+LOGPROB = "logprob"
+REF_LOGPROB = "ref_logprob"
+VALUE = "value"
+TOKEN_REWARD = "token_reward"
+LOG_RATIO = "log_ratio"
+PROB = "prob"
+REF_PROB = "ref_prob"
+TOKEN_METRICS = (TOKEN_REWARD, LOG_RATIO, K1, K2, K3, K3_REVERSE, VALUE, LOGPROB,
+                 REF_LOGPROB, PROB, REF_PROB)
+ARRAY_TO_TOKEN_COLUMN = {LOGPROBS: LOGPROB, REF_LOGPROBS: REF_LOGPROB, VALUES: VALUE,
+                         TOKEN_REWARDS: TOKEN_REWARD}
+
+# ---- per-step aggregates ----------------------------------------------------------------
+SAMPLES = "samples"
+WIN_RATE = "win_rate"
+STAT_SUFFIXES = ("mean", "std", "min", "max", "p10", "p25", "p50", "p75", "p90")
+
+
+def stat(column: str, suffix: str) -> str:
+    """Per-step aggregate column, e.g. stat(REWARD, 'mean') -> 'reward_mean'."""
+    return f"{column}_{suffix}"
+
+
+# ---- dtypes of the summary frame (extras are added as float64 or string) ------------------
+SUMMARY_DTYPES: dict[str, str] = {
+    FILE: "category", LINE: "int64", RANK: "int32", OFFSET: "int64", NBYTES: "int64",
+    STEP: "int64", PROMPT_ID: "int64",
+    PROMPT: "string", RESPONSE: "string", REF_RESPONSE: "string", GROUND_TRUTH: "string",
+    PROMPT_CHARS: "int64", RESPONSE_CHARS: "int64", REF_RESPONSE_CHARS: "int64",
+    RESPONSE_LEN: "int64",
+    REWARD: "float64", REF_REWARD: "float64", VALID_REWARD: "float64",
+    REF_VALID_REWARD: "float64", REWARD_GAP: "float64",
+    LOG_RATIO_MEAN: "float64", LOG_RATIO_SUM: "float64",
+    **{kl_mean(k): "float64" for k in KL_ESTIMATORS},
+    **{kl_sum(k): "float64" for k in KL_ESTIMATORS},
+    VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
+    TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
+}
+PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
+SORT_KEYS = (STEP, RANK, FILE, LINE)

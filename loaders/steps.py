@@ -1,0 +1,37 @@
+"""Per-step aggregates of the summary frame."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+
+AGGREGATED = (S.REWARD, S.REF_REWARD, S.VALID_REWARD, S.REF_VALID_REWARD, S.REWARD_GAP,
+              S.LOG_RATIO_MEAN, *map(S.kl_mean, S.KL_ESTIMATORS),
+              *map(S.kl_sum, S.KL_ESTIMATORS), S.RESPONSE_LEN, S.RESPONSE_CHARS,
+              S.REF_RESPONSE_CHARS, S.VALUE_MEAN, S.TOKEN_REWARD_SUM)
+_QUANTILES = {"p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9}
+
+
+def step_stats(samples: pd.DataFrame) -> pd.DataFrame:
+    """One row per step: sample count, win rate, flag shares and stats of AGGREGATED."""
+    if samples.empty:
+        return pd.DataFrame(index=pd.Index([], name=S.STEP, dtype="int64"))
+    grouped = samples.groupby(S.STEP, sort=True)
+    parts = {S.SAMPLES: grouped.size()}
+    for column in AGGREGATED:
+        values = grouped[column]
+        parts[S.stat(column, "mean")] = values.mean()
+        parts[S.stat(column, "std")] = values.std(ddof=0)
+        parts[S.stat(column, "min")] = values.min()
+        parts[S.stat(column, "max")] = values.max()
+        quantiles = values.quantile(list(_QUANTILES.values())).unstack()
+        for name, q in _QUANTILES.items():
+            parts[S.stat(column, name)] = quantiles[q]
+    both = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
+    wins = (samples[S.REWARD] > samples[S.REF_REWARD]).where(both)
+    parts[S.WIN_RATE] = wins.groupby(samples[S.STEP]).mean()
+    for flag in S.FLAGS:
+        parts[f"{flag}_share"] = samples[flag].astype(np.float64).groupby(samples[S.STEP]).mean()
+    parts[S.NAN_COUNT] = grouped[S.NAN_COUNT].sum()
+    return pd.DataFrame(parts)

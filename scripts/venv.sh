@@ -1,0 +1,22 @@
+# Sourced by start.sh and tests/run.sh: make .venv and install a requirements file into it,
+# skipping pip when the file has not changed since the last install.
+# usage: ensure_venv REQUIREMENTS_FILE
+ensure_venv() {
+  local req="$1" here venv stamp want
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  venv="${RL_BOARD_VENV:-$here/.venv}"
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "creating virtualenv $venv" >&2
+    python3 -m venv "$venv" || { echo "error: python3 -m venv failed" >&2; return 1; }
+  fi
+  stamp="$venv/.installed-$(basename "$req")"
+  want="$(cat "$here/requirements.txt" "$here/$req" | sha256sum | cut -c1-16)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "installing $req into $venv" >&2
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$here/$req" >&2 \
+      || { echo "error: pip install -r $req failed" >&2; return 1; }
+    echo "$want" > "$stamp"
+  fi
+  VENV_PY="$venv/bin/python"
+  export VENV_PY
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# bash start.sh [DUMP_DIR] [--root DIR] [extra streamlit args]
+# Serves RL Logging Board on port 8901 (override with --server.port N); opens samples/demo
+# when no DUMP_DIR is given.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/venv.sh
+source "$here/scripts/venv.sh"
+ensure_venv requirements.txt
+
+dump_dir=""
+app_args=()
+st_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --root) app_args+=(--root "$2"); shift 2 ;;
+    --root=*) app_args+=(--root "${1#--root=}"); shift ;;
+    --*) st_args+=("$1"); shift ;;
+    *) if [ -z "$dump_dir" ]; then dump_dir="$1"; else st_args+=("$1"); fi; shift ;;
+  esac
+done
+dump_dir="${dump_dir:-${RL_BOARD_DUMP_DIR:-$here/samples/demo}}"
+
+cd "$here"
+exec "$VENV_PY" -m streamlit run rl_logging_board.py --server.port 8901 \
+  ${st_args[@]+"${st_args[@]}"} -- --dump-dir "$dump_dir" ${app_args[@]+"${app_args[@]}"}
