@@ -1,0 +1,55 @@
+"""Shared helpers: tests write their own small, real dump files."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def make_sample(step: int, n: int = 6, seed: int = 0, **overrides) -> dict:
+    """A realistic sample with n tokens; values are seeded so tests can recompute them."""
+    rng = np.random.default_rng(seed + 1000 * step)
+    sample = {
+        "step": step,
+        "prompt": f"Question {seed}: what is {step} + {n}?",
+        "response": "".join(f" t{i}" for i in range(n)),
+        "response_tokens": [f" t{i}" for i in range(n)],
+        "logprobs": (-rng.random(n)).tolist(),
+        "ref_logprobs": (-rng.random(n)).tolist(),
+        "values": rng.random(n).tolist(),
+        "token_rewards": [0.0] * (n - 1) + [1.0],
+        "reward": float(rng.random()),
+        "ref_reward": 0.25,
+        "ref_response": "ref answer",
+        "ground_truth": str(step + n),
+    }
+    sample.update(overrides)
+    return sample
+
+
+def line_of(obj: dict) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+def write_dump(path: Path, samples: list[dict], extra: bytes = b"") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(line_of(s) for s in samples) + extra)
+    return path
+
+
+@pytest.fixture
+def dump_dir(tmp_path: Path) -> Path:
+    """Two ranks, three steps, four samples per rank and step."""
+    root = tmp_path / "run"
+    for rank in range(2):
+        samples = [make_sample(step, n=4 + i, seed=rank * 10 + i)
+                   for step in range(3) for i in range(4)]
+        write_dump(root / f"rollout_data_rank_{rank}.jsonl", samples)
+    return root

@@ -1,0 +1,56 @@
+"""python -m loaders, run as a real subprocess."""
+import subprocess
+import sys
+
+import orjson
+from conftest import ROOT, line_of, make_sample
+
+REQUIRED = {"files", "steps", "samples", "bad_lines", "problems", "nan_values", "seconds",
+            "cache"}
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "loaders", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_json_summary_and_cache_states(dump_dir):
+    with open(dump_dir / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(b"{oops\n" + line_of(make_sample(2, logprobs=[None, 1.0, 2.0, 3.0])))
+    first = _cli(dump_dir, "--json")
+    assert first.returncode == 0, first.stderr
+    info = orjson.loads(first.stdout)
+    assert REQUIRED <= info.keys()
+    assert (info["files"], info["steps"], info["samples"]) == (2, 3, 25)
+    assert info["bad_lines"] == 1 and info["nan_values"] == 1
+    assert info["problems"] == [{"file": "rollout_data_rank_0.jsonl", "line": 13,
+                                 "reason": info["problems"][0]["reason"]}]
+    assert info["problems"][0]["reason"].startswith("invalid JSON")
+    assert info["cache"] == "miss"
+    assert orjson.loads(_cli(dump_dir, "--json").stdout)["cache"] == "hit"
+    assert orjson.loads(_cli(dump_dir, "--json", "--no-cache").stdout)["cache"] == "miss"
+
+
+def test_text_summary(dump_dir):
+    result = _cli(dump_dir)
+    assert result.returncode == 0
+    assert "24 samples, 3 steps, 2 files" in result.stdout
+
+
+def test_missing_dir_exits_nonzero_with_one_line(tmp_path):
+    result = _cli(tmp_path / "nope", "--json")
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0 and "no such directory" in result.stderr
+
+
+def test_dir_without_dump_exits_nonzero(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    result = _cli(tmp_path)
+    assert result.returncode != 0 and "no .jsonl dump files" in result.stderr
+
+
+def test_problem_list_is_capped(dump_dir):
+    with open(dump_dir / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(b"bad\n" * 120)
+    info = orjson.loads(_cli(dump_dir, "--json").stdout)
+    assert info["bad_lines"] == 120 and len(info["problems"]) == 50

@@ -1,0 +1,69 @@
+from pathlib import Path
+
+from conftest import line_of, make_sample, write_dump
+
+from loaders import schema as S
+from loaders.scanner import plan_chunks, scan_all, scan_chunk
+
+
+def _scan_in_chunks(path: Path, target: int):
+    chunks = plan_chunks(str(path), path.name, 0, 0, path.stat().st_size, target=target)
+    return chunks, scan_all(chunks)
+
+
+def test_chunks_split_at_newlines_and_cover_the_file(tmp_path):
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(30)])
+    chunks, _ = _scan_in_chunks(path, target=1000)
+    data = path.read_bytes()
+    assert len(chunks) > 3
+    assert chunks[0].start == 0 and chunks[-1].end == len(data)
+    for left, right in zip(chunks, chunks[1:]):
+        assert left.end == right.start
+        assert data[left.end - 1:left.end] == b"\n"
+
+
+def test_rows_keep_line_offsets_that_point_at_their_line(tmp_path):
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(30)])
+    chunks, results = _scan_in_chunks(path, target=1000)
+    data = path.read_bytes()
+    offsets = [row[S.OFFSET] for result in results for row in result.rows]
+    assert sum(r.lines for r in results) == 30
+    assert offsets == [i for i in range(len(data)) if i == 0 or data[i - 1:i] == b"\n"][:30]
+    first = results[1].rows[0]
+    assert data[first[S.OFFSET]:first[S.OFFSET] + first[S.NBYTES]].startswith(b"{")
+
+
+def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
+    good = [make_sample(s) for s in range(3)]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(line_of(good[0]) + b'{"step": 1, "resp\n' + line_of(good[1]) + b"[1, 2]\n"
+                     + line_of(good[2]))
+    result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
+    assert [r[S.LINE] for r in result.rows] == [1, 3, 5]
+    assert [(line, dropped) for line, _, dropped in result.problems] == [(2, True), (4, True)]
+    assert "not a JSON object" in result.problems[1][1]
+
+
+def test_half_written_last_line_is_pending_not_bad(tmp_path):
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(0)], extra=b'{"step": 1, "respo')
+    result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
+    assert len(result.rows) == 1 and result.problems == []
+    assert result.pending_bytes == len(b'{"step": 1, "respo')
+    assert result.parsed_until == path.stat().st_size - result.pending_bytes
+
+
+def test_complete_last_line_without_newline_is_accepted(tmp_path):
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(0)],
+                      extra=line_of(make_sample(1)).rstrip(b"\n"))
+    result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
+    assert [r[S.STEP] for r in result.rows] == [0, 1]
+    assert result.ends_mid_line and result.parsed_until == path.stat().st_size
+
+
+def test_blank_and_crlf_lines(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + line_of(make_sample(0)).replace(b"\n", b"\r\n") + b"\n"
+                     + line_of(make_sample(1)).replace(b"\n", b"\r\n"))
+    result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
+    assert [(r[S.LINE], r[S.STEP]) for r in result.rows] == [(1, 0), (3, 1)]
+    assert result.problems == []
