@@ -1,5 +1,6 @@
 """The data core: find, parse, merge and index rollout dumps.  Never imports streamlit."""
-from loaders.run import DumpError, Run, open_run
+from loaders.discovery import dump_dirs
+from loaders.run import DumpError, Run, dump_fingerprint, open_run
 from loaders.sample import Sample
 
-__all__ = ["DumpError", "Run", "Sample", "open_run"]
+__all__ = ["DumpError", "Run", "Sample", "dump_dirs", "dump_fingerprint", "open_run"]

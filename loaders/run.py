@@ -105,3 +105,16 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     return Run(root, fresh.frame, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path)
 
+
+
+def dump_fingerprint(root: str | Path) -> str:
+    """Cheap identity of a dump dir's current contents (paths, sizes, mtimes), for UI caches."""
+    root = Path(root).expanduser().resolve()
+    parts = []
+    for dump in discover(root):
+        try:
+            stat = dump.path.stat()
+        except OSError:
+            continue
+        parts.append(f"{dump.rel}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)

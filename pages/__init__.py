@@ -1,0 +1,1 @@
+"""The board's UI: the frame (sidebar, loading, navigation) and one module per page."""

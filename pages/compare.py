@@ -1,0 +1,40 @@
+"""RL vs reference page: reward, length and win rate across steps; prompts RL never beat."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from pages import state
+from pages.build import compare, tables
+from pages.build.view import View
+
+
+def render(view: View) -> None:
+    st.header("RL vs reference")
+    stats = view.run.step_stats
+    smoothing = st.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_cmp_ema")
+    st.plotly_chart(compare.rl_vs_ref_figure(stats, smoothing=smoothing), width="stretch",
+                    key="c_cmp")
+    with st.expander("Per-step table"):
+        st.dataframe(compare.rl_vs_ref_table(stats), width="stretch")
+    st.subheader("Prompts where RL never beat the reference")
+    never = compare.never_beaten_prompts(view.run.samples)
+    if never.empty:
+        st.success("RL beat the reference at least once on every prompt with a reference reward.")
+        return
+    event = st.dataframe(never, key="t_never", on_select="rerun", selection_mode="single-row",
+                         hide_index=True, width="stretch")
+    picked = event.selection.rows if event and event.selection else []
+    if not picked:
+        st.caption(f"{len(never)} prompts · select one to list its samples")
+        return
+    prompt_id = never[S.PROMPT_ID].iloc[picked[0]]
+    samples = view.run.samples[view.run.samples[S.PROMPT_ID] == prompt_id]
+    st.dataframe(tables.table_view(samples, view.options), hide_index=True, width="stretch",
+                 column_config={tables.KEY: None})
+    choice = st.selectbox("Open sample", [tables.sample_key(f, n) for f, n in
+                                          zip(samples[S.FILE], samples[S.LINE])], key="w_cmp_open")
+    if st.button("Open", key="b_cmp_open"):
+        file, line = tables.parse_key(choice)
+        row = samples[(samples[S.FILE] == file) & (samples[S.LINE] == line)]
+        state.request(w_page="sample", w_sample=choice, w_step=int(row[S.STEP].iloc[0]))

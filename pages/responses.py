@@ -1,0 +1,75 @@
+"""Responses page: the step's samples as a sortable, searchable, filterable table."""
+from __future__ import annotations
+
+import html
+import math
+
+import streamlit as st
+
+from loaders import schema as S
+from pages import state
+from pages.build import tables
+from pages.build.text import compile_search, highlight
+from pages.build.view import View
+
+
+def _controls(view: View, rows: object) -> tuple:
+    choices = tables.sort_choices(view.options.kl_estimator)
+    left, mid, right = st.columns([2, 1, 3])
+    sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="w_sort")
+    column = choices.get(sort_label)
+    if column is None:
+        column = left.selectbox("Column", [c for c in rows.columns if c not in (S.FILE,)],
+                                key="w_sort_col")
+    descending = mid.toggle("Descending", value=True, key="w_desc")
+    pattern = right.text_input("Regex search (prompt and response)", key="w_search")
+    return column, descending, pattern
+
+
+def _filters(rows: object) -> tuple:
+    reward = rows[S.REWARD].dropna()
+    left, right = st.columns(2)
+    reward_range = None
+    if len(reward) and reward.min() < reward.max():
+        lo = float(math.floor(reward.min() * 100) / 100)
+        hi = float(math.ceil(reward.max() * 100) / 100)
+        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="w_rrange")
+    flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
+                              format_func=tables.FLAG_LABELS.get, key="w_flags")
+    return reward_range, tuple(flags)
+
+
+def render(view: View) -> None:
+    rows = view.run.step_rows(view.step)
+    st.header(f"Responses · step {view.step}")
+    column, descending, pattern = _controls(view, rows)
+    reward_range, flags = _filters(rows)
+    regex, error = compile_search(pattern)
+    if error:
+        st.error(error)
+    texts = _full_texts(view) if regex else None
+    shown = tables.sort_rows(tables.filter_rows(rows, reward_range, flags, regex, texts),
+                             column, descending)
+    st.caption(f"{len(shown)} of {len(rows)} samples · select a row to open it")
+    table = tables.table_view(shown, view.options)
+    event = st.dataframe(table, key="t_responses", on_select="rerun",
+                         selection_mode="single-row", hide_index=True, width="stretch",
+                         column_config={tables.KEY: None})
+    selected = event.selection.rows if event and event.selection else []
+    if selected:
+        state.request(w_page="sample", w_sample=table[tables.KEY].iloc[selected[0]])
+    if regex:
+        _matches(shown, texts, regex)
+
+
+def _full_texts(view: View) -> dict:
+    return {s.key: s.texts[S.PROMPT] + "\n" + s.texts[S.RESPONSE]
+            for s in view.run.step_samples(view.step)}
+
+
+def _matches(shown: object, texts: dict, regex: object) -> None:
+    with st.expander(f"Matches in {len(shown)} samples", expanded=True):
+        for file, line in list(zip(shown[S.FILE], shown[S.LINE]))[:50]:
+            snippet = highlight(texts.get((file, line), ""), regex)
+            key = html.escape(tables.sample_key(file, line))
+            st.html(f'<div class="match"><b>{key}</b> — {snippet}</div>')

@@ -1,0 +1,54 @@
+"""Rewards page: step curves against the reference, and the chosen step's distribution."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from pages import state
+from pages.build import rewards as build
+from pages.build.view import View
+
+
+def _curve(fig: object, key: str) -> None:
+    """Show a step curve; clicking a point selects that step for every page."""
+    event = st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points",
+                            width="stretch")
+    points = event.selection.points if event and event.selection else []
+    step = build.selected_step(points)
+    if step is not None and step != st.session_state.get("w_step"):
+        state.request(w_step=step)
+
+
+def render(view: View) -> None:
+    stats = view.run.step_stats
+    st.header("Rewards")
+    left, mid, right = st.columns(3)
+    band_k = left.slider("Band: ± k·std", 0.0, 3.0, 1.0, 0.25, key="w_band")
+    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_ema",
+                           help="TensorBoard's debiased EMA; the raw curve stays faint below")
+    zero_shift = right.toggle("Zero-shift curves", key="w_zero")
+    est = view.options.kl_estimator
+    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"])
+    with tabs[0]:
+        _curve(build.reward_curves(stats, band_k=band_k, smoothing=smoothing,
+                                   zero_shift=zero_shift), "c_reward")
+    with tabs[1]:
+        _curve(build.step_curve(stats, S.kl_mean(est), band_k=band_k, smoothing=smoothing,
+                                zero_shift=zero_shift, title=f"per-token KL ({est}) mean"),
+               "c_kl")
+    with tabs[2]:
+        _curve(build.step_curve(stats, S.RESPONSE_LEN, band_k=band_k, smoothing=smoothing,
+                                zero_shift=zero_shift, title="response length (tokens)"),
+               "c_len")
+    with tabs[3]:
+        _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win")
+    _step_section(view)
+
+
+def _step_section(view: View) -> None:
+    rows = view.run.step_rows(view.step)
+    st.subheader(f"Step {view.step}: {len(rows)} samples")
+    left, right = st.columns(2)
+    left.plotly_chart(build.sample_rewards_bars(rows), width="stretch", key="c_bars")
+    right.plotly_chart(build.reward_gap_bars(rows), width="stretch", key="c_gap")
+    st.plotly_chart(build.reward_histogram(rows), width="stretch", key="c_hist")

@@ -1,0 +1,91 @@
+"""Sample page: one response next to its reference, and its tokens."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from pages import state
+from pages.build import compare, tables, tokens
+from pages.build.text import strip_pad, strip_system
+from pages.build.view import View
+
+
+def _choose(view: View, rows: object) -> str:
+    keys = [tables.sample_key(f, n) for f, n in zip(rows[S.FILE], rows[S.LINE])]
+    labels = {k: f"{k} · reward {r:.3g}" for k, r in zip(keys, rows[S.REWARD])}
+    wanted = st.session_state.get("w_sample") or view.sample_key
+    if wanted not in labels:
+        wanted = keys[0]
+    st.session_state["w_sample"] = wanted
+    key = st.selectbox("Sample", keys, key="w_sample", format_func=labels.get)
+    state.publish(sample=key)
+    return key
+
+
+def _texts(sample: object, view: View) -> None:
+    opts = view.options
+    gap = sample.scalars[S.REWARD] - sample.scalars[S.REF_REWARD]
+    c1, c2, c3 = st.columns(3)
+    c1.metric("reward", f"{sample.scalars[S.REWARD]:.4g}")
+    c2.metric("ref_reward", f"{sample.scalars[S.REF_REWARD]:.4g}")
+    c3.metric("reward gap", f"{gap:+.4g}")
+    left, mid, right = st.columns(3)
+    for column, title, text in (
+            (left, "Prompt", strip_system(sample.texts[S.PROMPT], opts.system_marker)),
+            (mid, "Response", strip_pad(sample.texts[S.RESPONSE], opts.pad_token)),
+            (right, "Reference response", strip_pad(sample.texts[S.REF_RESPONSE], opts.pad_token))):
+        column.markdown(f"**{title}**")
+        column.code(text or "(empty)", language=None, wrap_lines=True, height=320)
+    if sample.texts[S.GROUND_TRUTH]:
+        st.caption("ground truth")
+        st.code(sample.texts[S.GROUND_TRUTH], language=None, wrap_lines=True)
+
+
+def _lengths(view: View) -> None:
+    delta = compare.length_step_delta(view.run.step_stats, view.step)
+    cols = st.columns(len(delta))
+    for column, (label, (value, change)) in zip(cols, delta.items()):
+        column.metric(label, f"{value:,.1f}" if value == value else "—",
+                      None if change is None else f"{change:+,.1f} vs previous step")
+
+
+def _tokens(sample: object, view: View) -> None:
+    frame = tokens.drop_padding(sample.tokens, view.options.pad_token)
+    if frame.empty:
+        st.info("This sample has no token-level data.")
+        return
+    available = tokens.token_metrics(frame)
+    default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
+               if m in available]
+    chosen = st.multiselect("Token metrics", available, default=default, key="w_metrics")
+    colour = st.selectbox("Colour the response by", available, key="w_colour",
+                          index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available else 0)
+    st.caption(f"{len(frame)} tokens (pad tokens dropped) · hover a token for all its values")
+    st.html(tokens.inline_html(frame, colour, available))
+    if not chosen:
+        return
+    start = 0
+    if len(frame) > tokens.WINDOW:
+        start = st.slider("Heatmap window start (token)", 0, len(frame) - 1, 0,
+                          tokens.WINDOW, key="w_window")
+    part = tokens.window(frame, start)
+    st.plotly_chart(tokens.heatmap_figure(part, chosen), width="stretch", key="c_heat")
+    st.dataframe(tokens.metrics_table(part, chosen), width="stretch")
+
+
+def render(view: View) -> None:
+    rows = view.run.step_rows(view.step)
+    st.header(f"Sample · step {view.step}")
+    key = _choose(view, rows)
+    located = tables.parse_key(key)
+    sample = view.run.sample(*located)
+    if sample.error:
+        st.error(sample.error)
+        return
+    _lengths(view)
+    _texts(sample, view)
+    if sample.raw_lengths and len(set(sample.raw_lengths.values())) > 1:
+        st.warning("Length mismatch: " + ", ".join(f"{k}={v}" for k, v in
+                                                   sample.raw_lengths.items())
+                   + "; token arrays aligned at the first token and cut to the shortest.")
+    _tokens(sample, view)

@@ -1,0 +1,30 @@
+"""Running the real board (entry script, sidebar, frame) under Streamlit's AppTest."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ENTRY = str(Path(__file__).resolve().parents[1] / "rl_logging_board.py")
+
+
+def board(dump_dir: Path | str, **params: str) -> AppTest:
+    """The board opened on dump_dir with the given query params, after its first run."""
+    at = AppTest.from_file(ENTRY, default_timeout=60)
+    at.query_params["dir"] = str(dump_dir)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    """Everything textual the page shows, for coarse assertions."""
+    parts = [e.value for kind in ("markdown", "caption", "header", "subheader", "code", "error",
+                                  "warning", "info", "success")
+             for e in getattr(at, kind)]
+    parts += [e.value for e in at.sidebar.caption] + [e.value for e in at.sidebar.code]
+    return "\n".join(str(p) for p in parts)
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error] + [str(e.value) for e in at.exception]

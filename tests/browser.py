@@ -1,0 +1,78 @@
+"""Starting the real server the way start.sh does, and a headless Chromium to drive it."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("RL_BOARD_CHROMIUM")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
+    """`bash start.sh DUMP_DIR --server.port N` in the background; yields the base URL."""
+    port = free_port()
+    log = open(dump_dir.parent / f"server-{port}.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen(["bash", str(ROOT / "start.sh"), str(dump_dir),
+                             f"--server.port={port}", "--server.address=127.0.0.1"],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, timeout)
+        yield url
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=20)
+        log.close()
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"server at {url} not healthy after {timeout}s")
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1400, height: int = 1000) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
+
+
+def open_board(page: object, url: str, query: str, wait_text: str) -> None:
+    """Load the board with a query string and wait until `wait_text` is visible."""
+    page.goto(f"{url}/?{query}")
+    page.get_by_text(wait_text, exact=False).first.wait_for(timeout=60_000)
+    page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=60_000)

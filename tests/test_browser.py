@@ -1,0 +1,52 @@
+"""The real server in headless Chromium: every page renders; model text stays text."""
+import pytest
+from browser import browser_page, chromium_path, open_board, served
+from conftest import make_sample, write_dump
+
+pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
+
+PAYLOAD = ('<img src=x onerror="document.body.setAttribute(\'data-pwned\',\'1\')">'
+           "<script>document.body.setAttribute('data-pwned','2')</script><b>bold</b>")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser") / "dump"
+    for rank in range(2):
+        samples = [make_sample(step, n=8, seed=rank * 10 + i) for step in range(4)
+                   for i in range(3)]
+        if rank == 0:
+            tokens = ["Answer: ", PAYLOAD, " done"]
+            samples.append(make_sample(3, n=3, seed=99, response="".join(tokens),
+                                       response_tokens=tokens, prompt="html " + PAYLOAD))
+        write_dump(root / f"rollout_data_rank_{rank}.jsonl", samples)
+    with served(root) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def page():
+    with browser_page() as page:
+        yield page
+
+
+@pytest.mark.parametrize("query, heading", [
+    ("page=rewards", "Rewards"),
+    ("page=responses&step=2", "Responses · step 2"),
+    ("page=sample&step=1", "Sample · step 1"),
+    ("page=compare", "RL vs reference"),
+])
+def test_each_page_renders(server, page, query, heading):
+    open_board(page, server, query, heading)
+    assert page.get_by_text("25 samples").first.is_visible()
+    assert not page.locator("[data-testid='stException']").count()
+
+
+def test_html_payload_is_shown_as_text_and_not_injected(server, page):
+    open_board(page, server, "page=sample&step=3&sample=rollout_data_rank_0.jsonl:13",
+               "Sample · step 3")
+    page.get_by_text("onerror=", exact=False).first.wait_for(timeout=30_000)
+    assert page.evaluate("document.body.getAttribute('data-pwned')") is None
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("b:text-is('bold')").count() == 0
+    assert page.get_by_text("<b>bold</b>", exact=False).count() >= 1
