@@ -119,7 +119,8 @@ def report(r: dict) -> None:
          f"{r['cold_peak_rss_bytes'] / r['dump_bytes']:.2f}x dump", "<= 0.30x"),
         ("reopen (unchanged)", f"{r['reopen_s']:.2f} s ({r['reopen_cache']})",
          f"{r['reopen_s']:.2f} s", "<= 1 s"),
-        (f"growth (+{r['growth_bytes'] / 1e6:.0f} MB)", f"{r['growth_s']:.2f} s ({r['growth_cache']})",
+        (f"growth (+{r['growth_bytes'] / 1e6:.0f} MB)",
+         f"{r['growth_s']:.2f} s ({r['growth_cache']})",
          f"{r['growth_s'] / (2 * r['growth_parse_limit_s'] + 1):.2f}x (2*parse+1s)", "<= 1.00x"),
         ("one sample's token arrays", f"{r['sample_median_s'] * 1e3:.1f} ms median, "
          f"{r['sample_max_s'] * 1e3:.1f} ms max", f"{r['sample_max_s'] / 0.01:.2f}x 10 ms", "<= 1"),

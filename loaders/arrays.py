@@ -23,10 +23,12 @@ class BadField(ValueError):
 
 def pack_floats(values: list, n: int) -> bytes:
     """The first n values as native doubles; None becomes NaN.  Raises BadField."""
+    if not isinstance(values, list):
+        raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     part = values if len(values) == n else values[:n]
     try:
         return struct.pack(f"{n}d", *part)
-    except (struct.error, TypeError):
+    except (struct.error, TypeError, OverflowError):
         return float_array(part).tobytes()
 
 
@@ -36,7 +38,7 @@ def float_array(values: object) -> np.ndarray:
         raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     try:
         arr = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise BadField("expected a list of numbers") from None
     if arr.ndim != 1:
         raise BadField("expected a flat list of numbers")

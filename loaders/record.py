@@ -27,8 +27,6 @@ def parse_record(raw: bytes) -> dict:
     """
     if raw.startswith(BOM):
         raw = raw[3:]
-    if raw.endswith(b"\r"):
-        raw = raw[:-1]
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:

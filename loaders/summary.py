@@ -31,12 +31,14 @@ def scalar(value: object) -> float:
 
 def finite_sum(values: list, n: int) -> tuple[float, int]:
     """(sum over finite values, count of non-finite values) of the first n items."""
+    if not isinstance(values, list):
+        raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     part = values if len(values) == n else values[:n]
     try:
         total = sum(part, 0.0)
         if math.isfinite(total):
             return total, 0
-    except TypeError:
+    except (TypeError, OverflowError):
         pass
     arr = float_array(part)
     finite = np.isfinite(arr)

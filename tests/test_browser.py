@@ -38,7 +38,7 @@ def page():
 ])
 def test_each_page_renders(server, page, query, heading):
     open_board(page, server, query, heading)
-    assert page.get_by_text("25 samples").first.is_visible()
+    page.get_by_text("25 samples · 4 steps").first.wait_for(timeout=30_000)
     assert not page.locator("[data-testid='stException']").count()
 
 

@@ -1,71 +1,162 @@
-"""The frame through the real entry script: dir box, run picker, loading summary, URL."""
-from conftest import make_sample, write_dump
-from apptest import board, errors, texts
+"""loaders.frame: typing, sorting and the truncation flag of the per-sample frame."""
+import numpy as np
+import pandas as pd
+import pytest
 
+from loaders import frame
 from loaders import schema as S
 
 
-def test_opens_dump_and_shows_summary(dump_dir):
-    at = board(dump_dir)
-    assert not at.exception, at.exception
-    assert "24 samples · 3 steps · 0 bad lines" in texts(at)
-    assert at.sidebar.radio(key="w_page").value == "rewards"
-    assert at.query_params["page"] == ["rewards"] or at.query_params["page"] == "rewards"
+def _rows(**columns):
+    """A frame part like the scanner makes: every row has file/line/rank/step."""
+    n = len(next(iter(columns.values())))
+    base = {S.FILE: ["r.jsonl"] * n, S.LINE: list(range(1, n + 1)), S.RANK: [0] * n,
+            S.STEP: [0] * n, S.NAN_COUNT: [0] * n}
+    base.update(columns)
+    return pd.DataFrame(base)
 
 
-def test_bad_lines_listed_with_file_and_line(dump_dir):
-    with open(dump_dir / "rollout_data_rank_1.jsonl", "ab") as handle:
-        handle.write(b"{not json\n")
-    at = board(dump_dir)
-    assert "1 bad lines" in texts(at)
-    assert "rollout_data_rank_1.jsonl:13: invalid JSON" in texts(at)
+# ---- typed ------------------------------------------------------------------------------
+
+def test_typed_adds_every_missing_schema_column_with_its_dtype():
+    out = frame.typed(pd.DataFrame({S.STEP: [3, 1]}))
+    for name, dtype in S.SUMMARY_DTYPES.items():
+        assert name in out.columns, name
+        assert str(out[name].dtype) == dtype, name
+    assert out[S.STEP].tolist() == [3, 1]
 
 
-def test_missing_dir_says_so(tmp_path):
-    at = board(tmp_path / "nope")
-    assert any("No such directory" in e for e in errors(at))
-    assert not at.exception
+@pytest.mark.parametrize("column, fill", [
+    (S.RANK, -1), (S.LINE, 0), (S.NAN_COUNT, 0), (S.TRUNCATED, False), (S.PROMPT, ""),
+])
+def test_typed_fills_added_columns(column, fill):
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2]}))
+    assert out[column].tolist() == [fill, fill]
 
 
-def test_empty_dir_says_so(tmp_path):
-    at = board(tmp_path)
-    assert any("no .jsonl dump files" in e for e in errors(at))
+def test_typed_fills_added_float_columns_with_nan():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2]}))
+    assert out[S.REWARD].isna().all()
 
 
-def test_only_bad_lines_is_a_warning_not_a_crash(tmp_path):
-    (tmp_path / "r.jsonl").write_bytes(b"garbage\n{\n")
-    at = board(tmp_path)
-    assert not at.exception
-    assert "no usable samples" in texts(at)
+def test_typed_fills_missing_values_in_int_and_bool_columns():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2], S.RANK: [3, None],
+                                    S.LENGTH_MISMATCH: [True, None]}))
+    assert out[S.RANK].tolist() == [3, -1]
+    assert out[S.LENGTH_MISMATCH].tolist() == [True, False]
 
 
-def test_root_refuses_dirs_outside(tmp_path, monkeypatch, dump_dir):
-    inside = tmp_path / "allowed"
-    write_dump(inside / "rollout_data_rank_0.jsonl", [make_sample(0)])
-    (inside / "escape").symlink_to(dump_dir)
-    monkeypatch.setenv("RL_BOARD_ROOT", str(inside))
-    assert not errors(board(inside))
-    for target in (dump_dir, inside / ".." / "run", inside / "escape"):
-        assert any("outside the allowed root" in e for e in errors(board(target)))
+def test_typed_casts_present_columns():
+    out = frame.typed(pd.DataFrame({S.STEP: [1.0, 2.0], S.REWARD: [1, 2]}))
+    assert str(out[S.STEP].dtype) == "int64" and out[S.STEP].tolist() == [1, 2]
+    assert str(out[S.REWARD].dtype) == "float64"
 
 
-def test_run_picker_lists_sub_runs(tmp_path):
-    for name in ("exp_a", "exp_b"):
-        write_dump(tmp_path / name / "rollout_data_rank_0.jsonl",
-                   [make_sample(s, seed=len(name)) for s in range(2)])
-    at = board(tmp_path, run="exp_b")
-    picker = at.sidebar.selectbox(key="w_run")
-    assert picker.options == ["(everything under the dir)", "exp_a", "exp_b"]
-    assert picker.value == "exp_b"
-    assert "2 samples · 2 steps" in texts(at)
-    at = picker.set_value(".").run()
-    assert "4 samples · 2 steps" in texts(at)
+def test_all_numeric_extra_object_column_becomes_numeric():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2, 3],
+                                    "temperature": pd.Series([0.7, "1.5", None],
+                                                             dtype="object")}))
+    assert pd.api.types.is_numeric_dtype(out["temperature"])
+    assert out["temperature"].iloc[0] == 0.7 and out["temperature"].iloc[1] == 1.5
+    assert np.isnan(out["temperature"].iloc[2])
 
 
-def test_query_params_restore_page_and_step(dump_dir):
-    at = board(dump_dir, page="responses", step="1")
-    assert at.sidebar.radio(key="w_page").value == "responses"
-    assert at.sidebar.select_slider(key="w_step").value == 1
-    at.sidebar.select_slider(key="w_step").set_value(2).run()
-    assert at.query_params["step"] in ("2", ["2"])
-    assert S.STEP  # the schema is importable from tests alongside the app
+def test_mixed_extra_object_column_becomes_string():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2, 3],
+                                    "tag": pd.Series(["easy", 2, None], dtype="object")}))
+    assert str(out["tag"].dtype) == "string"
+    assert out["tag"].iloc[0] == "easy" and out["tag"].iloc[1] == "2"
+    assert out["tag"].isna().iloc[2]
+
+
+def test_all_missing_extra_column_is_numeric_nan():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2], "maybe": [None, None]}))
+    assert pd.api.types.is_numeric_dtype(out["maybe"]) and out["maybe"].isna().all()
+
+
+def test_float_extra_column_is_left_alone():
+    out = frame.typed(pd.DataFrame({S.STEP: [1, 2], "entropy_mean": [0.25, np.nan]}))
+    assert str(out["entropy_mean"].dtype) == "float64"
+    assert out["entropy_mean"].iloc[0] == 0.25
+
+
+# ---- combine ----------------------------------------------------------------------------
+
+def test_combine_sorts_by_step_rank_file_line():
+    part_a = _rows(**{S.FILE: ["b.jsonl", "b.jsonl", "a.jsonl"], S.LINE: [2, 1, 5],
+                      S.RANK: [0, 0, 0], S.STEP: [1, 1, 1]})
+    part_b = _rows(**{S.FILE: ["c.jsonl", "a.jsonl", "a.jsonl"], S.LINE: [1, 9, 3],
+                      S.RANK: [1, 0, 0], S.STEP: [0, 1, 0]})
+    out = frame.combine([part_a, part_b])
+    keys = list(zip(out[S.STEP], out[S.RANK], out[S.FILE], out[S.LINE]))
+    assert keys == [(0, 0, "a.jsonl", 3), (0, 1, "c.jsonl", 1), (1, 0, "a.jsonl", 5),
+                    (1, 0, "a.jsonl", 9), (1, 0, "b.jsonl", 1), (1, 0, "b.jsonl", 2)]
+    assert out.index.tolist() == list(range(6))
+
+
+def test_combine_keeps_row_values_with_their_keys():
+    part = _rows(**{S.STEP: [2, 1], S.REWARD: [0.2, 0.1]})
+    out = frame.combine([part])
+    assert out[S.STEP].tolist() == [1, 2] and out[S.REWARD].tolist() == [0.1, 0.2]
+
+
+def test_combine_of_nothing_is_the_typed_empty_frame():
+    for parts in ([], [_rows(**{S.STEP: []})]):
+        out = frame.combine(parts)
+        assert len(out) == 0
+        assert {n: str(out[n].dtype) for n in S.SUMMARY_DTYPES} == S.SUMMARY_DTYPES
+
+
+def test_combine_derives_nonfinite_from_nan_count():
+    out = frame.combine([_rows(**{S.NAN_COUNT: [0, 2, 0]})])
+    assert out[S.NONFINITE].tolist() == [False, True, False]
+
+
+def test_combine_file_is_categorical():
+    out = frame.combine([_rows(**{S.STEP: [0, 1]})])
+    assert str(out[S.FILE].dtype) == "category"
+
+
+# ---- truncated --------------------------------------------------------------------------
+
+def test_two_samples_at_the_max_length_are_truncated():
+    out = frame.combine([_rows(**{S.RESPONSE_LEN: [7, 3, 7, 5]})])
+    assert out[S.TRUNCATED].tolist() == [True, False, True, False]
+
+
+def test_a_single_sample_at_the_max_is_not_truncated():
+    out = frame.combine([_rows(**{S.RESPONSE_LEN: [7, 3, 6, 5]})])
+    assert not out[S.TRUNCATED].any()
+
+
+def test_all_zero_lengths_are_not_truncated():
+    out = frame.combine([_rows(**{S.RESPONSE_LEN: [0, 0, 0]})])
+    assert not out[S.TRUNCATED].any()
+
+
+def test_explicit_extra_truncated_flags():
+    part = _rows(**{S.RESPONSE_LEN: [5, 4, 3], "extra_truncated": [0.0, 1.0, np.nan]})
+    out = frame.combine([part])
+    assert out[S.TRUNCATED].tolist() == [False, True, False]
+
+
+def test_explicit_is_truncated_flags():
+    part = _rows(**{S.RESPONSE_LEN: [5, 4, 3], "is_truncated": [1.0, 0.0, 0.0]})
+    assert frame.combine([part])[S.TRUNCATED].tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize("column", ["finish_reason", "stop_reason"])
+def test_finish_reason_length_flags(column):
+    part = _rows(**{S.RESPONSE_LEN: [5, 4, 3], column: ["stop", "length", None]})
+    assert frame.combine([part])[S.TRUNCATED].tolist() == [False, True, False]
+
+
+def test_explicit_flags_add_to_the_length_cap():
+    part = _rows(**{S.RESPONSE_LEN: [9, 9, 2], "finish_reason": ["stop", "stop", "length"]})
+    assert frame.combine([part])[S.TRUNCATED].tolist() == [True, True, True]
+
+
+def test_truncated_directly_on_a_typed_frame():
+    typed = frame.typed(pd.DataFrame({S.RESPONSE_LEN: [4, 4, 1]}))
+    flags = frame.truncated(typed)
+    assert flags.dtype == bool and flags.tolist() == [True, True, False]

@@ -1,0 +1,1 @@
+"""Pure builders: data frames and arrays in, plotly figures and tables out; no streamlit."""

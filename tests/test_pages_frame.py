@@ -1,0 +1,71 @@
+"""The frame through the real entry script: dir box, run picker, loading summary, URL."""
+from apptest import board, errors, texts
+from conftest import make_sample, write_dump
+
+from loaders import schema as S
+
+
+def test_opens_dump_and_shows_summary(dump_dir):
+    at = board(dump_dir)
+    assert not at.exception, at.exception
+    assert "24 samples · 3 steps · 0 bad lines" in texts(at)
+    assert at.sidebar.radio(key="w_page").value == "rewards"
+    assert at.query_params["page"] == ["rewards"] or at.query_params["page"] == "rewards"
+
+
+def test_bad_lines_listed_with_file_and_line(dump_dir):
+    with open(dump_dir / "rollout_data_rank_1.jsonl", "ab") as handle:
+        handle.write(b"{not json\n")
+    at = board(dump_dir)
+    assert "1 bad lines" in texts(at)
+    assert "rollout_data_rank_1.jsonl:13: invalid JSON" in texts(at)
+
+
+def test_missing_dir_says_so(tmp_path):
+    at = board(tmp_path / "nope")
+    assert any("No such directory" in e for e in errors(at))
+    assert not at.exception
+
+
+def test_empty_dir_says_so(tmp_path):
+    at = board(tmp_path)
+    assert any("no .jsonl dump files" in e for e in errors(at))
+
+
+def test_only_bad_lines_is_a_warning_not_a_crash(tmp_path):
+    (tmp_path / "r.jsonl").write_bytes(b"garbage\n{\n")
+    at = board(tmp_path)
+    assert not at.exception
+    assert "no usable samples" in texts(at)
+
+
+def test_root_refuses_dirs_outside(tmp_path, monkeypatch, dump_dir):
+    inside = tmp_path / "allowed"
+    write_dump(inside / "rollout_data_rank_0.jsonl", [make_sample(0)])
+    (inside / "escape").symlink_to(dump_dir)
+    monkeypatch.setenv("RL_BOARD_ROOT", str(inside))
+    assert not errors(board(inside))
+    for target in (dump_dir, inside / ".." / "run", inside / "escape"):
+        assert any("outside the allowed root" in e for e in errors(board(target)))
+
+
+def test_run_picker_lists_sub_runs(tmp_path):
+    for name in ("exp_a", "exp_b"):
+        write_dump(tmp_path / name / "rollout_data_rank_0.jsonl",
+                   [make_sample(s, seed=len(name)) for s in range(2)])
+    at = board(tmp_path, run="exp_b")
+    picker = at.sidebar.selectbox(key="w_run")
+    assert picker.options == ["(everything under the dir)", "exp_a", "exp_b"]
+    assert picker.value == "exp_b"
+    assert "2 samples · 2 steps" in texts(at)
+    at = picker.set_value(".").run()
+    assert "4 samples · 2 steps" in texts(at)
+
+
+def test_query_params_restore_page_and_step(dump_dir):
+    at = board(dump_dir, page="responses", step="1")
+    assert at.sidebar.radio(key="w_page").value == "responses"
+    assert at.sidebar.select_slider(key="w_step").value == 1
+    at.sidebar.select_slider(key="w_step").set_value(2).run()
+    assert at.query_params["step"] in ("2", ["2"])
+    assert S.STEP  # the schema is importable from tests alongside the app
