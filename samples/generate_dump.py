@@ -1,0 +1,230 @@
+"""Seeded generator of realistic RL rollout dumps: one jsonl file per data-parallel rank.
+
+    python samples/generate_dump.py OUT_DIR [--steps 10 --ranks 2 --samples-per-rank 8
+        --max-tokens 256 --seed 0] [--start-step N --append]
+    python samples/generate_dump.py samples/demo --demo    # the committed demo dump
+
+Reward rises over the steps (and leans on length late in training), ref_reward stays flat,
+and the policy's logprobs drift away from the reference's as training goes on.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+try:
+    import dump_text as T
+except ImportError:  # imported as samples.generate_dump
+    from samples import dump_text as T
+
+ARRAYS = ("logprobs", "ref_logprobs", "values", "token_rewards")
+DEMO = {"steps": 12, "ranks": 2, "samples_per_rank": 8, "max_tokens": 96, "seed": 7}
+
+
+@dataclass
+class World:
+    """What stays fixed across the steps of one run: prompts, text corpus, length cap."""
+    pool: list[tuple[str, str]]
+    corpus: T.Corpus
+    max_tokens: int
+    last_step: int  # the step where training progress reaches 1
+
+
+def make_world(seed: int, batch: int, max_tokens: int, last_step: int) -> World:
+    rng = np.random.default_rng([seed, 1])
+    pool = T.make_pool(rng, max(12, min(256, batch // 4)))
+    return World(pool, T.build_corpus(rng), max_tokens, last_step)
+
+
+def encode(sample: dict) -> bytes:
+    return orjson.dumps(sample, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE)
+
+
+def draw_lengths(rng: np.random.Generator, count: int, max_tokens: int,
+                 progress: float) -> tuple[np.ndarray, np.ndarray]:
+    """Token counts (right-skewed, growing over training) and which responses hit the cap."""
+    low = max(8, max_tokens // 8)
+    u = rng.random(count) ** (2.0 - 0.9 * progress)
+    lengths = (low + u * (max_tokens - 1 - low)).astype(np.int64)
+    truncated = rng.random(count) < 0.05
+    return np.where(truncated, max_tokens, lengths), truncated
+
+
+def draw_rewards(rng: np.random.Generator, lengths: np.ndarray, truncated: np.ndarray,
+                 max_tokens: int, progress: float) -> tuple[np.ndarray, np.ndarray]:
+    """Rewards: 0/1 correctness or noisy scores; mean 0.2 -> 0.8, longer scores higher late."""
+    count = len(lengths)
+    mean = 0.2 + 0.6 * progress + 0.4 * progress * (lengths / max_tokens - 0.5)
+    scored = np.clip(rng.normal(mean, 0.15), 0.0, 1.0)
+    correct = (rng.random(count) < mean).astype(np.float64)
+    reward = np.where(rng.random(count) < 0.3, correct, scored)
+    reward = np.where(truncated, reward * 0.3, reward)
+    ref_scored = np.clip(rng.normal(0.35, 0.12, count), 0.0, 1.0)
+    ref_correct = (rng.random(count) < 0.35).astype(np.float64)
+    return reward, np.where(rng.random(count) < 0.3, ref_correct, ref_scored)
+
+
+def token_arrays(rng: np.random.Generator, lengths: np.ndarray, reward: np.ndarray,
+                 progress: float) -> dict[str, list[np.ndarray]]:
+    """Per-token logprobs, ref_logprobs, values and token_rewards for a batch, per sample."""
+    total, ends = int(lengths.sum()), np.cumsum(lengths)
+    frac = (np.arange(total) - np.repeat(ends - lengths, lengths) + 1) / np.repeat(lengths, lengths)
+    logprobs = -np.minimum(rng.lognormal(-2.5, 1.4, total), 20.0)
+    drift = rng.normal(0.0, 0.01 + 0.09 * progress, total)
+    spikes = rng.random(total) < 0.004
+    drift[spikes] += rng.normal(0.0, 0.5 + 2.0 * progress, int(spikes.sum()))
+    ref_logprobs = -np.abs(logprobs - drift)
+    start = np.repeat(rng.normal(0.45, 0.05, len(lengths)), lengths)
+    target = np.repeat(reward + rng.normal(0.0, 0.1, len(lengths)), lengths)
+    noise = rng.normal(0.0, 1.0, total) * (0.02 + 0.08 * (1.0 - frac))
+    values = start + (target - start) * frac ** 1.5 + noise
+    token_rewards = -0.01 * (logprobs - ref_logprobs)
+    token_rewards[ends - 1] += reward
+    arrays = (logprobs, ref_logprobs, values, token_rewards)
+    return {key: np.split(arr, ends[:-1]) for key, arr in zip(ARRAYS, arrays)}
+
+
+def make_batch(world: World, rng: np.random.Generator, step: int, count: int) -> list[dict]:
+    """`count` samples of one step on one rank."""
+    progress = min(1.0, step / max(world.last_step, 1))
+    lengths, truncated = draw_lengths(rng, count, world.max_tokens, progress)
+    reward, ref_reward = draw_rewards(rng, lengths, truncated, world.max_tokens, progress)
+    samples = []
+    for i, k in enumerate(rng.integers(len(world.pool), size=count)):
+        prompt, truth = world.pool[k]
+        answer = truth if reward[i] >= 0.5 else T.wrong_answer(rng, truth)
+        tokens, text = world.corpus.response(rng, int(lengths[i]), None if truncated[i] else answer)
+        ref_answer = truth if rng.random() < 0.35 else T.wrong_answer(rng, truth)
+        ref_len = int(rng.integers(world.max_tokens // 16, world.max_tokens // 4 + 1))
+        ref_text = world.corpus.response(rng, ref_len, ref_answer)[1]
+        samples.append({"step": step, "prompt": prompt, "response": text, "ref_response": ref_text,
+                        "ground_truth": truth, "response_tokens": tokens, **dict.fromkeys(ARRAYS),
+                        "reward": float(reward[i]), "ref_reward": float(ref_reward[i])})
+    arrays = token_arrays(rng, np.array([len(s["response_tokens"]) for s in samples]),
+                          reward, progress)
+    for i, sample in enumerate(samples):
+        sample.update({key: arrays[key][i] for key in ARRAYS})
+    return samples
+
+
+def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per_rank: int = 8,
+               max_tokens: int = 256, seed: int = 0, start_step: int = 0,
+               append: bool = False) -> list[Path]:
+    """Write (or append) steps start_step.. of rollout_data_rank_{r}.jsonl; their paths.
+
+    Training progress runs from step 0 to the last step written; appended steps continue
+    where the existing run (steps 0..start_step-1) ended.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    last_step = start_step - 1 if append and start_step > 0 else start_step + steps - 1
+    world = make_world(seed, ranks * samples_per_rank, max_tokens, last_step)
+    paths = [out / f"rollout_data_rank_{rank}.jsonl" for rank in range(ranks)]
+    with ExitStack() as stack:
+        handles = [stack.enter_context(open(p, "ab" if append else "wb")) for p in paths]
+        for step in range(start_step, start_step + steps):
+            for rank, handle in enumerate(handles):
+                rng = np.random.default_rng([seed, 2, step, rank])
+                batch = make_batch(world, rng, step, samples_per_rank)
+                handle.write(b"".join(encode(sample) for sample in batch))
+    return paths
+
+
+def listed(sample: dict) -> dict:
+    """A sample whose arrays are plain lists, ready to be spoiled."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in sample.items()}
+
+
+def retext(sample: dict, prompt: str, text: str, truth: str) -> dict:
+    """The sample with another prompt and response; token arrays redrawn to fit."""
+    tokens = T.tokenize(text)
+    arrays = token_arrays(np.random.default_rng(len(text)), np.array([len(tokens)]),
+                          np.array([sample["reward"]]), 0.5)
+    return {**sample, "prompt": prompt, "response": text, "ground_truth": truth,
+            "response_tokens": tokens, **{key: arrays[key][0] for key in ARRAYS}}
+
+
+def odd_lines(world: World) -> dict[int, list[tuple[int, str, bytes]]]:
+    """Per rank: (after which step, what, raw line) of the demo's deliberately odd lines."""
+    def real(step: int, k: int) -> dict:
+        return listed(make_batch(world, np.random.default_rng([DEMO["seed"], 3, k]), step, 1)[0])
+    cut, nan, null, pad = encode(real(2, 0)), real(5, 1), real(6, 2), real(7, 3)
+    nan["logprobs"][3], nan["values"][5] = math.nan, math.inf
+    null["logprobs"][1] = null["logprobs"][4] = None
+    pad["response_tokens"] += ["<PAD>"] * 3
+    html = retext(real(8, 4), T.HTML_PROMPT, T.HTML_RESPONSE, "<b>bold</b>")
+    zh = retext(real(9, 5), T.ZH_PROMPT, T.ZH_RESPONSE, "84")
+    array = orjson.dumps([{"step": 4, "prompt": "What is 2 + 2?", "response": " 4"}]) + b"\n"
+    return {0: [(2, "malformed: JSON object cut in the middle",
+                 cut[:cut.index(b'"logprobs"') + 120] + b"\n"),
+                (3, 'valid: step written as the string "3"', encode({**real(3, 6), "step": "3"})),
+                (5, "valid: NaN in logprobs and Infinity in values (Python json.dumps)",
+                 json.dumps(nan).encode() + b"\n"),
+                (6, "valid: null values in logprobs", encode(null)),
+                (8, "valid: HTML/script payload in the response", encode(html))],
+            1: [(2, 'unusable: "step": "abc"', encode({**real(2, 7), "step": "abc"})),
+                (4, "unusable: a JSON array instead of an object", array),
+                (4, "valid: step written as 4.0", encode({**real(4, 8), "step": 4.0})),
+                (7, "valid: response_tokens has 3 trailing <PAD> more than logprobs",
+                 encode(pad)),
+                (9, "valid: Chinese prompt and response", encode(zh))]}
+
+
+def insert_after_steps(path: Path,
+                       extras: list[tuple[int, str, bytes]]) -> list[tuple[str, int, str]]:
+    """Insert each extra line after the last line of its step; (file, line, what) of each."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    steps = [orjson.loads(line)["step"] for line in lines]
+    out, found = [], []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i + 1 < len(lines) and steps[i + 1] == steps[i]:
+            continue
+        for step, what, raw in extras:
+            if step == steps[i]:
+                out.append(raw)
+                found.append((path.name, len(out), what))
+    path.write_bytes(b"".join(out))
+    return found
+
+
+def write_demo(out_dir: str | Path) -> list[tuple[str, int, str]]:
+    """The committed demo dump: a small run plus odd lines; (file, line, what) of those."""
+    paths = write_dump(out_dir, **DEMO)
+    batch = DEMO["ranks"] * DEMO["samples_per_rank"]
+    world = make_world(DEMO["seed"], batch, DEMO["max_tokens"], DEMO["steps"] - 1)
+    extras = odd_lines(world)
+    return [hit for rank, path in enumerate(paths)
+            for hit in insert_after_steps(path, extras[rank])]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", type=Path)
+    for flag, default in (("--steps", 10), ("--ranks", 2), ("--samples-per-rank", 8),
+                          ("--max-tokens", 256), ("--seed", 0), ("--start-step", 0)):
+        parser.add_argument(flag, type=int, default=default)
+    parser.add_argument("--append", action="store_true", help="append to existing rank files")
+    parser.add_argument("--demo", action="store_true", help="write the committed demo dump")
+    args = parser.parse_args(argv)
+    names = [args.out_dir / f"rollout_data_rank_{r}.jsonl" for r in range(args.ranks)]
+    before = sum(p.stat().st_size for p in names if p.exists()) if args.append else 0
+    if args.demo:
+        for file, line, what in write_demo(args.out_dir):
+            print(f"{file}:{line}: {what}")
+        paths = sorted(args.out_dir.glob("rollout_data_rank_*.jsonl"))
+    else:
+        paths = write_dump(args.out_dir, args.steps, args.ranks, args.samples_per_rank,
+                           args.max_tokens, args.seed, args.start_step, args.append)
+    print(f"{sum(p.stat().st_size for p in paths) - before} bytes written")
+
+
+if __name__ == "__main__":
+    main()
