@@ -42,7 +42,7 @@ def refresh(files: list[DumpFile], stored: Stored | None,
     """The up-to-date index and the cache status: "hit", "partial" or "miss"."""
     old_files = stored.files if stored else {}
     works = [_work_for(f, old_files.get(f.rel)) for f in files]
-    results = scan_all([c for w in works for c in w.chunks], progress)
+    results = scan_all([c for w in works for c in w.chunks], progress, convert=pd.DataFrame)
     by_file: dict[str, list[ChunkResult]] = {}
     for result in results:
         by_file.setdefault(result.chunk.rel, []).append(result)
@@ -52,9 +52,9 @@ def refresh(files: list[DumpFile], stored: Stored | None,
         parts.append(stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
         problems = [p for p in stored.problems if p["file"] in keep]
     for work in works:
-        state, rows, found = _apply(work, by_file.get(work.dump.rel, []))
+        state, frames, found = _apply(work, by_file.get(work.dump.rel, []))
         states[work.dump.rel] = state
-        parts.append(pd.DataFrame(rows))
+        parts.extend(frames)
         problems.extend(found)
     status = _status(stored, works)
     if status == "hit":
@@ -62,22 +62,23 @@ def refresh(files: list[DumpFile], stored: Stored | None,
     return Stored(combine(parts), states, problems), status
 
 
-def _apply(work: Work, results: list[ChunkResult]) -> tuple[FileState, list[dict], list[dict]]:
+def _apply(work: Work, results: list[ChunkResult]
+           ) -> tuple[FileState, list[pd.DataFrame], list[dict]]:
     base = work.base
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
-    rows, problems = [], []
+    frames, problems = [], []
     for result in results:
-        for row in result.rows:
-            row[S.LINE] += line_base
-        rows.extend(result.rows)
+        if len(result.rows):
+            result.rows[S.LINE] += line_base
+            frames.append(result.rows)
         for line, reason, dropped in result.problems:
             bad += dropped
             if len(problems) < MAX_STORED_PROBLEMS:
                 problems.append({"file": work.dump.rel, "line": line + line_base,
                                  "reason": reason, "dropped": dropped})
         line_base += result.lines
-    return _state(work, results, line_base, bad), rows, problems
+    return _state(work, results, line_base, bad), frames, problems
 
 
 def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> FileState:

@@ -12,7 +12,7 @@ from loaders import schema as S
 from loaders.discovery import discover
 from loaders.index import FileState, index_dir, load_index, save_index
 from loaders.refresh import refresh
-from loaders.sample import Sample, read_samples
+from loaders.sample import Location, Sample, read_samples
 from loaders.scanner import Progress
 from loaders.steps import step_stats
 
@@ -75,10 +75,13 @@ class Run:
         """Samples by (file, line), read in file order with a small in-memory LRU."""
         missing = [k for k in keys if k not in self._sample_cache]
         if missing:
-            located = self.samples.set_index([S.FILE, S.LINE]).loc[missing]
-            found = read_samples(self.root, located.reset_index())
-            self._remember(found)
+            self._remember(read_samples(self.root, [self._locations[k] for k in missing]))
         return [self._sample_cache[k] for k in keys]
+
+    @cached_property
+    def _locations(self) -> dict[tuple[str, int], Location]:
+        columns = [self.samples[c].tolist() for c in (S.FILE, S.LINE, S.OFFSET, S.NBYTES, S.STEP)]
+        return {(loc[0], loc[1]): Location(*loc) for loc in zip(*columns)}
 
     def _remember(self, found: dict) -> None:
         self._sample_cache.update(found)

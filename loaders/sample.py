@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -44,21 +46,37 @@ def sample_from(obj: dict, file: str, line: int) -> Sample:
     return Sample(file, line, obj[S.STEP], texts, scalars, token_table(obj), lengths)
 
 
-def read_samples(root: Path, rows: pd.DataFrame) -> dict[tuple[str, int], Sample]:
-    """Samples for summary rows (file, line, offset, nbytes, step), one open per file."""
+class Location(NamedTuple):
+    """Where a sample's line is, as the summary frame records it."""
+    file: str
+    line: int
+    offset: int
+    nbytes: int
+    step: int
+
+
+def read_samples(root: Path, locations: list[Location]) -> dict[tuple[str, int], Sample]:
+    """Samples at the given locations, read in file order with one open per file."""
     found = {}
-    for file, group in rows.sort_values([S.FILE, S.OFFSET]).groupby(S.FILE, observed=True):
-        with open(root / file, "rb") as handle:
-            for line, offset, nbytes, step in zip(group[S.LINE], group[S.OFFSET],
-                                                  group[S.NBYTES], group[S.STEP]):
-                handle.seek(offset)
-                found[(file, line)] = _read_one(handle.read(nbytes), file, line, step)
+    ordered = sorted(locations, key=lambda loc: (loc.file, loc.offset))
+    for file, group in groupby(ordered, key=lambda loc: loc.file):
+        group = list(group)
+        try:
+            with open(root / file, "rb") as handle:
+                for loc in group:
+                    handle.seek(loc.offset)
+                    found[(file, loc.line)] = _read_one(handle.read(loc.nbytes), loc)
+        except OSError as err:
+            for loc in group:
+                found[(file, loc.line)] = Sample(file, loc.line, loc.step,
+                                                 error=f"{file}: cannot read ({err.strerror})")
     return found
 
 
-def _read_one(raw: bytes, file: str, line: int, step: int) -> Sample:
+def _read_one(raw: bytes, loc: Location) -> Sample:
     try:
         obj = parse_record(raw)
     except BadLine as err:
-        return Sample(file, line, step, error=f"{file}:{line}: changed on disk ({err})")
-    return sample_from(obj, file, line)
+        return Sample(loc.file, loc.line, loc.step,
+                      error=f"{loc.file}:{loc.line}: changed on disk ({err})")
+    return sample_from(obj, loc.file, loc.line)

@@ -29,7 +29,7 @@ class Chunk:
 @dataclass
 class ChunkResult:
     chunk: Chunk
-    rows: list[dict] = field(default_factory=list)
+    rows: object = None  # columns {name: list} from the worker; the caller may convert them
     problems: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, reason, dropped)
     lines: int = 0
     parsed_until: int = 0
@@ -81,18 +81,29 @@ def scan_chunk(chunk: Chunk) -> ChunkResult:
         result.lines = line
         if raw.strip():
             _add(batch, raw, where, result)
-    result.rows = batch.finish()
+    result.rows = _columns(batch.finish())
     return result
 
 
+def _columns(rows: list[dict]) -> dict[str, list]:
+    """Rows as columns (missing values None): far smaller to send between processes."""
+    names = dict.fromkeys(name for row in rows for name in row)
+    return {name: [row.get(name) for row in rows] for name in names}
+
+
 def _lines(data: bytes, skip_first: bool) -> Iterator[tuple[int, bytes, bool]]:
-    pieces = data.split(b"\n")
-    offset = 0
-    for i, raw in enumerate(pieces):
-        last = i == len(pieces) - 1
-        if not (skip_first and i == 0) and not (last and not raw):
-            yield offset, raw, not last
-        offset += len(raw) + 1
+    """(offset, line, terminated) per line; slices one line at a time to keep memory flat."""
+    offset, size = 0, len(data)
+    if skip_first:
+        cut = data.find(b"\n")
+        offset = size if cut < 0 else cut + 1
+    while offset < size:
+        cut = data.find(b"\n", offset)
+        if cut < 0:
+            yield offset, data[offset:], False
+            return
+        yield offset, data[offset:cut], True
+        offset = cut + 1
 
 
 def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:
@@ -120,29 +131,39 @@ def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult) -> N
 Progress = Callable[[int, int], None]
 
 
-def scan_all(chunks: list[Chunk], progress: Progress | None = None) -> list[ChunkResult]:
-    """Scan every chunk, in worker processes when the work is big enough; keeps chunk order."""
+def scan_all(chunks: list[Chunk], progress: Progress | None = None,
+             convert: Callable[[dict], object] = lambda columns: columns) -> list[ChunkResult]:
+    """Scan every chunk, in worker processes when the work is big enough; keeps chunk order.
+
+    `convert` turns each result's columns into what the caller keeps (a DataFrame, say) as
+    soon as the result arrives, so raw rows of the whole dump never pile up.
+    """
     total = sum(c.end - c.start for c in chunks)
     workers = min(len(chunks), len(os.sched_getaffinity(0)))
     if total < INLINE_BYTES or workers < 2:
-        return _scan_inline(chunks, total, progress)
+        return _scan_inline(chunks, total, progress, convert)
     results: list[ChunkResult | None] = [None] * len(chunks)
     done = 0
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         futures = {pool.submit(scan_chunk, c): i for i, c in enumerate(chunks)}
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            result = future.result()
+            result.rows = convert(result.rows)
+            results[futures[future]] = result
             done += chunks[futures[future]].end - chunks[futures[future]].start
             if progress:
                 progress(done, total)
     return results
 
 
-def _scan_inline(chunks: list[Chunk], total: int, progress: Progress | None) -> list[ChunkResult]:
+def _scan_inline(chunks: list[Chunk], total: int, progress: Progress | None,
+                 convert: Callable[[dict], object]) -> list[ChunkResult]:
     results, done = [], 0
     for chunk in chunks:
-        results.append(scan_chunk(chunk))
+        result = scan_chunk(chunk)
+        result.rows = convert(result.rows)
+        results.append(result)
         done += chunk.end - chunk.start
         if progress:
             progress(done, total)

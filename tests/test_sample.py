@@ -45,3 +45,11 @@ def test_sample_changed_on_disk_reports_instead_of_crashing(dump_dir):
     path.write_bytes(b"x" * path.stat().st_size)
     sample = run.sample("rollout_data_rank_0.jsonl", 2)
     assert sample.error and "rollout_data_rank_0.jsonl:2" in sample.error
+
+
+def test_sample_of_a_deleted_file_reports_instead_of_crashing(dump_dir):
+    run = open_run(dump_dir)
+    (dump_dir / "rollout_data_rank_1.jsonl").unlink()
+    sample = run.sample("rollout_data_rank_1.jsonl", 3)
+    assert sample.error and "cannot read" in sample.error
+    assert run.sample("rollout_data_rank_0.jsonl", 3).error is None
