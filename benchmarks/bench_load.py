@@ -60,6 +60,7 @@ def cli_load(root: Path) -> tuple[dict, float, int]:
 
 def token_figures(root: Path, step: int) -> dict:
     run = open_run(root)
+    map_s, _ = timed(lambda: run._locations)
     keys = list(zip(run.samples[S.FILE], run.samples[S.LINE]))[:: max(1, len(run.samples) // 25)]
     one = []
     for key in keys:
@@ -67,7 +68,8 @@ def token_figures(root: Path, step: int) -> dict:
         one.append(timed(run.load_samples, [key])[0])
     run._sample_cache.clear()
     step_seconds, samples = timed(run.step_samples, step)
-    return {"sample_median_s": statistics.median(one), "sample_max_s": max(one),
+    return {"location_map_s": map_s,
+            "sample_median_s": statistics.median(one), "sample_max_s": max(one),
             "step_s": step_seconds, "step_samples": len(samples)}
 
 
@@ -122,6 +124,8 @@ def report(r: dict) -> None:
         (f"growth (+{r['growth_bytes'] / 1e6:.0f} MB)",
          f"{r['growth_s']:.2f} s ({r['growth_cache']})",
          f"{r['growth_s'] / (2 * r['growth_parse_limit_s'] + 1):.2f}x (2*parse+1s)", "<= 1.00x"),
+        ("key -> offset map (once per loaded run)", f"{r['location_map_s'] * 1e3:.0f} ms", "",
+         ""),
         ("one sample's token arrays", f"{r['sample_median_s'] * 1e3:.1f} ms median, "
          f"{r['sample_max_s'] * 1e3:.1f} ms max", f"{r['sample_max_s'] / 0.01:.2f}x 10 ms", "<= 1"),
         (f"one step's token arrays ({r['step_samples']})", f"{r['step_s']:.3f} s",

@@ -31,6 +31,7 @@ class Run:
     seconds: float
     index_path: Path | None = None
     _sample_cache: dict = field(default_factory=dict, repr=False)
+    _text_cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -70,6 +71,20 @@ class Run:
         """Every sample of one step in full, in summary order."""
         rows = self.step_rows(step)
         return self.load_samples(list(zip(rows[S.FILE], rows[S.LINE])))
+
+    def step_texts(self, step: int) -> dict[tuple[str, int], dict[str, str]]:
+        """Full prompt/response/ref_response/ground_truth of one step's samples, by key.
+
+        Cached for the last few steps: text search re-reads them on every keystroke.
+        """
+        if step not in self._text_cache:
+            rows = self.step_rows(step)
+            keys = zip(rows[S.FILE].tolist(), rows[S.LINE].tolist())
+            found = read_samples(self.root, [self._locations[k] for k in keys], texts_only=True)
+            self._text_cache[step] = {key: s.texts for key, s in found.items()}
+            while len(self._text_cache) > 8:
+                self._text_cache.pop(next(iter(self._text_cache)))
+        return self._text_cache[step]
 
     def load_samples(self, keys: list[tuple[str, int]]) -> list[Sample]:
         """Samples by (file, line), read in file order with a small in-memory LRU."""

@@ -12,6 +12,8 @@ from pages.build import tables
 from pages.build.text import compile_search, highlight
 from pages.build.view import View
 
+MAX_MATCHES = 50
+
 
 def _controls(view: View, rows: object) -> tuple:
     choices = tables.sort_choices(view.options.kl_estimator)
@@ -63,13 +65,13 @@ def render(view: View) -> None:
 
 
 def _full_texts(view: View) -> dict:
-    return {s.key: s.texts[S.PROMPT] + "\n" + s.texts[S.RESPONSE]
-            for s in view.run.step_samples(view.step)}
+    return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE]
+            for key, texts in view.run.step_texts(view.step).items()}
 
 
 def _matches(shown: object, texts: dict, regex: object) -> None:
-    with st.expander(f"Matches in {len(shown)} samples", expanded=True):
-        for file, line in list(zip(shown[S.FILE], shown[S.LINE]))[:50]:
-            snippet = highlight(texts.get((file, line), ""), regex)
-            key = html.escape(tables.sample_key(file, line))
-            st.html(f'<div class="match"><b>{key}</b> — {snippet}</div>')
+    keys = list(zip(shown[S.FILE], shown[S.LINE]))[:MAX_MATCHES]
+    with st.expander(f"Matches in {len(shown)} samples (first {len(keys)} shown)",
+                     expanded=True):
+        st.html("".join(f'<div class="match"><b>{html.escape(tables.sample_key(*key))}</b>'
+                        f' — {highlight(texts.get(key, ""), regex)}</div>' for key in keys))

@@ -53,3 +53,13 @@ def test_sample_of_a_deleted_file_reports_instead_of_crashing(dump_dir):
     sample = run.sample("rollout_data_rank_1.jsonl", 3)
     assert sample.error and "cannot read" in sample.error
     assert run.sample("rollout_data_rank_0.jsonl", 3).error is None
+
+
+def test_step_texts_are_full_texts_without_token_tables(dump_dir):
+    long_prompt = "why " * 300
+    write_dump(dump_dir / "rollout_data_rank_2.jsonl", [make_sample(1, prompt=long_prompt)])
+    run = open_run(dump_dir)
+    texts = run.step_texts(1)
+    assert len(texts) == 9
+    assert texts[("rollout_data_rank_2.jsonl", 1)][S.PROMPT] == long_prompt
+    assert len(run.samples[S.PROMPT].iloc[0]) <= S.PREVIEW_CHARS
