@@ -24,7 +24,7 @@ def render(view: View) -> None:
         return
     event = st.dataframe(never, key="t_never", on_select="rerun", selection_mode="single-row",
                          hide_index=True, width="stretch")
-    picked = event.selection.rows if event and event.selection else []
+    picked = (event or {}).get("selection", {}).get("rows", [])
     if not picked:
         st.caption(f"{len(never)} prompts · select one to list its samples")
         return

@@ -57,8 +57,8 @@ def render(view: View) -> None:
     event = st.dataframe(table, key="t_responses", on_select="rerun",
                          selection_mode="single-row", hide_index=True, width="stretch",
                          column_config={tables.KEY: None})
-    selected = event.selection.rows if event and event.selection else []
-    if selected:
+    selected = (event or {}).get("selection", {}).get("rows", [])
+    if state.fresh("t_responses", tuple(selected)) and selected:
         state.request(w_page="sample", w_sample=table[tables.KEY].iloc[selected[0]])
     if regex:
         _matches(shown, texts, regex)

@@ -13,9 +13,9 @@ def _curve(fig: object, key: str) -> None:
     """Show a step curve; clicking a point selects that step for every page."""
     event = st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points",
                             width="stretch")
-    points = event.selection.points if event and event.selection else []
+    points = (event or {}).get("selection", {}).get("points", [])
     step = build.selected_step(points)
-    if step is not None and step != st.session_state.get("w_step"):
+    if state.fresh(key, step) and step is not None and step != st.session_state.get("w_step"):
         state.request(w_step=step)
 
 

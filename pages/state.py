@@ -26,6 +26,19 @@ def publish(**values: object) -> None:
             st.query_params[name] = str(value)
 
 
+def fresh(key: str, value: object) -> bool:
+    """True the first time an event widget reports this value.
+
+    Chart and table selections stay in their widget's state across reruns; acting on them
+    only when they change lets the user move on with other widgets afterwards.
+    """
+    handled = f"_handled_{key}"
+    if st.session_state.get(handled, None) == value:
+        return False
+    st.session_state[handled] = value
+    return True
+
+
 def request(**widget_values: object) -> None:
     """Set widget values on the next run (a widget's value can't change once drawn)."""
     st.session_state.setdefault(PENDING, {}).update(widget_values)

@@ -53,3 +53,31 @@ def dump_dir(tmp_path: Path) -> Path:
                    for step in range(3) for i in range(4)]
         write_dump(root / f"rollout_data_rank_{rank}.jsonl", samples)
     return root
+
+
+LOSING_PROMPT = "A prompt RL never wins"
+
+
+@pytest.fixture
+def board_dump(tmp_path: Path) -> Path:
+    """Three steps x two ranks x four samples, plus a prompt RL never beats, a padded sample,
+    an HTML payload and a bad line: enough for every page."""
+    root = tmp_path / "board"
+    for rank in range(2):
+        samples = []
+        for step in range(3):
+            for i in range(4):
+                sample = make_sample(step, n=5 + i, seed=rank * 10 + i, prompt=f"Question {i}",
+                                     reward=round(0.1 * i + 0.2 * step + 0.05 * rank, 3))
+                if i == 3:
+                    sample.update(prompt=LOSING_PROMPT, reward=0.1, ref_reward=0.9)
+                samples.append(sample)
+        write_dump(root / f"rollout_data_rank_{rank}.jsonl", samples,
+                   extra=b"{broken line\n" if rank == 1 else b"")
+    padded = make_sample(2, n=4, seed=77, acc=1.0)
+    padded["response_tokens"] += ["<PAD>", "<PAD>"]
+    html = make_sample(2, n=3, seed=78, response='<img src=x onerror="alert(1)">',
+                       response_tokens=["<img src=x ", 'onerror="alert(1)"', ">"])
+    with open(root / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(line_of(padded) + line_of(html))
+    return root

@@ -32,7 +32,7 @@ def sample_key(file: str, line: int) -> str:
 def parse_key(key: str) -> tuple[str, int] | None:
     """(file, line) from "file:line", or None when malformed."""
     file, _, line = str(key).rpartition(":")
-    return (file, int(line)) if file and line.isdigit() else None
+    return (file, int(line)) if file and line.isascii() and line.isdigit() else None
 
 
 def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = None,

@@ -1,0 +1,37 @@
+"""RL vs reference page through the real board."""
+from apptest import board, texts
+from conftest import LOSING_PROMPT
+
+from loaders import schema as S
+from pages.build import compare
+
+
+def test_curves_table_and_never_beaten_prompts(board_dump):
+    at = board(board_dump, page="compare")
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 1
+    never = at.dataframe(key="t_never").value
+    assert list(never[compare.PROMPT_PREVIEW]) == [LOSING_PROMPT]
+    per_step = at.dataframe[0].value
+    assert len(per_step) == 3
+
+
+def test_picking_a_prompt_lists_its_samples_and_opens_one(board_dump):
+    at = board(board_dump, page="compare")
+    at.session_state["t_never"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    listed = at.dataframe[-1].value
+    assert len(listed) == 6 and set(listed[S.PROMPT]) == {LOSING_PROMPT}
+    choice = at.selectbox(key="w_cmp_open")
+    target = [o for o in choice.options if o.startswith("rollout_data_rank_1.jsonl")][0]
+    choice.set_value(target).run()
+    at.button(key="b_cmp_open").click().run()
+    assert at.sidebar.radio(key="w_page").value == "sample"
+    assert at.selectbox(key="w_sample").value == target
+    assert "Sample · step 0" in texts(at)
+
+
+def test_smoothing_slider(board_dump):
+    at = board(board_dump, page="compare")
+    at.slider(key="w_cmp_ema").set_value(0.5).run()
+    assert not at.exception
