@@ -1,7 +1,9 @@
 """The app's one cache: loaded runs, keyed by dir and the dump's fingerprint."""
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import streamlit as st
@@ -30,22 +32,42 @@ class _Progress:
             self.bar.empty()
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _load(path: str, fingerprint: str, _progress: _Progress) -> loaders.Run:
-    return loaders.open_run(path, progress=_progress)
+class _Runs:
+    """Loaded runs by (dir, dump fingerprint); a changed dump gets a new entry."""
+
+    def __init__(self, size: int = 4) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.runs: OrderedDict[tuple[str, str], loaders.Run] = OrderedDict()
+
+    def get(self, path: Path, progress: _Progress) -> loaders.Run:
+        key = (str(path), loaders.dump_fingerprint(path))
+        with self.lock:
+            if key not in self.runs:
+                # loaded outside st.cache_resource's body so the progress bar is not replayed
+                self.runs[key] = loaders.open_run(path, progress=progress)
+            self.runs.move_to_end(key)
+            while len(self.runs) > self.size:
+                self.runs.popitem(last=False)
+            return self.runs[key]
+
+
+@st.cache_resource(show_spinner=False)
+def _loaded_runs() -> _Runs:
+    """The app's one cache_resource: every session shares the loaded runs."""
+    return _Runs()
 
 
 def load_run(path: Path) -> loaders.Run | None:
     """The loaded run, or None after showing why it could not be loaded."""
     progress = _Progress()
     try:
-        run = _load(str(path), loaders.dump_fingerprint(path), progress)
+        return _loaded_runs().get(path, progress)
     except loaders.DumpError as err:
         st.error(str(err))
         return None
     finally:
         progress.clear()
-    return run
 
 
 def show_summary(run: loaders.Run) -> None:

@@ -56,6 +56,7 @@ def render(view: View) -> None:
     table = tables.table_view(shown, view.options)
     event = st.dataframe(table, key="t_responses", on_select="rerun",
                          selection_mode="single-row", hide_index=True, width="stretch",
+                         height=min(36 * (len(table) + 1) + 3, 640),
                          column_config={tables.KEY: None})
     selected = (event or {}).get("selection", {}).get("rows", [])
     if state.fresh("t_responses", tuple(selected)) and selected:
