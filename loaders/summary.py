@@ -146,9 +146,13 @@ _KL_COLUMNS = (S.LOG_RATIO_MEAN, S.LOG_RATIO_SUM, *map(S.kl_mean, S.KL_ESTIMATOR
 def _texts(obj: dict, row: dict) -> None:
     prompt = text_of(obj.get(S.PROMPT))
     row[S.PROMPT_ID] = text_id(prompt)
-    for key, chars in ((S.PROMPT, S.PROMPT_CHARS), (S.RESPONSE, S.RESPONSE_CHARS),
-                       (S.REF_RESPONSE, S.REF_RESPONSE_CHARS), (S.GROUND_TRUTH, None)):
-        text = prompt if key == S.PROMPT else text_of(obj.get(key))
+    # a prompt's question is at its end (after any system prompt), so keep its tail
+    row[S.PROMPT] = prompt if len(prompt) <= S.PREVIEW_CHARS else (
+        "…" + prompt[1 - S.PREVIEW_CHARS:])
+    row[S.PROMPT_CHARS] = len(prompt)
+    for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),
+                       (S.GROUND_TRUTH, None)):
+        text = text_of(obj.get(key))
         row[key] = text[: S.PREVIEW_CHARS]
         if chars:
             row[chars] = len(text)

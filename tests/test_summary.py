@@ -195,11 +195,12 @@ def test_where_and_step_are_copied():
         assert row[key] == value
 
 
-def test_prompt_preview_is_cut_but_chars_count_the_full_prompt():
-    prompt = "x" * (S.PREVIEW_CHARS + 123)
+def test_prompt_preview_keeps_the_tail_but_chars_count_the_full_prompt():
+    prompt = "x" * (S.PREVIEW_CHARS + 123) + "<endofsystem>the question"
     row, _ = _one(_sample(prompt=prompt, response="short"))
-    assert row[S.PROMPT] == "x" * S.PREVIEW_CHARS
-    assert row[S.PROMPT_CHARS] == S.PREVIEW_CHARS + 123
+    assert len(row[S.PROMPT]) == S.PREVIEW_CHARS
+    assert row[S.PROMPT].startswith("…x") and row[S.PROMPT].endswith("<endofsystem>the question")
+    assert row[S.PROMPT_CHARS] == len(prompt)
     assert row[S.PROMPT_ID] == text_id(prompt)
     assert row[S.RESPONSE] == "short" and row[S.RESPONSE_CHARS] == 5
 

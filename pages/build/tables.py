@@ -97,7 +97,7 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
         "flags": flag_text(rows),
     })
     for column in extra_columns(rows):
-        view[column] = rows[column].to_numpy()
+        view[f"extra_{column}" if column in view.columns else column] = rows[column].to_numpy()
     return view
 
 

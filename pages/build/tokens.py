@@ -43,7 +43,8 @@ def heatmap_figure(tokens: pd.DataFrame, metrics: list[str]) -> go.Figure:
         else np.zeros((0, len(tokens)))
     raw = np.vstack([tokens[m].to_numpy(dtype=float) for m in metrics]) if metrics else z
     fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(len(tokens))), y=metrics, customdata=raw, colorscale="RdBu_r",
+        z=z, x=list(range(len(tokens))), y=[html.escape(m) for m in metrics], customdata=raw,
+        colorscale="RdBu_r",
         zmid=0, zmin=-1, zmax=1, text=[[html.escape(t) for t in _labels(tokens)]] * len(metrics),
         hovertemplate="%{text}<br>%{y} = %{customdata:.4g}<extra></extra>",
         colorbar={"title": "scaled per row"}))
