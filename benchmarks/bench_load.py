@@ -60,13 +60,13 @@ def cli_load(root: Path) -> tuple[dict, float, int]:
 
 def token_figures(root: Path, step: int) -> dict:
     run = open_run(root)
-    map_s, _ = timed(lambda: run._locations)
-    keys = list(zip(run.samples[S.FILE], run.samples[S.LINE]))[:: max(1, len(run.samples) // 25)]
+    map_s, _ = timed(lambda: run.store.locations)
+    keys = run.samples[S.KEY].tolist()[:: max(1, len(run.samples) // 25)]
     one = []
     for key in keys:
-        run._sample_cache.clear()
-        one.append(timed(run.load_samples, [key])[0])
-    run._sample_cache.clear()
+        run.store.clear()
+        one.append(timed(run.sample, key)[0])
+    run.store.clear()
     step_seconds, samples = timed(run.step_samples, step)
     return {"location_map_s": map_s,
             "sample_median_s": statistics.median(one), "sample_max_s": max(one),

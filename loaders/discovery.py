@@ -8,6 +8,11 @@ from pathlib import Path
 
 CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
+TABLE_SUFFIX = ".parquet"  # TRL writes completions/completions_{step}.parquet
+_TABLE_DUMP = re.compile(r"(^|/)completions_\d+\.parquet$")
+# prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
+# every rank has flushed; when any step has the marker, steps without it are still being written
+STABLE_MARKER = "STABLE"
 _RANK = re.compile(r"rank[_-]?(?:val[_-]?)?(\d+)", re.IGNORECASE)
 _DIGITS = re.compile(r"(\d+)")
 
@@ -30,16 +35,26 @@ def rank_of(name: str) -> int:
     return int(match.group(1)) if match else -1
 
 
+def _stable_steps(here: Path, dirnames: list[str]) -> list[str]:
+    stable = [d for d in dirnames if (here / d / STABLE_MARKER).exists()]
+    return stable if stable else dirnames
+
+
 def discover(root: Path) -> list[DumpFile]:
-    """Every *.jsonl under root, recursively, skipping hidden dirs (and so the cache)."""
+    """Every *.jsonl (and TRL completions_*.parquet) under root, recursively, skipping
+    hidden dirs (and so the cache) and prime-rl steps not yet marked STABLE."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        if here.name == "token_exports":
+            dirnames[:] = _stable_steps(here, dirnames)
         for name in filenames:
-            if name.endswith(DUMP_SUFFIX) and not name.startswith("."):
-                path = Path(dirpath) / name
-                rel = path.relative_to(root).as_posix()
-                found.append(DumpFile(path, rel, rank_of(name)))
+            rel = (here / name).relative_to(root).as_posix()
+            if name.startswith(".") or not (name.endswith(DUMP_SUFFIX)
+                                            or _TABLE_DUMP.search(rel)):
+                continue
+            found.append(DumpFile(here / name, rel, rank_of(name)))
     return sorted(found, key=lambda f: natural_key(f.rel))
 
 

@@ -42,9 +42,17 @@ def combine(parts: list[pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     frame = pd.concat([p.astype({S.FILE: "string"}) for p in parts], ignore_index=True)
     frame = typed(frame).sort_values(list(S.SORT_KEYS), kind="stable", ignore_index=True)
+    frame[S.KEY] = sample_keys(frame)
     frame[S.TRUNCATED] = truncated(frame)
     frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
+
+
+def sample_keys(frame: pd.DataFrame) -> pd.Series:
+    """schema.sample_key for every row, vectorised."""
+    base = frame[S.FILE].astype("string") + ":" + frame[S.LINE].astype("string")
+    item = frame[S.ITEM]
+    return base.where(item == 0, base + "#" + item.astype("string")).astype("string")
 
 
 def truncated(frame: pd.DataFrame) -> np.ndarray:

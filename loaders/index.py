@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from loaders.discovery import CACHE_DIR_NAME
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 INDEX_NAME = "index.parquet"
 _META_KEY = b"rl_logging_board"
 EDGE_BYTES = 4096
@@ -39,6 +39,7 @@ class FileState:
     ends_mid_line: bool = False
     pending_bytes: int = 0
     bad_lines: int = 0
+    format: str = "native"  # a loaders.formats name, or "unknown"
 
 
 def edge_hashes(path: Path, parsed_until: int) -> tuple[str, str]:

@@ -25,6 +25,13 @@ def parse_record(raw: bytes) -> dict:
 
     Raises BadLine with a short reason when the line cannot be used.
     """
+    obj = parse_object(raw)
+    obj[S.STEP] = parse_step(obj.get(S.STEP, None), S.STEP in obj)
+    return obj
+
+
+def parse_object(raw: bytes) -> dict:
+    """Parse one line into a dict, whatever its keys; raises BadLine."""
     if raw.startswith(BOM):
         raw = raw[3:]
     try:
@@ -33,7 +40,6 @@ def parse_record(raw: bytes) -> dict:
         obj = _fallback_parse(raw)
     if not isinstance(obj, dict):
         raise BadLine(f"not a JSON object (got {type(obj).__name__})")
-    obj[S.STEP] = parse_step(obj.get(S.STEP, None), S.STEP in obj)
     return obj
 
 

@@ -8,11 +8,14 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.discovery import DumpFile
+from loaders.formats import BY_NAME
+from loaders.formats.detect import detect
 from loaders.frame import combine
 from loaders.index import FileState, Stored, edge_hashes
-from loaders.scanner import Chunk, ChunkResult, Progress, plan_chunks, scan_all
+from loaders.scanner import CHUNK_BYTES, Chunk, ChunkResult, Progress, plan_chunks, scan_all
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
+UNKNOWN = "unknown"
 
 
 @dataclass
@@ -21,20 +24,26 @@ class Work:
     dump: DumpFile
     stat: os.stat_result
     base: FileState | None  # the state parsing continues from; None for a full parse
+    format: str = UNKNOWN
     chunks: list[Chunk] = field(default_factory=list)
 
 
 def _work_for(dump: DumpFile, old: FileState | None) -> Work:
     stat = dump.path.stat()
     if old and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
-        return Work(dump, stat, old)
-    grown = (old and stat.st_size >= old.parsed_until
+        return Work(dump, stat, old, old.format)
+    fmt = detect(dump.path, dump.rel) or UNKNOWN
+    if fmt == UNKNOWN:
+        return Work(dump, stat, None, fmt)
+    grown = (old and old.format == fmt and not BY_NAME[fmt].tabular
+             and stat.st_size >= old.parsed_until
              and edge_hashes(dump.path, old.parsed_until) == (old.head_hash, old.tail_hash))
     base = old if grown else None
     start = base.parsed_until if base else 0
     chunks = plan_chunks(str(dump.path), dump.rel, dump.rank, start, stat.st_size,
-                         continues_line=bool(base and base.ends_mid_line))
-    return Work(dump, stat, base, chunks)
+                         continues_line=bool(base and base.ends_mid_line), fmt=fmt,
+                         target=stat.st_size + 1 if BY_NAME[fmt].tabular else CHUNK_BYTES)
+    return Work(dump, stat, base, fmt, chunks)
 
 
 def refresh(files: list[DumpFile], stored: Stored | None,
@@ -68,6 +77,9 @@ def _apply(work: Work, results: list[ChunkResult]
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
     frames, problems = [], []
+    if work.format == UNKNOWN and base is None:
+        problems.append({"file": work.dump.rel, "line": 0, "dropped": False,
+                         "reason": "not in a known dump format; file skipped"})
     for result in results:
         if len(result.rows):
             result.rows[S.LINE] += line_base
@@ -85,7 +97,7 @@ def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> File
     if not results:
         if work.base is None:
             return FileState(work.dump.rel, work.stat.st_size, work.stat.st_mtime_ns, 0, 0,
-                             *edge_hashes(work.dump.path, 0))
+                             *edge_hashes(work.dump.path, 0), format=work.format)
         base = work.base
         return FileState(**{**base.__dict__, "size": work.stat.st_size,
                             "mtime_ns": work.stat.st_mtime_ns})
@@ -93,7 +105,7 @@ def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> File
     head, tail = edge_hashes(work.dump.path, last.parsed_until)
     return FileState(work.dump.rel, work.stat.st_size, work.stat.st_mtime_ns,
                      last.parsed_until, lines, head, tail, last.ends_mid_line,
-                     last.pending_bytes, bad)
+                     last.pending_bytes, bad, work.format)
 
 
 def _status(stored: Stored | None, works: list[Work]) -> str:

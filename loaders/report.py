@@ -11,6 +11,7 @@ def summary_dict(run: Run, max_problems: int = 50) -> dict:
     return {
         "dir": str(run.root),
         "files": len(run.files),
+        "formats": run.formats,
         "steps": int(frame[S.STEP].nunique()),
         "samples": len(frame),
         "bad_lines": run.bad_lines,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -10,11 +10,13 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.discovery import discover
+from loaders.formats import supported
 from loaders.index import FileState, index_dir, load_index, save_index
-from loaders.refresh import refresh
-from loaders.sample import Location, Sample, read_samples
+from loaders.refresh import UNKNOWN, refresh
+from loaders.sample import Sample
 from loaders.scanner import Progress
 from loaders.steps import step_stats
+from loaders.store import SampleStore
 
 
 class DumpError(Exception):
@@ -30,8 +32,7 @@ class Run:
     cache: str  # "miss", "hit" or "partial"
     seconds: float
     index_path: Path | None = None
-    _sample_cache: dict = field(default_factory=dict, repr=False)
-    _text_cache: dict = field(default_factory=dict, repr=False)
+    _parts: dict = field(default_factory=dict, repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -63,45 +64,38 @@ class Run:
         """The summary rows of one step."""
         return self.samples[self.samples[S.STEP] == step]
 
-    def sample(self, file: str, line: int) -> Sample:
+    def sample(self, key: str) -> Sample:
         """One sample in full (text and token arrays), read from disk on demand."""
-        return self.load_samples([(file, line)])[0]
+        return self.store.load([key])[0]
 
     def step_samples(self, step: int) -> list[Sample]:
         """Every sample of one step in full, in summary order."""
-        rows = self.step_rows(step)
-        return self.load_samples(list(zip(rows[S.FILE], rows[S.LINE])))
+        return self.store.load(self.step_rows(step)[S.KEY].tolist())
 
-    def step_texts(self, step: int) -> dict[tuple[str, int], dict[str, str]]:
-        """Full prompt/response/ref_response/ground_truth of one step's samples, by key.
+    def step_texts(self, step: int) -> dict[str, dict[str, str]]:
+        """Full prompt/response/ref_response/ground_truth of one step's samples, by key."""
+        return self.store.texts(step, self.step_rows(step)[S.KEY].tolist())
 
-        Cached for the last few steps: text search re-reads them on every keystroke.
-        """
-        if step not in self._text_cache:
-            rows = self.step_rows(step)
-            keys = zip(rows[S.FILE].tolist(), rows[S.LINE].tolist())
-            found = read_samples(self.root, [self._locations[k] for k in keys], texts_only=True)
-            self._text_cache[step] = {key: s.texts for key, s in found.items()}
-            while len(self._text_cache) > 8:
-                self._text_cache.pop(next(iter(self._text_cache)))
-        return self._text_cache[step]
-
-    def load_samples(self, keys: list[tuple[str, int]]) -> list[Sample]:
-        """Samples by (file, line), read in file order with a small in-memory LRU."""
-        missing = [k for k in keys if k not in self._sample_cache]
-        if missing:
-            self._remember(read_samples(self.root, [self._locations[k] for k in missing]))
-        return [self._sample_cache[k] for k in keys]
+    @property
+    def formats(self) -> dict[str, str]:
+        """The detected format of each file ("unknown" for files that were skipped)."""
+        return {rel: state.format for rel, state in self.files.items()}
 
     @cached_property
-    def _locations(self) -> dict[tuple[str, int], Location]:
-        columns = [self.samples[c].tolist() for c in (S.FILE, S.LINE, S.OFFSET, S.NBYTES, S.STEP)]
-        return {(loc[0], loc[1]): Location(*loc) for loc in zip(*columns)}
+    def store(self) -> SampleStore:
+        return SampleStore(self.root, self.samples, self.formats)
 
-    def _remember(self, found: dict) -> None:
-        self._sample_cache.update(found)
-        while len(self._sample_cache) > 2048:
-            self._sample_cache.pop(next(iter(self._sample_cache)))
+    @property
+    def has_validation(self) -> bool:
+        return bool(self.samples[S.VALIDATION].any())
+
+    def part(self, validation: bool) -> Run:
+        """The training (or validation) samples only, as a run of their own."""
+        if validation not in self._parts:
+            keep = self.samples[S.VALIDATION] == validation
+            self._parts[validation] = replace(self, samples=self.samples[keep].reset_index(
+                drop=True), _parts={})
+        return self._parts[validation]
 
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None) -> Run:
@@ -115,6 +109,8 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
         raise DumpError(f"no .jsonl dump files under {root}")
     stored = load_index(root) if use_cache else None
     fresh, status = refresh(files, stored, progress)
+    if all(state.format == UNKNOWN for state in fresh.files.values()):
+        raise DumpError(_unknown_layout(fresh))
     index_path = None
     if use_cache and status != "hit":
         index_path = save_index(root, fresh)
@@ -123,6 +119,11 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     return Run(root, fresh.frame, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path)
 
+def _unknown_layout(stored: object) -> str:
+    names = sorted(stored.files)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"no file is in a known dump format (found {len(names)}: {shown}); supported: "
+            + "; ".join(line.strip(" -") for line in supported().splitlines()))
 
 
 def dump_fingerprint(root: str | Path) -> str:

@@ -1,4 +1,4 @@
-"""Reading whole samples back from the dump by byte offset."""
+"""Reading whole samples back from the dump by byte offset (or Parquet row)."""
 from __future__ import annotations
 
 import math
@@ -11,7 +11,9 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.arrays import ALIGNED_KEYS
-from loaders.record import BadLine, parse_record
+from loaders.formats import BY_NAME, samples_of
+from loaders.formats.context import context_of
+from loaders.record import BadLine, parse_object
 from loaders.summary import scalar
 from loaders.text import text_of
 from loaders.tokens import token_table
@@ -27,14 +29,25 @@ class Sample:
     tokens: pd.DataFrame = field(default_factory=pd.DataFrame)
     raw_lengths: dict[str, int] = field(default_factory=dict)  # before alignment
     error: str | None = None  # set when the line could not be read back
+    item: int = 0
 
     @property
-    def key(self) -> tuple[str, int]:
-        return self.file, self.line
+    def key(self) -> str:
+        return S.sample_key(self.file, self.line, self.item)
 
 
-def sample_from(obj: dict, file: str, line: int, texts_only: bool = False) -> Sample:
-    """A Sample from a parsed line (without its token table when texts_only)."""
+class Location(NamedTuple):
+    """Where a sample is stored, as the summary frame records it."""
+    file: str
+    line: int
+    offset: int
+    nbytes: int
+    step: int
+    item: int = 0
+
+
+def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
+    """A Sample from a normalised record (without its token table when texts_only)."""
     texts = {k: text_of(obj.get(k)) for k in S.TEXT_KEYS}
     scalars = {}
     for key in S.SCALAR_KEYS:
@@ -44,45 +57,60 @@ def sample_from(obj: dict, file: str, line: int, texts_only: bool = False) -> Sa
             scalars[key] = math.nan
     lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
     tokens = pd.DataFrame() if texts_only else token_table(obj)
-    return Sample(file, line, obj[S.STEP], texts, scalars, tokens, lengths)
+    return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
+                  item=loc.item)
 
 
-class Location(NamedTuple):
-    """Where a sample's line is, as the summary frame records it."""
-    file: str
-    line: int
-    offset: int
-    nbytes: int
-    step: int
-
-
-def read_samples(root: Path, locations: list[Location],
-                 texts_only: bool = False) -> dict[tuple[str, int], Sample]:
-    """Samples at the given locations, read in file order with one open per file.
+def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
+                 texts_only: bool = False) -> dict[str, Sample]:
+    """Samples at the given locations by key, read in file order with one open per file.
 
     With texts_only the token tables are left empty, which is several times faster.
     """
     found = {}
-    ordered = sorted(locations, key=lambda loc: (loc.file, loc.offset))
+    ordered = sorted(locations, key=lambda loc: (loc.file, loc.offset, loc.item))
     for file, group in groupby(ordered, key=lambda loc: loc.file):
-        group = list(group)
-        try:
-            with open(root / file, "rb") as handle:
-                for loc in group:
-                    handle.seek(loc.offset)
-                    found[(file, loc.line)] = _read_one(handle.read(loc.nbytes), loc,
-                                                        texts_only)
-        except OSError as err:
-            for loc in group:
-                found[(file, loc.line)] = Sample(file, loc.line, loc.step,
-                                                 error=f"{file}: cannot read ({err.strerror})")
+        fmt = formats.get(file, "native")
+        for loc, sample in _read_file(root / file, list(group), fmt, texts_only):
+            found[S.sample_key(loc.file, loc.line, loc.item)] = sample
     return found
 
 
-def _read_one(raw: bytes, loc: Location, texts_only: bool = False) -> Sample:
+def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) -> list:
     try:
-        obj = parse_record(raw)
-    except BadLine as err:
-        return Sample(loc.file, loc.line, loc.step,
-                      error=f"{loc.file}:{loc.line}: changed on disk ({err})")
-    return sample_from(obj, loc.file, loc.line, texts_only)
+        if BY_NAME[fmt].tabular:
+            from loaders.parquet import read_row
+
+            records = [read_row(path, loc.offset) for loc in group]
+        else:
+            records = _read_lines(path, group)
+    except OSError as err:
+        return [(loc, _failed(loc, f"{loc.file}: cannot read ({err.strerror})"))
+                for loc in group]
+    return [(loc, _sample_of(record, loc, fmt, texts_only))
+            for loc, record in zip(group, records)]
+
+
+def _read_lines(path: Path, group: list[Location]) -> list[bytes]:
+    with open(path, "rb") as handle:
+        out = []
+        for loc in group:
+            handle.seek(loc.offset)
+            out.append(handle.read(loc.nbytes))
+        return out
+
+
+def _failed(loc: Location, message: str) -> Sample:
+    return Sample(loc.file, loc.line, loc.step, error=message, item=loc.item)
+
+
+def _sample_of(record: bytes | dict, loc: Location, fmt: str, texts_only: bool) -> Sample:
+    try:
+        obj = record if isinstance(record, dict) else parse_object(record)
+        samples = samples_of(obj, fmt, context_of(loc.file, -1))
+        sample = samples[loc.item]
+        if isinstance(sample, BadLine):
+            raise sample
+    except (BadLine, IndexError) as err:
+        return _failed(loc, f"{loc.file}:{loc.line}: changed on disk ({err})")
+    return sample_from(sample, loc, texts_only)

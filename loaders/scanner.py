@@ -3,14 +3,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import BinaryIO
-
-from loaders import schema as S
-from loaders.record import BadLine, parse_record
-from loaders.summary import SummaryBatch
 
 CHUNK_BYTES = 16 << 20
 INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
@@ -24,6 +20,7 @@ class Chunk:
     start: int
     end: int
     continues_line: bool = False  # first bytes finish a line that an earlier parse accepted
+    format: str = "native"  # a loaders.formats name
 
 
 @dataclass
@@ -38,7 +35,8 @@ class ChunkResult:
 
 
 def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
-                continues_line: bool = False, target: int = CHUNK_BYTES) -> list[Chunk]:
+                continues_line: bool = False, target: int = CHUNK_BYTES,
+                fmt: str = "native") -> list[Chunk]:
     """Split [start, size) at newlines into chunks of about `target` bytes."""
     bounds = [start]
     with open(path, "rb") as handle:
@@ -50,7 +48,7 @@ def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
             bounds.append(pos)
             pos += target
     bounds.append(size)
-    return [Chunk(path, rel, rank, a, b, continues_line and a == start)
+    return [Chunk(path, rel, rank, a, b, continues_line and a == start, fmt)
             for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
@@ -67,65 +65,21 @@ def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
 
 def scan_chunk(chunk: Chunk) -> ChunkResult:
     """Parse one chunk; line numbers in the result are relative to the chunk's first line."""
-    result = ChunkResult(chunk, parsed_until=chunk.end)
-    batch = SummaryBatch()
-    with open(chunk.path, "rb") as handle:
-        handle.seek(chunk.start)
-        data = handle.read(chunk.end - chunk.start)
-    for offset, raw, terminated in _lines(data, chunk.continues_line):
-        line = result.lines + 1
-        where = {S.FILE: chunk.rel, S.LINE: line, S.RANK: chunk.rank,
-                 S.OFFSET: chunk.start + offset, S.NBYTES: len(raw)}
-        if not terminated and not _accept_unterminated(raw, result, chunk.start + offset):
-            break
-        result.lines = line
-        if raw.strip():
-            _add(batch, raw, where, result)
-    result.rows = _columns(batch.finish())
-    return result
+    from loaders.formats import BY_NAME
+
+    if BY_NAME[chunk.format].tabular:
+        from loaders.parquet import scan_parquet
+
+        return scan_parquet(chunk)
+    from loaders.jsonl import scan_jsonl
+
+    return scan_jsonl(chunk)
 
 
-def _columns(rows: list[dict]) -> dict[str, list]:
+def columns_of(rows: list[dict]) -> dict[str, list]:
     """Rows as columns (missing values None): far smaller to send between processes."""
     names = dict.fromkeys(name for row in rows for name in row)
     return {name: [row.get(name) for row in rows] for name in names}
-
-
-def _lines(data: bytes, skip_first: bool) -> Iterator[tuple[int, bytes, bool]]:
-    """(offset, line, terminated) per line; slices one line at a time to keep memory flat."""
-    offset, size = 0, len(data)
-    if skip_first:
-        cut = data.find(b"\n")
-        offset = size if cut < 0 else cut + 1
-    while offset < size:
-        cut = data.find(b"\n", offset)
-        if cut < 0:
-            yield offset, data[offset:], False
-            return
-        yield offset, data[offset:cut], True
-        offset = cut + 1
-
-
-def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:
-    """A last line without newline counts only once it parses; otherwise it is pending."""
-    try:
-        parse_record(raw)
-    except BadLine:
-        result.parsed_until = offset
-        result.pending_bytes = len(raw)
-        return False
-    result.ends_mid_line = True
-    return True
-
-
-def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult) -> None:
-    line = where[S.LINE]
-    try:
-        obj = parse_record(raw)
-    except BadLine as err:
-        result.problems.append((line, str(err), True))
-        return
-    batch.add(obj, where, lambda reason: result.problems.append((line, reason, False)))
 
 
 Progress = Callable[[int, int], None]

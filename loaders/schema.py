@@ -21,6 +21,7 @@ REWARD = "reward"
 REF_REWARD = "ref_reward"
 VALID_REWARD = "valid_reward"
 REF_VALID_REWARD = "ref_valid_reward"
+VALIDATION = "validation"  # true for validation samples, kept apart from training
 
 REQUIRED_KEYS = (STEP,)
 CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
@@ -29,14 +30,16 @@ OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID
 TEXT_KEYS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
 SCALAR_KEYS = (REWARD, REF_REWARD, VALID_REWARD, REF_VALID_REWARD)
 FLOAT_ARRAY_KEYS = (LOGPROBS, REF_LOGPROBS, VALUES, TOKEN_REWARDS)
-KNOWN_KEYS = frozenset(CORE_KEYS + OPTIONAL_KEYS)
+KNOWN_KEYS = frozenset(CORE_KEYS + OPTIONAL_KEYS + (VALIDATION,))
 
 # ---- summary frame: where each sample lives -------------------------------------------
 FILE = "file"
 LINE = "line"
 RANK = "rank"
-OFFSET = "offset"
+OFFSET = "offset"  # byte offset of the line (row index for Parquet files)
 NBYTES = "nbytes"
+ITEM = "item"  # position within the line, for formats that store many samples per line
+KEY = "key"  # "file:line", or "file:line#item" for item > 0: a sample's name in the UI
 PROMPT_ID = "prompt_id"
 
 # ---- summary frame: derived per-sample values -------------------------------------------
@@ -113,7 +116,7 @@ def stat(column: str, suffix: str) -> str:
 # ---- dtypes of the summary frame (extras are added as float64 or string) ------------------
 SUMMARY_DTYPES: dict[str, str] = {
     FILE: "category", LINE: "int64", RANK: "int32", OFFSET: "int64", NBYTES: "int64",
-    STEP: "int64", PROMPT_ID: "int64",
+    ITEM: "int64", KEY: "string", STEP: "int64", PROMPT_ID: "int64", VALIDATION: "bool",
     PROMPT: "string", RESPONSE: "string", REF_RESPONSE: "string", GROUND_TRUTH: "string",
     PROMPT_CHARS: "int64", RESPONSE_CHARS: "int64", REF_RESPONSE_CHARS: "int64",
     RESPONSE_LEN: "int64",
@@ -126,4 +129,9 @@ SUMMARY_DTYPES: dict[str, str] = {
     TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
 }
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
-SORT_KEYS = (STEP, RANK, FILE, LINE)
+SORT_KEYS = (STEP, RANK, FILE, LINE, ITEM)
+
+
+def sample_key(file: str, line: int, item: int = 0) -> str:
+    """A sample's name: "file:line", or "file:line#item" when a line holds many samples."""
+    return f"{file}:{line}" if not item else f"{file}:{line}#{item}"

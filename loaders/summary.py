@@ -58,6 +58,7 @@ class SummaryBatch:
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
         row = dict(where)
         row[S.STEP] = obj[S.STEP]
+        row[S.VALIDATION] = bool(obj.get(S.VALIDATION, False))
         n, mismatch = aligned_length(obj)
         row[S.RESPONSE_LEN] = n
         row[S.LENGTH_MISMATCH] = mismatch

@@ -32,9 +32,7 @@ def render(view: View) -> None:
     samples = view.run.samples[view.run.samples[S.PROMPT_ID] == prompt_id]
     st.dataframe(tables.table_view(samples, view.options), hide_index=True, width="stretch",
                  column_config={tables.KEY: None})
-    choice = st.selectbox("Open sample", [tables.sample_key(f, n) for f, n in
-                                          zip(samples[S.FILE], samples[S.LINE])], key="w_cmp_open")
+    choice = st.selectbox("Open sample", samples[S.KEY].tolist(), key="w_cmp_open")
     if st.button("Open", key="b_cmp_open"):
-        file, line = tables.parse_key(choice)
-        row = samples[(samples[S.FILE] == file) & (samples[S.LINE] == line)]
+        row = samples[samples[S.KEY] == choice]
         state.request(w_page="sample", w_sample=choice, w_step=int(row[S.STEP].iloc[0]))

@@ -16,6 +16,7 @@ from pages.sidebar import (
     choose_dir,
     choose_page,
     choose_run,
+    choose_split,
     choose_step,
     display_options,
 )
@@ -48,6 +49,7 @@ def board(config: BoardConfig) -> None:
     if run is None:
         return
     show_summary(run)
+    run = choose_split(run)
     if run.samples.empty:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return

@@ -71,8 +71,8 @@ def _full_texts(view: View) -> dict:
 
 
 def _matches(shown: object, texts: dict, regex: object) -> None:
-    keys = list(zip(shown[S.FILE], shown[S.LINE]))[:MAX_MATCHES]
+    keys = shown[S.KEY].tolist()[:MAX_MATCHES]
     with st.expander(f"Matches in {len(shown)} samples (first {len(keys)} shown)",
                      expanded=True):
-        st.html("".join(f'<div class="match"><b>{html.escape(tables.sample_key(*key))}</b>'
+        st.html("".join(f'<div class="match"><b>{html.escape(key)}</b>'
                         f' — {highlight(texts.get(key, ""), regex)}</div>' for key in keys))

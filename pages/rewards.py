@@ -33,6 +33,8 @@ def render(view: View) -> None:
         _curve(build.reward_curves(stats, band_k=band_k, smoothing=smoothing,
                                    zero_shift=zero_shift), "c_reward")
     with tabs[1]:
+        if stats[S.stat(S.kl_mean(est), "mean")].isna().all():
+            st.info("No KL: this dump has no logprobs and ref_logprobs per token.")
         _curve(build.step_curve(stats, S.kl_mean(est), band_k=band_k, smoothing=smoothing,
                                 zero_shift=zero_shift, title=f"per-token KL ({est}) mean"),
                "c_kl")

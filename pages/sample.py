@@ -5,13 +5,13 @@ import streamlit as st
 
 from loaders import schema as S
 from pages import state
-from pages.build import compare, tables, tokens
+from pages.build import compare, tokens
 from pages.build.text import strip_pad, strip_system
 from pages.build.view import View
 
 
 def _choose(view: View, rows: object) -> str:
-    keys = [tables.sample_key(f, n) for f, n in zip(rows[S.FILE], rows[S.LINE])]
+    keys = rows[S.KEY].tolist()
     labels = {k: f"{k} · reward {r:.3g}" for k, r in zip(keys, rows[S.REWARD])}
     wanted = st.session_state.get("w_sample") or view.sample_key
     if wanted not in labels:
@@ -77,8 +77,7 @@ def render(view: View) -> None:
     rows = view.run.step_rows(view.step)
     st.header(f"Sample · step {view.step}")
     key = _choose(view, rows)
-    located = tables.parse_key(key)
-    sample = view.run.sample(*located)
+    sample = view.run.sample(key)
     if sample.error:
         st.error(sample.error)
         return

@@ -59,6 +59,18 @@ def choose_page() -> str:
     return page
 
 
+def choose_split(run: loaders.Run) -> loaders.Run:
+    """Training or validation samples, when the dump holds both (they are never mixed)."""
+    if not run.has_validation:
+        return run
+    splits = {"train": False, "validation": True}
+    wanted = state.query("split")
+    state.seed("w_split", wanted if wanted in splits else "train")
+    split = st.sidebar.radio("Samples", list(splits), key="w_split", horizontal=True)
+    state.publish(split=split)
+    return run.part(splits[split])
+
+
 def choose_step(steps: list[int]) -> int:
     """The step every page looks at, shared through the URL."""
     wanted = state.query("step")

@@ -160,6 +160,7 @@ def _rows() -> pd.DataFrame:
     return pd.DataFrame({
         S.FILE: ["a.jsonl", "<b>x</b>.jsonl", "a.jsonl", "a.jsonl"],
         S.LINE: [3, 1, 4, 9],
+        S.KEY: ["a.jsonl:3", "<b>x</b>.jsonl:1", "a.jsonl:4", "a.jsonl:9"],
         S.REWARD: [0.5, 0.2, np.nan, 0.9],
         S.REF_REWARD: [0.25, 0.4, 0.3, 0.9],
         S.REWARD_GAP: [0.25, -0.2, np.nan, 0.0],

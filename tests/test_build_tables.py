@@ -95,29 +95,15 @@ def test_sort_choices_kl_columns_hold_that_estimator(dump):
 
 # ---- keys ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("file", "line"), [
-    ("rollout.jsonl", 1), ("a:b.jsonl", 12), ("sub/dir/x:1:2.jsonl", 7), ("s p/ä.jsonl", 0)])
-def test_sample_key_round_trip(file, line):
-    key = T.sample_key(file, line)
-    assert key == f"{file}:{line}"
-    assert T.parse_key(key) == (file, line)
-
-
-@pytest.mark.parametrize("key", ["", "nocolon", ":5", "a.jsonl:", "a.jsonl:x", "a.jsonl:-1",
-                                 "a.jsonl:1.5", "a.jsonl: 3", "a.jsonl:²", None])
-def test_parse_key_malformed_is_none(key):
-    assert T.parse_key(key) is None
-
-
 def test_keys_open_the_right_sample_in_a_real_dump(tmp_path):
     root = tmp_path / "run"
     write_dump(root / "a:b.jsonl", [make_sample(0, seed=1), make_sample(1, seed=2)])
     write_dump(root / "sub" / "dir" / "r:0.jsonl", [make_sample(0, seed=3, prompt="deep")])
     run = open_run(root, use_cache=False)
-    keys = [T.sample_key(f, n) for f, n in zip(run.samples[S.FILE], run.samples[S.LINE])]
+    keys = T.table_view(run.samples, DisplayOptions())[T.KEY].tolist()
     assert sorted(keys) == ["a:b.jsonl:1", "a:b.jsonl:2", "sub/dir/r:0.jsonl:1"]
-    assert run.sample(*T.parse_key("sub/dir/r:0.jsonl:1")).texts[S.PROMPT] == "deep"
-    assert run.sample(*T.parse_key("a:b.jsonl:2")).step == 1
+    assert run.sample("sub/dir/r:0.jsonl:1").texts[S.PROMPT] == "deep"
+    assert run.sample("a:b.jsonl:2").step == 1
 
 
 # ---- filtering ----------------------------------------------------------------------------
@@ -159,10 +145,10 @@ def test_filter_regex_over_full_texts(dump):
     samples, run = dump
     rows = _rows(run)
     texts = {key: t[S.PROMPT] + "\n" + t[S.RESPONSE] for key, t in run.step_texts(0).items()}
-    assert texts[(FILE, 5)] == samples[4]["prompt"] + "\n" + LONG_RESPONSE
+    assert texts[f"{FILE}:5"] == samples[4]["prompt"] + "\n" + LONG_RESPONSE
     assert _lines(T.filter_rows(rows, regex=re.compile("needle"), texts=texts)) == [5]
     # the texts dict, not the previews, is searched: a key it lacks never matches
-    partial = {(FILE, 2): "needle", (FILE, 9): "nothing"}
+    partial = {f"{FILE}:2": "needle", f"{FILE}:9": "nothing"}
     assert _lines(T.filter_rows(rows, regex=re.compile("needle"), texts=partial)) == [2]
     assert _lines(T.filter_rows(rows, regex=re.compile("."), texts=partial)) == [2, 9]
 

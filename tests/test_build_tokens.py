@@ -39,7 +39,7 @@ def frame(tmp_path) -> pd.DataFrame:
     sample = make_sample(0, n=8, response="".join(TOKENS), response_tokens=TOKENS,
                          logprobs=LP, ref_logprobs=REF, values=VALUES,
                          token_rewards=TOKEN_REWARDS, entropy=ENTROPY)
-    return _run(tmp_path, [sample]).sample("r.jsonl", 1).tokens
+    return _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_token_metrics_only_those_with_data(tmp_path):
     sample = {"step": 0, "response_tokens": ["a", "b", "c"], "logprobs": [-0.1, -0.2, -0.3],
               "entropy": [1.0, 2.0, 3.0], "advantages": [0.5, None, -0.5],
               "all_null": [None, None, None], "reward": 1.0}
-    tokens = _run(tmp_path, [sample]).sample("r.jsonl", 1).tokens
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
     # no ref_logprobs: no log_ratio, KL or ref_prob; no values or token_rewards
     assert K.token_metrics(tokens) == [S.LOGPROB, S.PROB, "entropy", "advantages"]
 
@@ -85,7 +85,7 @@ def test_token_metrics_only_those_with_data(tmp_path):
 def test_window_slices_rows(tmp_path):
     n = 300
     sample = make_sample(0, n=n, seed=3)
-    tokens = _run(tmp_path, [sample]).sample("r.jsonl", 1).tokens
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
     assert K.WINDOW == 128
     assert K.window(tokens, 0)[S.TOKEN_INDEX].tolist() == list(range(128))
     assert K.window(tokens, 128)[S.TOKEN_INDEX].tolist() == list(range(128, 256))
@@ -254,7 +254,7 @@ def test_inline_html_title_holds_every_metric(unpadded):
 
 def test_inline_html_escapes_metric_names_in_title(tmp_path):
     sample = make_sample(0, n=2, response_tokens=["a", "b"], **{'x"><script>': [1.0, 2.0]})
-    tokens = _run(tmp_path, [sample]).sample("r.jsonl", 1).tokens
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
     markup = K.inline_html(tokens, S.LOGPROB, K.token_metrics(tokens))
     assert "<script" not in markup
     assert all('x"><script>=' in s["title"] for s in _spans(markup))

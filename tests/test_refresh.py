@@ -64,7 +64,7 @@ def test_pending_line_is_picked_up_when_complete(dump_dir):
     assert run.cache == "partial" and run.pending_bytes == 0 and run.bad_lines == 0
     added = run.samples[run.samples[S.STEP] == 3]
     assert list(added[S.LINE]) == [13]
-    assert run.sample(path.name, 13).texts[S.PROMPT] == make_sample(3, seed=9)["prompt"]
+    assert run.sample(f"{path.name}:13").texts[S.PROMPT] == make_sample(3, seed=9)["prompt"]
 
 
 def test_line_accepted_without_newline_then_continued(dump_dir):

@@ -106,7 +106,7 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
 
 def _locations(rows: pd.DataFrame) -> np.ndarray:
     """file:line of each row, escaped because hover text is rendered as HTML."""
-    return np.array([html.escape(f"{f}:{n}") for f, n in zip(rows[S.FILE], rows[S.LINE])],
+    return np.array([html.escape(key) for key in rows[S.KEY]],
                     dtype=object)
 
 

@@ -12,7 +12,7 @@ from pages.build.text import DisplayOptions, strip_pad, strip_system
 TABLE_PREVIEW = 160
 FLAG_LABELS = {S.TRUNCATED: "truncated", S.LENGTH_MISMATCH: "length mismatch",
                S.NONFINITE: "non-finite"}
-KEY = "key"  # "file:line", how a table row names its sample
+KEY = S.KEY  # "file:line[#item]", how a table row names its sample
 
 
 def sort_choices(estimator: str) -> dict[str, str]:
@@ -25,22 +25,12 @@ def sort_choices(estimator: str) -> dict[str, str]:
     }
 
 
-def sample_key(file: str, line: int) -> str:
-    return f"{file}:{line}"
-
-
-def parse_key(key: str) -> tuple[str, int] | None:
-    """(file, line) from "file:line", or None when malformed."""
-    file, _, line = str(key).rpartition(":")
-    return (file, int(line)) if file and line.isascii() and line.isdigit() else None
-
-
 def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = None,
                 flags: tuple[str, ...] = (), regex: re.Pattern | None = None,
-                texts: dict[tuple[str, int], str] | None = None) -> pd.DataFrame:
+                texts: dict[str, str] | None = None) -> pd.DataFrame:
     """Rows whose reward is in range, that carry every given flag, and whose text matches.
 
-    `texts` maps (file, line) to the full prompt+response text searched by `regex`; without it
+    `texts` maps sample keys to the full prompt+response text searched by `regex`; without it
     the previews are searched.
     """
     keep = np.ones(len(rows), dtype=bool)
@@ -51,7 +41,7 @@ def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = N
     for flag in flags:
         keep &= rows[flag].to_numpy(dtype=bool)
     if regex is not None:
-        keys = zip(rows[S.FILE], rows[S.LINE])
+        keys = rows[S.KEY].tolist()
         haystack = ([texts.get(k, "") for k in keys] if texts is not None else
                     (rows[S.PROMPT].fillna("") + "\n" + rows[S.RESPONSE].fillna("")).tolist())
         keep &= np.array([bool(regex.search(t)) for t in haystack], dtype=bool)
@@ -82,7 +72,7 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     """The displayed table: text previews, the metrics, flags, then the extra scalar columns."""
     est = options.kl_estimator
     view = pd.DataFrame({
-        KEY: [sample_key(f, n) for f, n in zip(rows[S.FILE], rows[S.LINE])],
+        KEY: rows[S.KEY].to_numpy(),
         S.PROMPT: _preview(rows[S.PROMPT], options, system=True),
         S.RESPONSE: _preview(rows[S.RESPONSE], options),
         S.REWARD: rows[S.REWARD].to_numpy(),

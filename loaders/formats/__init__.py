@@ -1,0 +1,85 @@
+"""Trainer dump formats: detection by file name and keys, and normalisation to the schema.
+
+Every format turns one stored record (a jsonl line or a Parquet row) into one or more samples
+in the RLLoggingBoard layout of loaders.schema, so everything downstream sees one schema.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from loaders import schema as S
+from loaders.formats import native, nemo, prime, roll, trl, verl
+from loaders.formats.context import FileContext
+from loaders.record import BadLine, parse_step
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    label: str
+    path: re.Pattern  # matched against the path relative to the dump dir
+    keys: frozenset[str]  # a record holding all of these is in this format
+    normalize: Callable[[dict, FileContext], list[dict]]
+    tabular: bool = False  # stored as Parquet rows, not jsonl lines
+    any_of: frozenset[str] = frozenset()  # and, when given, at least one of these
+
+
+FORMATS = (
+    Format("roll_dump", "ROLL rollout_dump_dir (one columnar line per step)",
+           re.compile(r"(^|/)rollout_dump_data\.step_\d+\.jsonl$"),
+           frozenset({"global_step", "responses"}), roll.explode_dump),
+    Format("nemo_rl", "NeMo-RL train_data_step{N}.jsonl",
+           re.compile(r"(^|/)(train|val)_data_step\d+\.jsonl$"),
+           frozenset({"token_ids", "token_loss_mask"}), nemo.normalize),
+    Format("prime_rl", "prime-rl token_exports/step_N/rank_R.jsonl",
+           re.compile(r"(^|/)token_exports/step_\d+/rank_\d+\.jsonl$"),
+           frozenset({"token_ids", "loss_mask"}), prime.normalize),
+    Format("trl", "TRL log_completions completions/completions_{step}.parquet",
+           re.compile(r"(^|/)completions_\d+\.parquet$"),
+           frozenset({"completion"}), trl.normalize, tabular=True),
+    Format("roll_board", "ROLL save_logging_board_dir data_{date}_{time}_{ms}.jsonl",
+           re.compile(r"(^|/)data_\d{8}_\d{6}_\d+\.jsonl$"),
+           frozenset({"new_response_mask"}), roll.normalize_board),
+    Format("verl", "verl rollout/validation dump {global_step}.jsonl",
+           re.compile(r"(^|/)\d+\.jsonl$"), frozenset({"input", "output", "score"}),
+           verl.normalize),
+    Format("native", "RLLoggingBoard rollout_data_rank{N}.jsonl (and forks)",
+           re.compile(r"(^|/)rollout_data_rank_?(val_?)?\d+\.jsonl$"),
+           frozenset({S.STEP}), native.normalize,
+           any_of=frozenset({S.PROMPT, S.RESPONSE, S.RESPONSE_TOKENS, S.LOGPROBS, S.REWARD})),
+)
+BY_NAME = {f.name: f for f in FORMATS}
+
+
+def by_path(rel: str) -> Format | None:
+    """The format a file name says, if it says one."""
+    return next((f for f in FORMATS if f.path.search(rel)), None)
+
+
+def by_keys(record: dict) -> Format | None:
+    """The format whose identifying keys a record holds (most specific first)."""
+    keys = record.keys()
+    return next((f for f in FORMATS if not f.tabular and f.keys <= keys
+                 and (not f.any_of or f.any_of & keys)), None)
+
+
+def supported() -> str:
+    """One line per supported format, for messages."""
+    return "\n".join(f"  - {f.label}" for f in FORMATS)
+
+
+def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
+    """Normalised samples of one record, each with an int step, or the BadLine it raised."""
+    out: list[dict | BadLine] = []
+    for sample in BY_NAME[fmt].normalize(record, context):
+        if sample.get(S.STEP) is None and context.step is not None:
+            sample[S.STEP] = context.step
+        try:
+            sample[S.STEP] = parse_step(sample.get(S.STEP), S.STEP in sample)
+        except BadLine as err:
+            out.append(err)
+            continue
+        out.append(sample)
+    return out

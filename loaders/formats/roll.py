@@ -1,0 +1,59 @@
+"""ROLL's two dumps.
+
+save_logging_board_dir (data_{YYYYmmdd_HHMMSS}_{ms}.jsonl): RLLoggingBoard keys plus
+`log_probs2`, `old_log_probs2_entropy` and `new_response_mask`.  `response_tokens` and the
+per-token lists are padded to the batch's response length: the mask (1s then 0s) picks the
+real tokens.  ROLL writes token-level *rewards* into `values` (the same numbers as
+`token_rewards`, prompt positions included), so the board drops `values` (no critic) and
+reads `token_rewards` from its last response-length positions, then masks them.
+`old_log_probs2_entropy` becomes the `entropy` token array.
+
+rollout_dump_dir (rollout_dump_data.step_{N}.jsonl): one line per step holding a dict of
+equal-length lists; it is exploded into one sample per list position.
+"""
+from __future__ import annotations
+
+from loaders import schema as S
+from loaders.formats.context import FileContext
+from loaders.formats.masking import masked
+
+MASK = "new_response_mask"
+_DUMP_RENAMES = {"global_step": S.STEP, "responses": S.RESPONSE, "scores": S.REWARD,
+                 "response": S.RESPONSE, "score": S.REWARD}
+
+
+def normalize_board(record: dict, context: FileContext) -> list[dict]:
+    rewards = record.get(S.TOKEN_REWARDS)
+    if rewards is None:
+        rewards = record.get(S.VALUES)
+    record.pop(S.VALUES, None)
+    mask = record.pop(MASK, None)
+    if isinstance(mask, list):
+        if isinstance(rewards, list) and len(rewards) > len(mask):
+            rewards = rewards[len(rewards) - len(mask):]
+        record[S.TOKEN_REWARDS] = rewards
+        for key, value in list(record.items()):
+            if isinstance(value, list) and len(value) == len(mask):
+                record[key] = masked(value, mask)
+    else:
+        record[S.TOKEN_REWARDS] = rewards
+    if "old_log_probs2_entropy" in record and "entropy" not in record:
+        record["entropy"] = record.pop("old_log_probs2_entropy")
+    record[S.VALIDATION] = bool(record.get(S.VALIDATION)) or context.validation
+    return [record]
+
+
+def explode_dump(record: dict, context: FileContext) -> list[dict]:
+    lengths = {len(v) for v in record.values() if isinstance(v, list)}
+    count = max(lengths) if lengths else 0
+    samples = []
+    for i in range(count):
+        sample = {}
+        for key, value in record.items():
+            item = value[i] if isinstance(value, list) and len(value) == count else value
+            sample[_DUMP_RENAMES.get(key, key)] = item
+        if S.PROMPT not in sample and "messages" in sample:
+            sample[S.PROMPT] = sample.pop("messages")
+        sample[S.VALIDATION] = context.validation
+        samples.append(sample)
+    return samples
