@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
+from loaders.tokenizer import TokenizerUnavailable, decode_ids
 from pages import state
 from pages.build import compare, tokens
 from pages.build.text import strip_pad, strip_system
@@ -54,6 +55,7 @@ def _tokens(sample: object, view: View) -> None:
     if frame.empty:
         st.info("This sample has no token-level data.")
         return
+    frame = _decoded(frame, view.options.tokenizer_dir)
     available = tokens.token_metrics(frame)
     default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
                if m in available]
@@ -71,6 +73,18 @@ def _tokens(sample: object, view: View) -> None:
     part = tokens.window(frame, start)
     st.plotly_chart(tokens.heatmap_figure(part, chosen), width="stretch", key="c_heat")
     st.dataframe(tokens.metrics_table(part, chosen), width="stretch")
+
+
+def _decoded(frame: object, tokenizer_dir: str) -> object:
+    """Token ids shown as text when the user points at a local tokenizer."""
+    if not tokenizer_dir:
+        return frame
+    try:
+        texts = decode_ids(frame[S.TOKEN].tolist(), tokenizer_dir)
+    except TokenizerUnavailable as err:
+        st.warning(str(err))
+        return frame
+    return frame.assign(**{S.TOKEN: texts})
 
 
 def render(view: View) -> None:

@@ -97,4 +97,7 @@ def display_options() -> DisplayOptions:
         estimator = st.selectbox("KL estimator", S.KL_ESTIMATORS, key="w_kl",
                                  index=S.KL_ESTIMATORS.index(defaults.kl_estimator),
                                  format_func=S.KL_LABELS.get)
-    return DisplayOptions(pad, marker, estimator)
+        tokenizer = st.text_input("Tokenizer dir (decode token ids)", key="w_tokenizer",
+                                  help="A local Hugging Face tokenizer folder; needs the "
+                                       "optional transformers package. Nothing is downloaded.")
+    return DisplayOptions(pad, marker, estimator, tokenizer.strip())

@@ -13,6 +13,7 @@ class DisplayOptions:
     pad_token: str = "<PAD>"
     system_marker: str = "<endofsystem>"
     kl_estimator: str = S.K3
+    tokenizer_dir: str = ""  # local tokenizer to decode token ids (optional)
 
 
 def strip_system(prompt: str, marker: str) -> str:

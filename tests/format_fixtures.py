@@ -1,0 +1,148 @@
+"""Small, realistic dumps in each trainer's format, with that format's quirks."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from conftest import line_of, write_dump
+
+
+def _logprobs(n: int, seed: int) -> list[float]:
+    return (-np.random.default_rng(seed).random(n)).tolist()
+
+
+def native_forks(root: Path) -> Path:
+    """rollout_data_rank{N}.jsonl (no underscore), fork keys, no critic; a validation file."""
+    train = []
+    for step in range(2):
+        for i in range(3):
+            n = 4 + i
+            train.append({
+                "step": step, "prompt": f"q{i}", "response": "a" * n, "response_tokens": ["a"] * n,
+                "logprobs": _logprobs(n, i), "ref_logprobs": _logprobs(n, i + 50), "values": None,
+                "token_rewards": [0.0] * n, "reward": 0.1 * i + step, "advantages": [0.5] * n,
+                "kl": [0.01] * n, "entropy": [1.0 + i] * n, "data_source": "gsm8k",
+                "rm_response": "looks right", "img_path": "/data/img.png"})
+    write_dump(root / "rollout_data_rank0.jsonl", train)
+    val = [{"step": 1, "prompt": "vq", "response": "v", "reward": 0.9, "validation": True}]
+    write_dump(root / "rollout_data_rank_val0.jsonl", val)
+    return root
+
+
+def verl(root: Path) -> Path:
+    """{global_step}.jsonl with reward_extra_info keys; validation lines carry `reward`."""
+    for step in (1, 2):
+        lines = [{"input": f"<|user|>question {i}", "output": f"answer {i} at {step}",
+                  "gts": str(i), "score": float(i == step), "step": step, "acc": float(i == step),
+                  "format_reward": 0.5, "request_id": f"r{step}-{i}"} for i in range(3)]
+        write_dump(root / "rollout" / f"{step}.jsonl", lines)
+    val = [{"input": "val q", "output": "val a", "gts": "1", "score": 1.0, "reward": 1.0,
+            "step": 0}]
+    write_dump(root / "validation" / "0.jsonl", val)
+    return root
+
+
+def roll_board(root: Path, pad: int = 3, prompt_len: int = 4) -> Path:
+    """data_{date}_{time}_{ms}.jsonl: padded tokens, a mask, rewards written into `values`."""
+    samples = []
+    for i in range(3):
+        n = 3 + i
+        rewards = [0.0] * (prompt_len - 1 + n + pad)
+        rewards[prompt_len - 1 + n - 1] = 1.0 + i
+        samples.append({
+            "step": 7, "prompt": f"p{i}", "response": "x" * n + "<pad>" * pad,
+            "response_tokens": ["x"] * n + ["<pad>"] * pad,
+            "logprobs": _logprobs(n, i) + [0.0] * pad,
+            "ref_logprobs": _logprobs(n, i + 9) + [0.0] * pad,
+            "log_probs2": _logprobs(n, i + 20) + [0.0] * pad,
+            "old_log_probs2_entropy": [2.0] * n + [0.0] * pad,
+            "new_response_mask": [1] * n + [0] * pad,
+            "values": rewards, "token_rewards": rewards, "reward": 1.0 + i})
+    write_dump(root / "data_20260101_120000_123.jsonl", samples)
+    return root
+
+
+def roll_dump(root: Path) -> Path:
+    """rollout_dump_data.step_{N}.jsonl: ONE columnar line per step."""
+    for step in (3, 4):
+        n = 4
+        line = {"global_step": [step] * n, "id": [f"id{i}" for i in range(n)],
+                "prompt": [f"prompt {i}" for i in range(n)],
+                "messages": [json.dumps([{"role": "user", "content": f"prompt {i}"}])
+                             for i in range(n)],
+                "ground_truth": [str(i) for i in range(n)],
+                "responses": [f"resp {i}" for i in range(n)],
+                "scores": [float(i % 2) for i in range(n)], "tag": ["math"] * n,
+                "sampling_params": [json.dumps({"temperature": 1.0})] * n}
+        write_dump(root / f"rollout_dump_data.step_{step}.jsonl", [line])
+    return root
+
+
+def trl(root: Path) -> Path:
+    """completions/completions_{step:05d}.parquet, one reward column per function."""
+    for step in (10, 20):
+        table = pa.table({
+            "step": [step] * 3, "prompt": [f"<|user|>q{i}" for i in range(3)],
+            "completion": [f"c{i}" for i in range(3)],
+            "accuracy_reward": [1.0, 0.0, 1.0], "format_reward": [0.5, float("nan"), 0.5],
+            "advantage": [0.7, -1.2, 0.5]})
+        (root / "completions").mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, root / "completions" / f"completions_{step:05d}.parquet")
+    return root
+
+
+def nemo(root: Path, prompt_len: int = 3, n: int = 4, pad: int = 2) -> Path:
+    """train_data_step{N}.jsonl: length-1 slices over the full, right-padded sequence."""
+    lines = []
+    for i in range(2):
+        total = prompt_len + n + pad
+        mask = [0] * prompt_len + [1] * n + [0] * pad
+        gen = [0.0] * prompt_len + _logprobs(n, i) + [0.0] * pad
+        prev = _logprobs(prompt_len, 7) + [g + 0.01 for g in gen[prompt_len:prompt_len + n]] \
+            + [0.0] * pad
+        lines.append({
+            "content": [["<|system|>be brief<|user|>what is 2+2?", f"<|assistant|>4 ({i})"]],
+            "rewards": [float(i)], "input_lengths": [prompt_len + n],
+            "token_ids": [list(range(100, 100 + total))], "token_loss_mask": [mask],
+            "sample_loss_mask": [1], "advantages": [[0.5 - i] * total],
+            "generation_logprobs": [gen], "prev_logprobs": [prev], "idx": i})
+    write_dump(root / "exp_001" / "train_data_step2.jsonl", lines)
+    return root
+
+
+def prime(root: Path, prompt_len: int = 2, n: int = 3) -> Path:
+    """token_exports/step_N/rank_R.jsonl; step 2 lacks STABLE (still being written)."""
+    for step, stable in ((1, True), (2, False)):
+        folder = root / "token_exports" / f"step_{step}"
+        lines = []
+        for rank_item in range(2):
+            total = prompt_len + n
+            inf = [0.0] * prompt_len + _logprobs(n, rank_item)
+            train = [0.0] * prompt_len + [v - 0.02 for v in inf[prompt_len:]]
+            lines.append({
+                "schema_version": 1, "step": step, "rank": 0, "token_ids": list(range(total)),
+                "position_ids": list(range(total)),
+                "loss_mask": [False] * prompt_len + [True] * n,
+                "advantages": [0.3] * total, "rewards": [1.0] * total,
+                "inference_logprobs": inf, "trainer_logprobs": train,
+                "entropy": [0.8] * total, "mismatch_kl": [0.001] * total,
+                "importance_ratio": [0.98] * total, "is_masked": [False] * total})
+        write_dump(folder / "rank_0.jsonl", lines)
+        if stable:
+            (folder / "STABLE").touch()
+    return root
+
+
+def unknown(root: Path) -> Path:
+    """A run folder holding only scalar metrics: no dump in any known format."""
+    (root / "logs").mkdir(parents=True, exist_ok=True)
+    (root / "logs" / "metrics.jsonl").write_bytes(
+        line_of({"step": 1, "data": {"actor/entropy": 1.2}}))
+    return root
+
+
+ALL = {"native": native_forks, "verl": verl, "roll_board": roll_board, "roll_dump": roll_dump,
+       "trl": trl, "nemo_rl": nemo, "prime_rl": prime}

@@ -1,0 +1,63 @@
+"""Every trainer format through every page of the real board."""
+import format_fixtures as F
+import pytest
+from apptest import board, texts
+
+from pages.sidebar import PAGES
+
+
+@pytest.fixture(scope="module", params=sorted(F.ALL))
+def format_dump(request, tmp_path_factory):
+    return F.ALL[request.param](tmp_path_factory.mktemp(request.param) / "dump"), request.param
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders(format_dump, page):
+    root, _ = format_dump
+    at = board(root, page=page)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_token_less_formats_say_so(tmp_path):
+    root = F.verl(tmp_path / "verl")
+    at = board(root, page="sample")
+    assert "This sample has no token-level data." in texts(at)
+    at = board(root, page="rewards")
+    assert "No KL: this dump has no logprobs" in texts(at)
+
+
+def test_validation_is_a_separate_view(tmp_path):
+    root = F.native_forks(tmp_path / "native")
+    at = board(root, page="responses", step="1")
+    assert at.sidebar.radio(key="w_split").value == "train"
+    assert len(at.dataframe[0].value) == 3
+    at.sidebar.radio(key="w_split").set_value("validation").run()
+    assert at.dataframe[0].value["prompt"].tolist() == ["vq"]
+    assert at.query_params["split"] in ("validation", ["validation"])
+
+
+def test_new_token_metrics_are_selectable_and_sortable(tmp_path):
+    root = F.prime(tmp_path / "prime")
+    at = board(root, page="sample")
+    options = at.multiselect(key="w_metrics").options
+    for metric in ("entropy", "advantages", "mismatch_kl", "importance_ratio"):
+        assert metric in options
+    at = board(root, page="responses")
+    at.selectbox(key="w_sort").set_value("(any column)").run()
+    at.selectbox(key="w_sort_col").set_value("mismatch_kl_mean").run()
+    assert "mismatch_kl_mean" in at.dataframe[0].value.columns
+
+
+def test_token_ids_without_transformers_warn_and_still_show(tmp_path, monkeypatch):
+    import sys
+
+    from loaders import tokenizer
+
+    tokenizer._load.cache_clear()
+    monkeypatch.setitem(sys.modules, "transformers", None)
+    root = F.prime(tmp_path / "prime")
+    at = board(root, page="sample")
+    at.sidebar.text_input(key="w_tokenizer").input(str(tmp_path)).run()
+    assert any("optional 'transformers' package" in w.value for w in at.warning)
+    assert "3 tokens" in texts(at)
