@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import orjson
 
+from loaders.health.check import check
 from loaders.report import summary_dict, summary_text
 from loaders.run import DumpError, open_run
 
@@ -16,7 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--no-cache", action="store_true", help="ignore and keep the index")
     parser.add_argument("--max-problems", type=int, default=50, help="problems listed (cap)")
+    parser.add_argument("--alerts", action="store_true",
+                        help="evaluate the health alert rules over metrics and dump instead")
+    parser.add_argument("--metrics", type=Path, help="another file or dir of training metrics")
+    parser.add_argument("--alerts-config", type=Path,
+                        help="TOML thresholds (default: RUN_DIR/alerts.toml when present)")
     args = parser.parse_args(argv)
+    if args.alerts:
+        return print_alerts(args)
     try:
         run = open_run(args.dump_dir, use_cache=not args.no_cache)
     except DumpError as err:
@@ -27,6 +36,33 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(summary_text(info))
+    return 0
+
+
+def print_alerts(args: argparse.Namespace) -> int:
+    """The alerts as a JSON list of {rule, severity, step, evidence} (or one line each)."""
+    root = Path(args.dump_dir)
+    if not root.is_dir():
+        print(f"error: no such directory: {root}", file=sys.stderr)
+        return 2
+    try:
+        samples = open_run(root, use_cache=not args.no_cache).samples
+    except DumpError:
+        samples = None  # a run dir with metrics only
+    try:
+        health = check(root, samples, args.metrics, args.alerts_config)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if samples is None and health.metrics.empty:
+        print(f"error: no dump and no training metrics under {root}", file=sys.stderr)
+        return 2
+    alerts = [a.as_dict() for a in health.alerts]
+    if args.json:
+        sys.stdout.write(orjson.dumps(alerts, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        for alert in alerts:
+            print(f"step {alert['step']}: {alert['severity']} {alert['rule']} {alert['evidence']}")
     return 0
 
 

@@ -135,3 +135,20 @@ SORT_KEYS = (STEP, RANK, FILE, LINE, ITEM)
 def sample_key(file: str, line: int, item: int = 0) -> str:
     """A sample's name: "file:line", or "file:line#item" when a line holds many samples."""
     return f"{file}:{line}" if not item else f"{file}:{line}#{item}"
+
+
+# ---- health signals: one value per step, from the metrics and the dump ------------------
+H_KL = "kl"  # policy KL from the trainer's metrics, else the dump's per-token KL
+H_TOKEN_KL = "token_kl"  # mean per-token k3 KL of the step's samples (dump)
+H_GRAD_NORM = "grad_norm"
+H_ENTROPY = "entropy"
+H_REWARD = "reward"
+H_LENGTH = "response_length"
+H_TOKENS = "tokens"  # tokens in the step's batch
+H_TRUNCATION = "truncation_ratio"
+H_ABORT = "abort_ratio"
+H_TIMEOUT = "timeout_ratio"
+H_MEM_RESERVED = "memory_reserved"
+H_MEM_ALLOCATED = "memory_allocated"
+H_MEM_TOTAL = "memory_total"
+H_ZERO_VARIANCE = "zero_variance_share"  # GRPO groups whose rewards are all equal

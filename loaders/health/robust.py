@@ -1,0 +1,36 @@
+"""Robust per-step baselines: a rolling median and MAD of the steps before each step."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+MAD_SCALE = 1.4826  # makes the MAD a consistent estimate of a normal std
+
+
+def baseline(values: pd.Series, window: int, min_history: int) -> tuple[pd.Series, pd.Series]:
+    """(median, scaled MAD) of the previous `window` finite values, NaN before min_history."""
+    prior = values.shift(1)
+    median = prior.rolling(window, min_periods=min_history).median()
+    deviation = (prior - median).abs()
+    mad = deviation.rolling(window, min_periods=min_history).median() * MAD_SCALE
+    return median, mad
+
+
+def deviation(values: pd.Series, window: int = 20, min_history: int = 5,
+              rel_floor: float = 0.05) -> pd.Series:
+    """How many robust stds each step lies from its own recent past (signed).
+
+    The spread is floored at rel_floor·|median| so a flat history does not turn every
+    wobble into an infinite score.
+    """
+    median, mad = baseline(values, window, min_history)
+    spread = np.maximum(mad, rel_floor * median.abs())
+    spread = spread.where(spread > 0)
+    return (values - median) / spread
+
+
+def spikes(values: pd.Series, k: float, window: int = 20, min_history: int = 5,
+           direction: int = 1, rel_floor: float = 0.05) -> pd.Series:
+    """True where a step is more than k robust stds above (direction 1) or below (-1)."""
+    score = deviation(values, window, min_history, rel_floor) * direction
+    return (score > k).fillna(False)

@@ -1,0 +1,90 @@
+"""Per-step health signals, from the trainer's metrics first and the dump second."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+
+# metric names that carry each signal, most specific first (matched case-insensitively)
+METRIC_PATTERNS = {
+    S.H_KL: (r"^actor/(ppo_kl|approx_?kl|policy_?kl)$", r"^actor/kl_loss$", r"(^|/)kl$",
+             r"(^|/)(approx_?kl|ppo_kl|kl_loss)$"),
+    S.H_GRAD_NORM: (r"^actor/grad_norm$", r"grad_norm$"),
+    S.H_ENTROPY: (r"^actor/entropy(_loss)?$", r"(^|/)entropy(_mean)?$"),
+    S.H_REWARD: (r"^critic/(score|rewards)/mean$", r"(^|/)(reward|score)s?(/mean)?$"),
+    S.H_LENGTH: (r"^response_length/mean$", r"response_length.*mean$"),
+    S.H_TOKENS: (r"(total_num_tokens|num_tokens|tokens/total|total_tokens)$",),
+    S.H_TRUNCATION: (r"^response_length/clip_ratio$", r"truncat\w*(_ratio|_rate)?$"),
+    S.H_ABORT: (r"abort\w*(_ratio|_rate)?$",),
+    S.H_TIMEOUT: (r"timeout\w*(_ratio|_rate)?$",),
+}
+MEMORY_PATTERNS = {S.H_MEM_RESERVED: r"memory.*reserved", S.H_MEM_ALLOCATED: r"memory.*allocated",
+                   S.H_MEM_TOTAL: r"memory.*(total|capacity)"}
+
+
+def metric_for(names: list[str], signal: str) -> str | None:
+    """The metric that carries a signal, if the trainer logged one."""
+    for pattern in METRIC_PATTERNS[signal]:
+        regex = re.compile(pattern, re.IGNORECASE)
+        found = [n for n in names if regex.search(n)]
+        if found:
+            return sorted(found, key=len)[0]
+    return None
+
+
+def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
+    names = [str(c) for c in metrics.columns]
+    out = pd.DataFrame(index=metrics.index)
+    for signal in METRIC_PATTERNS:
+        name = metric_for(names, signal)
+        if name is not None:
+            out[signal] = metrics[name]
+    for signal, pattern in MEMORY_PATTERNS.items():
+        regex = re.compile(pattern, re.IGNORECASE)
+        columns = [n for n in names if regex.search(n)]
+        if columns:  # the busiest device decides the risk
+            out[signal] = metrics[columns].max(axis=1)
+    return out
+
+
+def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
+    grouped = samples.groupby(S.STEP)
+    out = pd.DataFrame({
+        S.H_REWARD: grouped[S.REWARD].mean(),
+        S.H_LENGTH: grouped[S.RESPONSE_LEN].mean(),
+        S.H_TOKENS: grouped[S.RESPONSE_LEN].sum().astype(float),
+        S.H_TOKEN_KL: grouped[S.kl_mean(S.K3)].mean(),
+        S.H_TRUNCATION: grouped[S.TRUNCATED].mean(),
+        S.H_ZERO_VARIANCE: zero_variance_share(samples),
+    })
+    if "entropy_mean" in samples:
+        out[S.H_ENTROPY] = grouped["entropy_mean"].mean()
+    out[S.H_KL] = out[S.H_TOKEN_KL]
+    return out
+
+
+def zero_variance_share(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
+    """Per step, the share of prompt groups (≥ min_group samples) whose rewards are equal."""
+    groups = samples.groupby([S.STEP, S.PROMPT_ID])[S.REWARD].agg(["count", "min", "max"])
+    groups = groups[groups["count"] >= min_group]
+    flat = (groups["max"] - groups["min"]).abs() < 1e-12
+    return flat.groupby(level=0).mean()
+
+
+def health_signals(metrics: pd.DataFrame | None, samples: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per step; the trainer's metrics win over what the dump implies."""
+    parts = []
+    if metrics is not None and not metrics.empty:
+        parts.append(_from_metrics(metrics))
+    if samples is not None and not samples.empty:
+        parts.append(_from_dump(samples))
+    if not parts:
+        return pd.DataFrame(index=pd.Index([], name=S.STEP))
+    signals = parts[0]
+    for part in parts[1:]:
+        signals = signals.combine_first(part)
+    signals.index.name = S.STEP
+    return signals.sort_index().astype(np.float64)

@@ -1,0 +1,129 @@
+"""Health signals and alert rules on runs with injected faults, and a healthy one."""
+import subprocess
+import sys
+
+import metric_fixtures as M
+import numpy as np
+import orjson
+import pandas as pd
+import pytest
+from conftest import ROOT, make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.health.check import check
+from loaders.health.config import DEFAULTS, load_config
+from loaders.health.robust import deviation
+from loaders.health.rules import rank_imbalance
+from loaders.health.signals import health_signals, zero_variance_share
+
+
+def _alerts(tmp_path, rows, samples=None):
+    M.write_verl_file(tmp_path / "metrics.jsonl", rows)
+    return check(tmp_path, samples).alerts
+
+
+def test_healthy_run_has_no_strong_alerts(tmp_path):
+    alerts = _alerts(tmp_path, M.healthy())
+    assert [a for a in alerts if a.severity == "strong"] == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_healthy_runs_with_other_noise_stay_quiet(tmp_path, seed):
+    M.write_verl_file(tmp_path / "metrics.jsonl", M.healthy(seed=seed))
+    assert not [a for a in check(tmp_path, None).alerts if a.severity == "strong"]
+
+
+def test_each_injected_fault_is_flagged_at_its_step(tmp_path):
+    found = {(a.rule, a.step, a.severity) for a in _alerts(tmp_path, M.faulty())}
+    steps = M.FAULTS
+    assert ("divergence", steps["divergence"], "strong") in found
+    assert ("divergence", steps["grad_only"], "weak") in found
+    assert ("inference_anomaly", steps["abort"], "strong") in found
+    assert ("memory_risk", steps["memory"], "strong") in found
+    assert ("batch_runaway", steps["runaway"], "strong") in found
+    assert ("reward_hacking", steps["hacking"], "strong") in found
+
+
+def test_alert_evidence_holds_the_values(tmp_path):
+    alert = next(a for a in _alerts(tmp_path, M.faulty()) if a.rule == "divergence"
+                 and a.severity == "strong")
+    assert alert.evidence[S.H_GRAD_NORM] == 12.0 and alert.evidence["signals"] == [
+        S.H_KL, S.H_GRAD_NORM, S.H_ENTROPY]
+    assert 0.9 < alert.evidence[f"{S.H_GRAD_NORM}_baseline"] < 1.1
+
+
+def test_config_file_raises_thresholds(tmp_path):
+    (tmp_path / "alerts.toml").write_text("[batch_runaway]\nk = 1000\n")
+    rules = {a.rule for a in _alerts(tmp_path, M.faulty())}
+    assert "batch_runaway" not in rules and "divergence" in rules
+
+
+def test_config_rejects_unknown_settings(tmp_path):
+    (tmp_path / "alerts.toml").write_text("[divergence]\nkk = 1\n")
+    with pytest.raises(ValueError, match="divergence.kk"):
+        load_config(tmp_path / "alerts.toml")
+    assert load_config(None) == DEFAULTS
+
+
+def test_deviation_is_robust_to_one_outlier_in_history():
+    values = pd.Series([1.0] * 10 + [50.0] + [1.0] * 5 + [1.3])
+    score = deviation(values, window=10, min_history=5)
+    assert score.iloc[10] > 5 and score.iloc[-1] > 5  # the earlier outlier does not mask it
+    assert np.isnan(score.iloc[2])  # not enough history
+
+
+def _grpo_samples(tmp_path, flat_steps):
+    samples = []
+    for step in range(3):
+        for prompt in range(4):
+            for k in range(2):
+                reward = 1.0 if step in flat_steps else float(k)
+                samples.append(make_sample(step, seed=prompt, prompt=f"p{prompt}",
+                                           reward=reward))
+    write_dump(tmp_path / "rollout_data_rank_0.jsonl", samples)
+    return open_run(tmp_path).samples
+
+
+def test_zero_variance_groups_share_per_step(tmp_path):
+    samples = _grpo_samples(tmp_path, flat_steps={2})
+    assert zero_variance_share(samples).tolist() == [0.0, 0.0, 1.0]
+    alerts = check(tmp_path, samples).alerts
+    assert [(a.rule, a.step, a.severity) for a in alerts if a.rule == "zero_variance_groups"] \
+        == [("zero_variance_groups", 2, "strong")]
+
+
+def test_rank_imbalance_names_the_rank(tmp_path):
+    for rank in range(4):
+        n = 40 if rank == 3 else 8
+        write_dump(tmp_path / f"rollout_data_rank_{rank}.jsonl",
+                   [make_sample(0, n=n, seed=rank * 10 + i) for i in range(4)])
+    alerts = rank_imbalance(open_run(tmp_path).samples, DEFAULTS)
+    assert [(a.step, a.evidence["rank"]) for a in alerts] == [(0, 3)]
+
+
+def test_signals_fall_back_to_the_dump(tmp_path, dump_dir):
+    samples = open_run(dump_dir).samples
+    signals = health_signals(None, samples)
+    expected = samples.groupby(S.STEP)[S.REWARD].mean()
+    assert signals[S.H_REWARD].tolist() == pytest.approx(expected.tolist())
+    assert signals[S.H_TOKENS].tolist() == samples.groupby(S.STEP)[S.RESPONSE_LEN].sum().tolist()
+    metrics = pd.DataFrame({"critic/score/mean": [9.0, 9.0, 9.0]}, index=[0, 1, 2])
+    assert health_signals(metrics, samples)[S.H_REWARD].tolist() == [9.0, 9.0, 9.0]
+
+
+def test_cli_alerts_json(tmp_path):
+    M.write_roll_log(tmp_path / "run" / "logs" / "pipeline.log", M.faulty())
+    out = subprocess.run([sys.executable, "-m", "loaders", str(tmp_path / "run"), "--alerts",
+                          "--json"], cwd=ROOT, capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    alerts = orjson.loads(out.stdout)
+    assert all(set(a) == {"rule", "severity", "step", "evidence"} for a in alerts)
+    assert {"rule": "batch_runaway", "severity": "strong", "step": M.FAULTS["runaway"]} in [
+        {k: a[k] for k in ("rule", "severity", "step")} for a in alerts]
+
+
+def test_cli_alerts_on_an_empty_dir_fails_with_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "loaders", str(tmp_path), "--alerts"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
