@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bash start.sh [DUMP_DIR] [--root DIR] [extra streamlit args]
+# bash start.sh [DUMP_DIR] [--root DIR] [--metrics PATH] [extra streamlit args]
 # Serves RL Logging Board on port 8901 (override with --server.port N); opens samples/demo
 # when no DUMP_DIR is given.
 set -euo pipefail
@@ -15,6 +15,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --root) app_args+=(--root "$2"); shift 2 ;;
     --root=*) app_args+=(--root "${1#--root=}"); shift ;;
+    --metrics) app_args+=(--metrics "$2"); shift 2 ;;
+    --metrics=*) app_args+=(--metrics "${1#--metrics=}"); shift ;;
     --*) st_args+=("$1"); shift ;;
     *) if [ -z "$dump_dir" ]; then dump_dir="$1"; else st_args+=("$1"); fi; shift ;;
   esac

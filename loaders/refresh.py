@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from loaders import schema as S
 from loaders.discovery import DumpFile
 from loaders.formats import BY_NAME
-from loaders.formats.detect import detect
+from loaders.formats.detect import detect, first_record
 from loaders.frame import combine
 from loaders.index import FileState, Stored, edge_hashes
+from loaders.metrics.lines import from_json
 from loaders.scanner import CHUNK_BYTES, Chunk, ChunkResult, Progress, plan_chunks, scan_all
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
@@ -77,7 +79,7 @@ def _apply(work: Work, results: list[ChunkResult]
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
     frames, problems = [], []
-    if work.format == UNKNOWN and base is None:
+    if work.format == UNKNOWN and base is None and not _is_metrics(work.dump.path):
         problems.append({"file": work.dump.rel, "line": 0, "dropped": False,
                          "reason": "not in a known dump format; file skipped"})
     for result in results:
@@ -91,6 +93,12 @@ def _apply(work: Work, results: list[ChunkResult]
                                  "reason": reason, "dropped": dropped})
         line_base += result.lines
     return _state(work, results, line_base, bad), frames, problems
+
+
+def _is_metrics(path: Path) -> bool:
+    """Training-metric logs live beside dumps; they are not a problem, just not samples."""
+    record = first_record(path)
+    return record is not None and from_json(record) is not None
 
 
 def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> FileState:

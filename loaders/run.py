@@ -11,7 +11,9 @@ import pandas as pd
 from loaders import schema as S
 from loaders.discovery import discover
 from loaders.formats import supported
+from loaders.health.check import Health, check
 from loaders.index import FileState, index_dir, load_index, save_index
+from loaders.metrics.store import find_metric_files, metrics_fingerprint
 from loaders.refresh import UNKNOWN, refresh
 from loaders.sample import Sample
 from loaders.scanner import Progress
@@ -33,6 +35,7 @@ class Run:
     seconds: float
     index_path: Path | None = None
     _parts: dict = field(default_factory=dict, repr=False)
+    _health: dict = field(default_factory=dict, repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -89,12 +92,28 @@ class Run:
     def has_validation(self) -> bool:
         return bool(self.samples[S.VALIDATION].any())
 
+    def health(self, metrics_path: str | None = None) -> Health:
+        """Training metrics (run dir, plus metrics_path), health signals and alerts.
+
+        Recomputed only when a metric file changes; the dump side changes with the Run.
+        """
+        roots = [self.root] + ([Path(metrics_path)] if metrics_path else [])
+        dumps = frozenset(self.root / rel for rel, state in self.files.items()
+                          if state.format != UNKNOWN)
+        files = find_metric_files(*roots, exclude=dumps)
+        key = (metrics_path, metrics_fingerprint(files))
+        if key not in self._health:
+            self._health.clear()
+            extra = Path(metrics_path) if metrics_path else None
+            self._health[key] = check(self.root, self.samples, extra, metric_files=files)
+        return self._health[key]
+
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
         if validation not in self._parts:
             keep = self.samples[S.VALIDATION] == validation
             self._parts[validation] = replace(self, samples=self.samples[keep].reset_index(
-                drop=True), _parts={})
+                drop=True), _parts={}, _health={})
         return self._parts[validation]
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import compare, responses, rewards, sample, state
+from pages import alerts, compare, health, metrics, responses, rewards, sample, state
 from pages.build.view import View
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
     choose_dir,
+    choose_metrics_path,
     choose_page,
     choose_run,
     choose_split,
@@ -22,18 +23,21 @@ from pages.sidebar import (
 )
 
 RENDERERS = {"rewards": rewards.render, "responses": responses.render,
-             "sample": sample.render, "compare": compare.render}
+             "sample": sample.render, "compare": compare.render, "metrics": metrics.render,
+             "health": health.render, "alerts": alerts.render}
 RUN_SECONDS = "_board_run_seconds"
 DEMO_DIR = Path(__file__).resolve().parents[1] / "samples" / "demo"
 
 
 def parse_config(argv: list[str]) -> BoardConfig:
-    """--dump-dir / $RL_BOARD_DUMP_DIR (default samples/demo) and --root / $RL_BOARD_ROOT."""
+    """--dump-dir / $RL_BOARD_DUMP_DIR (default samples/demo), --root / $RL_BOARD_ROOT and
+    --metrics / $RL_BOARD_METRICS."""
     parser = argparse.ArgumentParser(prog="rl_logging_board.py")
     parser.add_argument("--dump-dir", default=os.environ.get("RL_BOARD_DUMP_DIR", str(DEMO_DIR)))
     parser.add_argument("--root", default=os.environ.get("RL_BOARD_ROOT"))
+    parser.add_argument("--metrics", default=os.environ.get("RL_BOARD_METRICS", ""))
     args, _ = parser.parse_known_args(argv)
-    return BoardConfig(args.dump_dir, args.root)
+    return BoardConfig(args.dump_dir, args.root, args.metrics)
 
 
 def board(config: BoardConfig) -> None:
@@ -44,6 +48,7 @@ def board(config: BoardConfig) -> None:
     if base is None:
         return
     run_dir = choose_run(base)
+    metrics_path = choose_metrics_path(config)
     page = choose_page()
     run = load_run(run_dir)
     if run is None:
@@ -54,7 +59,7 @@ def board(config: BoardConfig) -> None:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return
     step = choose_step(run.steps)
-    view = View(run, step, display_options(), state.query("sample"))
+    view = View(run, step, display_options(), state.query("sample"), metrics_path)
     RENDERERS[page](view)
 
 

@@ -13,7 +13,8 @@ from pages.build.paths import resolve_dump_dir
 from pages.build.text import DisplayOptions
 
 PAGES = {"rewards": "Rewards", "responses": "Responses", "sample": "Sample",
-         "compare": "RL vs reference"}
+         "compare": "RL vs reference", "metrics": "Metrics", "health": "Health",
+         "alerts": "Alerts"}
 WHOLE_DIR = "."
 
 
@@ -21,6 +22,7 @@ WHOLE_DIR = "."
 class BoardConfig:
     dump_dir: str
     root: str | None = None
+    metrics: str = ""  # a second file or dir of training metrics
 
 
 def choose_dir(config: BoardConfig) -> Path | None:
@@ -49,6 +51,23 @@ def choose_run(base: Path) -> Path:
                                   if r == WHOLE_DIR else r)
     state.publish(run=None if choice == WHOLE_DIR else choice)
     return base if choice == WHOLE_DIR else base / choice
+
+
+def choose_metrics_path(config: BoardConfig) -> str | None:
+    """An optional second path holding the run's training metrics (logs, jsonl, events)."""
+    state.seed("w_metrics_path", state.query("metrics") or config.metrics)
+    typed = st.sidebar.text_input("Training metrics (optional)", key="w_metrics_path",
+                                  help="A file or dir of training logs, if they are not "
+                                       "inside the dump dir")
+    if not typed.strip():
+        state.publish(metrics=None)
+        return None
+    path, error = resolve_dump_dir(typed, config.root, allow_file=True)
+    if error:
+        st.sidebar.error(error)
+        return None
+    state.publish(metrics=typed)
+    return str(path)
 
 
 def choose_page() -> str:

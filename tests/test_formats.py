@@ -130,7 +130,10 @@ def test_mixed_folder_is_handled_file_by_file(tmp_path):
     formats = run.formats
     assert formats["a/rollout/1.jsonl"] == "verl" and formats["b/rollout_dump_data.step_3.jsonl"] \
         == "roll_dump" and formats["c/logs/metrics.jsonl"] == "unknown"
-    assert any(p["file"] == "c/logs/metrics.jsonl" and "known dump format" in p["reason"]
+    assert not any(p["file"] == "c/logs/metrics.jsonl" for p in run.problems)  # metrics
+    (root / "c" / "odd.jsonl").write_bytes(b'{"hello": "world"}\n')
+    run = open_run(root)
+    assert any(p["file"] == "c/odd.jsonl" and "known dump format" in p["reason"]
                for p in run.problems)
     assert len(run.samples) == 15
 

@@ -21,10 +21,11 @@ class Health:
 
 
 def check(run_dir: Path, samples: pd.DataFrame | None, metrics_path: Path | None = None,
-          config_path: Path | None = None) -> Health:
+          config_path: Path | None = None, metric_files: dict[Path, str] | None = None
+          ) -> Health:
     """Metrics from the run dir (and metrics_path), signals, and the alerts they raise."""
     roots = [run_dir] + ([metrics_path] if metrics_path else [])
-    metrics = load_metrics(*roots)
+    metrics = load_metrics(*roots, files=metric_files)
     config = load_config(config_path or run_dir / CONFIG_NAME)
     signals = health_signals(metrics.frame, samples)
     return Health(metrics, signals, evaluate(signals, samples, config), config)

@@ -57,11 +57,17 @@ def _walk(root: Path) -> list[Path]:
     return sorted(paths, key=lambda p: natural_key(str(p)))
 
 
-def find_metric_files(*roots: Path) -> dict[Path, str]:
-    """Metric files under the given dirs (or files), recursively, with their kind."""
+def find_metric_files(*roots: Path, exclude: frozenset[Path] = frozenset()
+                      ) -> dict[Path, str]:
+    """Metric files under the given dirs (or files), recursively, with their kind.
+
+    `exclude` names files already known to be dumps, so they are not even peeked at.
+    """
     found = {}
     for root in roots:
         for path in _walk(root):
+            if path in exclude:
+                continue
             kind = _kind(path)
             if kind:
                 found[path] = kind
@@ -93,10 +99,23 @@ def _json_point(raw: bytes) -> lines.Point | None:
         return None
 
 
-def load_metrics(*roots: Path) -> MetricFrame:
+def metrics_fingerprint(files: dict[Path, str]) -> str:
+    """Changes when any metric file changes (a live run appends to them)."""
+    parts = []
+    for path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
+
+
+def load_metrics(*roots: Path, exclude: frozenset[Path] = frozenset(),
+                 files: dict[Path, str] | None = None) -> MetricFrame:
     """Every metric of every source under the roots, one row per step (later values win)."""
     notes: list[str] = []
-    files = find_metric_files(*roots)
+    files = find_metric_files(*roots, exclude=exclude) if files is None else files
     rows = []
     for path, kind in files.items():
         for step, when, values in _points(path, kind, notes):

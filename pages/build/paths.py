@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def resolve_dump_dir(typed: str, root: str | None) -> tuple[Path | None, str | None]:
+def resolve_dump_dir(typed: str, root: str | None, allow_file: bool = False
+                     ) -> tuple[Path | None, str | None]:
     """(resolved dir, None) or (None, message).  With a root, only dirs inside it are allowed.
 
     The path is resolved first, so `..` and symlinks that lead outside the root are refused.
@@ -19,6 +20,6 @@ def resolve_dump_dir(typed: str, root: str | None) -> tuple[Path | None, str | N
             return None, f"Refused: {typed} is outside the allowed root {base}."
     else:
         path = path.resolve()
-    if not path.is_dir():
+    if not (path.is_dir() or (allow_file and path.is_file())):
         return None, f"No such directory: {path}"
     return path, None

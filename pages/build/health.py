@@ -1,0 +1,95 @@
+"""Pure builders of the Health panels (data -> figure)."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from loaders import schema as S
+
+STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
+             (S.H_GRAD_NORM, "grad norm"))
+
+
+def _layout(fig: go.Figure, title: str, height: int = 320) -> go.Figure:
+    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h"})
+    return fig
+
+
+def stage_times_figure(stages: pd.DataFrame) -> go.Figure:
+    """Stacked seconds per stage per step."""
+    fig = go.Figure([go.Bar(x=stages.index.to_numpy(), y=stages[c].to_numpy(), name=str(c))
+                     for c in stages.columns])
+    fig.update_layout(barmode="stack", xaxis_title="step", yaxis_title="seconds")
+    return _layout(fig, "stage times per step (stacked)")
+
+
+def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Figure:
+    """Allocated / reserved / max per device; as a fraction of the device total when known."""
+    total = metrics[groups["total"]].max(axis=1) if "total" in groups else None
+    fig = go.Figure()
+    for kind in ("allocated", "reserved", "max"):
+        for column in groups.get(kind, []):
+            y = metrics[column] / total if total is not None else metrics[column]
+            fig.add_trace(go.Scattergl(x=metrics.index.to_numpy(), y=y.to_numpy(),
+                                       mode="lines", name=html.escape(column)))
+    unit = "fraction of device memory" if total is not None else "as logged"
+    fig.update_layout(xaxis_title="step", yaxis_title=unit)
+    if total is not None:
+        fig.add_hline(y=1.0, line_dash="dot", line_color="red")
+    return _layout(fig, f"memory per device ({unit})")
+
+
+def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:
+    """rank x step heatmap of one per-rank value."""
+    fig = go.Figure(go.Heatmap(z=table.to_numpy(), x=table.columns.to_numpy(),
+                               y=[f"rank {r}" for r in table.index], colorscale="Viridis",
+                               colorbar={"title": value},
+                               hovertemplate="%{y}, step %{x}: %{z:.4g}<extra></extra>"))
+    fig.update_layout(xaxis_title="step")
+    return _layout(fig, f"{value} per rank and step", height=120 + 28 * len(table))
+
+
+def stability_figure(signals: pd.DataFrame, clipfrac: pd.Series | None = None) -> go.Figure:
+    """Reward, KL, entropy, grad norm and clip fraction on one shared step axis."""
+    rows = [(name, label) for name, label in STABILITY if name in signals
+            and signals[name].notna().any()]
+    series = [(label, signals[name]) for name, label in rows]
+    if clipfrac is not None and clipfrac.notna().any():
+        series.append(("clip fraction", clipfrac))
+    if not series:
+        return _layout(go.Figure(), "no stability signals in this run")
+    fig = make_subplots(rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.03,
+                        subplot_titles=[label for label, _ in series])
+    for i, (label, values) in enumerate(series, start=1):
+        fig.add_trace(go.Scattergl(x=values.index.to_numpy(), y=values.to_numpy(np.float64),
+                                   mode="lines+markers", name=label, marker={"size": 3}),
+                      row=i, col=1)
+    fig.update_xaxes(title_text="step", row=len(series), col=1)
+    fig.update_layout(showlegend=False)
+    return _layout(fig, "stability", height=150 * len(series) + 60)
+
+
+def quality_figure(table: pd.DataFrame) -> go.Figure:
+    """Response length band (min/mean/max) and the truncation ratio per step."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["response tokens (min/mean/max)",
+                                                        "truncation ratio"])
+    for name in ("response tokens min", "response tokens mean", "response tokens max"):
+        fig.add_trace(go.Scattergl(x=table.index.to_numpy(), y=table[name].to_numpy(),
+                                   mode="lines", name=name), row=1, col=1)
+    fig.add_trace(go.Scattergl(x=table.index.to_numpy(),
+                               y=table["truncation ratio"].to_numpy(), mode="lines+markers",
+                               name="truncation ratio"), row=1, col=2)
+    return _layout(fig, "data quality")
+
+
+def alerts_table(alerts: list) -> pd.DataFrame:
+    """One row per alert: severity, rule, step and its evidence as text."""
+    return pd.DataFrame({
+        "severity": [a.severity for a in alerts], "rule": [a.rule for a in alerts],
+        "step": [a.step for a in alerts],
+        "evidence": [", ".join(f"{k}={v}" for k, v in a.evidence.items()) for a in alerts]})

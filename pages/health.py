@@ -1,0 +1,43 @@
+"""Health page: stage times, memory, per-rank load, stability and data quality."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders.health import views
+from pages.build import health as build
+from pages.build.view import View
+
+
+def render(view: View) -> None:
+    st.header("Health")
+    health = view.run.health(view.metrics_path)
+    for note in health.metrics.notes:
+        st.info(note)
+    metrics = health.metrics.frame
+    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"])
+    with tabs[0]:
+        stages = views.stage_times(metrics)
+        if stages.empty or stages.columns.empty:
+            st.info("No stage timers (time/* or timing_s/*) in the training metrics.")
+        else:
+            st.plotly_chart(build.stage_times_figure(stages), width="stretch", key="c_stages")
+    with tabs[1]:
+        groups = views.memory_columns(metrics)
+        if not groups:
+            st.info("No memory metrics in the training metrics.")
+        else:
+            st.plotly_chart(build.memory_figure(metrics, groups), width="stretch",
+                            key="c_memory")
+    with tabs[2]:
+        value = st.radio("Per-rank value", list(views.RANK_VALUES), key="w_rank_value",
+                         horizontal=True)
+        st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
+                        width="stretch", key="c_ranks")
+    with tabs[3]:
+        clip = next((metrics[c] for c in metrics.columns if "clipfrac" in str(c)), None)
+        st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
+                        key="c_stability")
+    with tabs[4]:
+        table = views.quality(view.run.samples, metrics if not metrics.empty else None)
+        st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
+        st.dataframe(table, width="stretch")

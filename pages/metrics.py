@@ -1,0 +1,50 @@
+"""Metrics page: every scalar training metric, grouped by prefix, with a glossary."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.build import metrics as build
+from pages.build.view import View
+
+MAX_CHARTS = 24  # per group shown at once: more charts than this make every rerun slow
+
+
+def _notes(health: object) -> None:
+    for note in health.metrics.notes:
+        st.info(note)
+
+
+def render(view: View) -> None:
+    st.header("Metrics")
+    health = view.run.health(view.metrics_path)
+    _notes(health)
+    frame = health.metrics.frame
+    if not health.metrics.names:
+        st.info("No training metrics found in the run dir. Point *Training metrics* in the "
+                "sidebar at the trainer's logs (verl file or console logs, ROLL logs, "
+                "prime-rl metrics.jsonl, TensorBoard events or any jsonl with a step key).")
+        return
+    left, mid, right = st.columns([3, 2, 1])
+    pattern = left.text_input("Filter metrics (regex)", key="w_metric_filter")
+    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_metric_ema")
+    x_axis = right.radio("x axis", build.x_axis_options(frame), key="w_metric_x",
+                         horizontal=True)
+    try:
+        groups = build.group_metrics(health.metrics.names, pattern)
+    except ValueError as err:
+        st.error(str(err))
+        return
+    if not groups:
+        st.warning("No metric matches the filter.")
+        return
+    group = st.radio("Group", list(groups), key="w_metric_group", horizontal=True,
+                     format_func=lambda g: f"{g} ({len(groups[g])})")
+    names = groups.get(group, [])
+    if len(names) > MAX_CHARTS:
+        st.caption(f"Showing {MAX_CHARTS} of {len(names)} metrics; narrow the filter.")
+    columns = st.columns(2)
+    for i, name in enumerate(names[:MAX_CHARTS]):
+        with columns[i % 2]:
+            st.markdown(f"`{name}`", help=build.metric_help(name))
+            st.plotly_chart(build.metric_figure(frame, name, smoothing=smoothing, x_axis=x_axis),
+                            width="stretch", key=f"c_metric_{name}")

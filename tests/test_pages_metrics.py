@@ -1,0 +1,75 @@
+"""Metrics, Health and Alerts pages through the real board."""
+import metric_fixtures as M
+from apptest import board, texts
+from conftest import make_sample, write_dump
+
+
+def _run_with_metrics(tmp_path, rows, steps=60):
+    root = tmp_path / "run"
+    samples = [make_sample(step, n=4 + step % 3, seed=step * 10 + i)
+               for step in range(1, steps + 1) for i in range(2)]
+    for sample in samples:  # a calm policy: a small, steady drift from the reference
+        sample["ref_logprobs"] = [v - 0.01 for v in sample["logprobs"]]
+    write_dump(root / "rollout_data_rank_0.jsonl", samples)
+    M.write_verl_file(root / "logs" / "metrics.jsonl", rows)
+    return root
+
+
+def test_metrics_page_groups_filters_and_explains(tmp_path):
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="metrics")
+    assert not at.exception, at.exception
+    groups = at.radio(key="w_metric_group")
+    assert any(o.startswith("actor") for o in groups.options)
+    at.text_input(key="w_metric_filter").input("grad_norm").run()
+    assert at.radio(key="w_metric_group").value == "actor"
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec
+    assert at.markdown[0].help and "gradient" in at.markdown[0].help.lower()
+    at.slider(key="w_metric_ema").set_value(0.6).run()
+    assert not at.exception
+
+
+def test_metrics_from_a_second_path_and_wall_time(tmp_path):
+    root = tmp_path / "dump"
+    write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(1), make_sample(2)])
+    M.write_prime(tmp_path / "elsewhere" / "metrics.jsonl", M.healthy(5))
+    at = board(root, page="metrics", metrics=str(tmp_path / "elsewhere"))
+    assert at.radio(key="w_metric_x").options == ["step", "time"]
+    at.radio(key="w_metric_x").set_value("time").run()
+    assert not at.exception and at.query_params["metrics"] in (
+        str(tmp_path / "elsewhere"), [str(tmp_path / "elsewhere")])
+
+
+def test_metrics_page_without_metrics_says_where_to_look(dump_dir):
+    at = board(dump_dir, page="metrics")
+    assert "No training metrics found" in texts(at)
+
+
+def test_health_page_panels(tmp_path):
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="health")
+    assert not at.exception, at.exception
+    assert [t.label for t in at.tabs] == ["Stage times", "Memory", "Per rank", "Stability",
+                                          "Data quality"]
+    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "generation" in specs and "fraction of device memory" in specs
+    at.radio(key="w_rank_value").set_value("tokens").run()
+    assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
+
+
+def test_alerts_page_lists_faults_and_opens_their_step(tmp_path):
+    at = board(_run_with_metrics(tmp_path, M.faulty()), page="alerts")
+    assert not at.exception, at.exception
+    table = at.dataframe(key="t_alerts").value
+    row = table.index[(table["rule"] == "batch_runaway")][0]
+    assert table.loc[row, "step"] == M.FAULTS["runaway"] and "tokens=" in table.loc[row,
+                                                                                    "evidence"]
+    at.session_state["t_alerts"] = {"selection": {"rows": [int(row)], "columns": [],
+                                                  "cells": []}}
+    at.run()
+    assert at.sidebar.radio(key="w_page").value == "responses"
+    assert at.sidebar.select_slider(key="w_step").value == M.FAULTS["runaway"]
+
+
+def test_alerts_page_on_a_healthy_run(tmp_path):
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="alerts")
+    assert "No alerts" in texts(at)
