@@ -18,6 +18,7 @@ from loaders.scanner import CHUNK_BYTES, Chunk, ChunkResult, Progress, plan_chun
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 UNKNOWN = "unknown"
+METRICS = "metrics"  # a training-metric log beside the dumps: read by loaders.metrics
 
 
 @dataclass
@@ -34,8 +35,8 @@ def _work_for(dump: DumpFile, old: FileState | None) -> Work:
     stat = dump.path.stat()
     if old and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
         return Work(dump, stat, old, old.format)
-    fmt = detect(dump.path, dump.rel) or UNKNOWN
-    if fmt == UNKNOWN:
+    fmt = detect(dump.path, dump.rel) or (METRICS if _is_metrics(dump.path) else UNKNOWN)
+    if fmt in (UNKNOWN, METRICS):
         return Work(dump, stat, None, fmt)
     grown = (old and old.format == fmt and not BY_NAME[fmt].tabular
              and stat.st_size >= old.parsed_until
@@ -79,7 +80,7 @@ def _apply(work: Work, results: list[ChunkResult]
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
     frames, problems = [], []
-    if work.format == UNKNOWN and base is None and not _is_metrics(work.dump.path):
+    if work.format == UNKNOWN and base is None:
         problems.append({"file": work.dump.rel, "line": 0, "dropped": False,
                          "reason": "not in a known dump format; file skipped"})
     for result in results:

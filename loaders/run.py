@@ -10,11 +10,11 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.discovery import discover
-from loaders.formats import supported
+from loaders.formats import BY_NAME, supported
 from loaders.health.check import Health, check
 from loaders.index import FileState, index_dir, load_index, save_index
 from loaders.metrics.store import find_metric_files, metrics_fingerprint
-from loaders.refresh import UNKNOWN, refresh
+from loaders.refresh import refresh
 from loaders.sample import Sample
 from loaders.scanner import Progress
 from loaders.steps import step_stats
@@ -99,7 +99,7 @@ class Run:
         """
         roots = [self.root] + ([Path(metrics_path)] if metrics_path else [])
         dumps = frozenset(self.root / rel for rel, state in self.files.items()
-                          if state.format != UNKNOWN)
+                          if state.format in BY_NAME)
         files = find_metric_files(*roots, exclude=dumps)
         key = (metrics_path, metrics_fingerprint(files))
         if key not in self._health:
@@ -128,7 +128,7 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
         raise DumpError(f"no .jsonl dump files under {root}")
     stored = load_index(root) if use_cache else None
     fresh, status = refresh(files, stored, progress)
-    if all(state.format == UNKNOWN for state in fresh.files.values()):
+    if all(state.format not in BY_NAME for state in fresh.files.values()):
         raise DumpError(_unknown_layout(fresh))
     index_path = None
     if use_cache and status != "hit":

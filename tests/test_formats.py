@@ -129,7 +129,7 @@ def test_mixed_folder_is_handled_file_by_file(tmp_path):
     run = open_run(root)
     formats = run.formats
     assert formats["a/rollout/1.jsonl"] == "verl" and formats["b/rollout_dump_data.step_3.jsonl"] \
-        == "roll_dump" and formats["c/logs/metrics.jsonl"] == "unknown"
+        == "roll_dump" and formats["c/logs/metrics.jsonl"] == "metrics"
     assert not any(p["file"] == "c/logs/metrics.jsonl" for p in run.problems)  # metrics
     (root / "c" / "odd.jsonl").write_bytes(b'{"hello": "world"}\n')
     run = open_run(root)
