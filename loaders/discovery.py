@@ -59,6 +59,16 @@ def discover(root: Path) -> list[DumpFile]:
 
 
 def dump_dirs(root: Path, limit: int = 500) -> list[str]:
-    """Dirs under root (root itself as '.') that directly hold dump files: the sub-runs."""
-    dirs = sorted({str(Path(f.rel).parent.as_posix()) for f in discover(root)}, key=natural_key)
-    return dirs[:limit]
+    """Dirs under root (root itself as '.') that directly hold dump files: the sub-runs.
+
+    A dir counts when one of its first files is in a known dump format (so a logs/ dir of
+    training metrics is not offered as a run).
+    """
+    from loaders.formats.detect import detect
+
+    by_dir: dict[str, list[DumpFile]] = {}
+    for dump in discover(root):
+        by_dir.setdefault(Path(dump.rel).parent.as_posix(), []).append(dump)
+    dirs = [d for d, files in by_dir.items()
+            if any(detect(f.path, f.rel) for f in files[:3])]
+    return sorted(dirs, key=natural_key)[:limit]

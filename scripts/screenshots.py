@@ -24,6 +24,9 @@ SHOTS = {
     "responses": ("page=responses&step=8", "Responses · step 8"),
     "sample": ("page=sample&step=8&sample=rollout_data_rank_0.jsonl:77", "Sample · step 8"),
     "compare": ("page=compare", "Prompts where RL never beat"),
+    "metrics": ("page=metrics", "Filter metrics"),
+    "health": ("page=health&step=11", "Stage times"),
+    "alerts": ("page=alerts", "Thresholds"),
 }
 
 

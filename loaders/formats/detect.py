@@ -11,14 +11,25 @@ PEEK_BYTES = 8 << 20
 _VAGUE = frozenset({"verl", "native"})
 
 
+def _head(path: Path) -> bytes:
+    """The file's start: enough for its first lines, without reading a huge file whole."""
+    data = b""
+    with open(path, "rb") as handle:
+        while len(data) < PEEK_BYTES:
+            block = handle.read(64 << 10)
+            data += block
+            if not block or data.count(b"\n") >= 3:
+                break
+    return data
+
+
 def first_record(path: Path) -> dict | None:
-    """The first non-empty line of a jsonl file as a dict, or None."""
+    """The first parseable line (of the first few) of a jsonl file as a dict, or None."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(PEEK_BYTES)
+        data = _head(path)
     except OSError:
         return None
-    for raw in data.split(b"\n")[:50]:
+    for raw in data.split(b"\n")[:3]:
         if raw.strip():
             try:
                 return parse_object(raw)
