@@ -8,7 +8,7 @@ def _touch(root, *rels):
     for rel in rels:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(b'{"step": 0}\n')
+        path.write_bytes(b'{"step": 0, "response": "r"}\n')
 
 
 def _rels(root):
