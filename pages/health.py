@@ -33,6 +33,10 @@ def render(view: View) -> None:
                          horizontal=True)
         st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
                         width="stretch", key="c_ranks")
+        devices = views.device_memory(metrics)
+        if not devices.empty:
+            st.plotly_chart(build.rank_heatmap(devices, "memory"), width="stretch",
+                            key="c_devices")
     with tabs[3]:
         clip = next((metrics[c] for c in metrics.columns if "clipfrac" in str(c)), None)
         st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",

@@ -56,6 +56,23 @@ def memory_columns(metrics: pd.DataFrame) -> dict[str, list[str]]:
     return {k: v for k, v in groups.items() if v}
 
 
+_DEVICE = re.compile(r"(?:gpu|device|dev|cuda|rank)[_:/-]?(\d+)", re.IGNORECASE)
+
+
+def device_memory(metrics: pd.DataFrame) -> pd.DataFrame:
+    """device x step of the largest memory figure each device logged (empty if none)."""
+    per_device: dict[str, list[str]] = {}
+    for column in metrics.columns:
+        name = str(column)
+        match = _DEVICE.search(name)
+        if match and ("memory" in name.lower() or "mem/" in name.lower()):
+            per_device.setdefault(f"device {match.group(1)}", []).append(name)
+    if not per_device:
+        return pd.DataFrame()
+    rows = {device: metrics[columns].max(axis=1) for device, columns in per_device.items()}
+    return pd.DataFrame(rows).T.astype(float)
+
+
 def rank_table(samples: pd.DataFrame, value: str) -> pd.DataFrame:
     """rank x step for one of RANK_VALUES (from the per-rank dump files)."""
     grouped = samples.groupby([S.RANK, S.STEP])

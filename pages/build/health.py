@@ -46,8 +46,9 @@ def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Fig
 
 def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:
     """rank x step heatmap of one per-rank value."""
+    labels = [r if isinstance(r, str) else f"rank {r}" for r in table.index]
     fig = go.Figure(go.Heatmap(z=table.to_numpy(), x=table.columns.to_numpy(),
-                               y=[f"rank {r}" for r in table.index], colorscale="Viridis",
+                               y=labels, colorscale="Viridis",
                                colorbar={"title": value},
                                hovertemplate="%{y}, step %{x}: %{z:.4g}<extra></extra>"))
     fig.update_layout(xaxis_title="step")
