@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 
 from apptest import board  # noqa: E402
+from generate_metrics import write_metrics  # noqa: E402
 
 from pages.frame import RUN_SECONDS  # noqa: E402
 
@@ -56,6 +57,11 @@ def interactions(at) -> list:
         ("page -> compare", lambda: at.sidebar.radio(key="w_page").set_value("compare")),
         ("compare EMA", lambda: at.slider(key="w_cmp_ema").set_value(0.5)),
         ("KL estimator -> k2", lambda: at.sidebar.selectbox(key="w_kl").set_value("k2")),
+        ("page -> metrics", lambda: at.sidebar.radio(key="w_page").set_value("metrics")),
+        ("metric filter", lambda: at.text_input(key="w_metric_filter").input("actor")),
+        ("page -> health", lambda: at.sidebar.radio(key="w_page").set_value("health")),
+        ("per-rank value", lambda: at.radio(key="w_rank_value").set_value("tokens")),
+        ("page -> alerts", lambda: at.sidebar.radio(key="w_page").set_value("alerts")),
         ("page -> rewards", lambda: at.sidebar.radio(key="w_page").set_value("rewards")),
     ]
 
@@ -64,6 +70,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out" / "dump")
     args = parser.parse_args()
+    metrics = args.dir / "logs" / "metrics.jsonl"
+    if not metrics.exists():  # training metrics for the Metrics/Health/Alerts pages
+        write_metrics(metrics, steps=101, seed=0, spike=60)
     start = time.perf_counter()
     at = board(args.dir)
     print(f"first run (index read, cache filled): {time.perf_counter() - start:.2f} s")
