@@ -35,6 +35,22 @@ def rank_of(name: str) -> int:
     return int(match.group(1)) if match else -1
 
 
+def inside(path: Path, root: Path) -> bool:
+    """False for a symlink that leads outside root (so --root cannot be bypassed)."""
+    if not path.is_symlink():
+        return True
+    target = path.resolve()
+    return target == root or root in target.parents
+
+
+def _usable(path: Path, rel: str, root: Path) -> bool:
+    try:
+        rel.encode("utf-8")  # names that are not UTF-8 cannot be shown or indexed
+    except UnicodeEncodeError:
+        return False
+    return inside(path, root)
+
+
 def _stable_steps(here: Path, dirnames: list[str]) -> list[str]:
     stable = [d for d in dirnames if (here / d / STABLE_MARKER).exists()]
     return stable if stable else dirnames
@@ -54,7 +70,8 @@ def discover(root: Path) -> list[DumpFile]:
             if name.startswith(".") or not (name.endswith(DUMP_SUFFIX)
                                             or _TABLE_DUMP.search(rel)):
                 continue
-            found.append(DumpFile(here / name, rel, rank_of(name)))
+            if _usable(here / name, rel, root):
+                found.append(DumpFile(here / name, rel, rank_of(name)))
     return sorted(found, key=lambda f: natural_key(f.rel))
 
 

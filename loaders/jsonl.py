@@ -16,9 +16,15 @@ def scan_jsonl(chunk: Chunk) -> ChunkResult:
     result = ChunkResult(chunk, parsed_until=chunk.end)
     batch = SummaryBatch()
     context = context_of(chunk.rel, chunk.rank)
-    with open(chunk.path, "rb") as handle:
-        handle.seek(chunk.start)
-        data = handle.read(chunk.end - chunk.start)
+    try:
+        with open(chunk.path, "rb") as handle:
+            handle.seek(chunk.start)
+            data = handle.read(chunk.end - chunk.start)
+    except OSError as err:
+        result.problems.append((0, f"cannot read: {err.strerror}", False))
+        result.parsed_until = chunk.start
+        result.rows = columns_of([])
+        return result
     for offset, raw, terminated in _lines(data, chunk.continues_line):
         line = result.lines + 1
         where = {S.FILE: chunk.rel, S.LINE: line, S.RANK: chunk.rank,

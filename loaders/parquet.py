@@ -32,6 +32,7 @@ def scan_parquet(chunk: Chunk) -> ChunkResult:
     return result
 
 
-def read_row(path: Path, index: int) -> dict:
-    """One row of a Parquet file as a dict."""
-    return pq.read_table(path).slice(index, 1).to_pylist()[0]
+def read_rows(path: Path, indices: list[int]) -> list[dict]:
+    """Rows of a Parquet file as dicts, reading the file once."""
+    table = pq.read_table(path)
+    return table.take(indices).to_pylist()

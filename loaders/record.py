@@ -64,6 +64,8 @@ def parse_step(value: object, present: bool = True) -> int:
     if isinstance(value, bool):
         raise BadLine(f"step is not an integer: {value!r}")
     if isinstance(value, int):
+        if abs(value) >= 2**63:
+            raise BadLine(f"step out of range: {str(value)[:24]}")
         return value
     if isinstance(value, str):
         try:
@@ -71,5 +73,7 @@ def parse_step(value: object, present: bool = True) -> int:
         except ValueError:
             raise BadLine(f"step is not an integer: {value[:40]!r}") from None
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        if abs(value) >= 2**63:
+            raise BadLine(f"step out of range: {value:g}")
         return int(value)
     raise BadLine(f"step is not an integer: {str(value)[:40]!r}")

@@ -53,7 +53,12 @@ def refresh(files: list[DumpFile], stored: Stored | None,
             progress: Progress | None = None) -> tuple[Stored, str]:
     """The up-to-date index and the cache status: "hit", "partial" or "miss"."""
     old_files = stored.files if stored else {}
-    works = [_work_for(f, old_files.get(f.rel)) for f in files]
+    works = []
+    for dump in files:
+        try:
+            works.append(_work_for(dump, old_files.get(dump.rel)))
+        except OSError:
+            continue  # deleted or unreadable since discovery: it is simply not part of the run
     results = scan_all([c for w in works for c in w.chunks], progress, convert=pd.DataFrame)
     by_file: dict[str, list[ChunkResult]] = {}
     for result in results:

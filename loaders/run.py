@@ -1,6 +1,7 @@
 """A loaded run: the data provider every page talks to."""
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -12,6 +13,7 @@ from loaders import schema as S
 from loaders.discovery import discover
 from loaders.formats import BY_NAME, supported
 from loaders.health.check import Health, check
+from loaders.health.config import CONFIG_NAME
 from loaders.index import FileState, index_dir, load_index, save_index
 from loaders.metrics.store import find_metric_files, metrics_fingerprint
 from loaders.refresh import refresh
@@ -101,11 +103,18 @@ class Run:
         dumps = frozenset(self.root / rel for rel, state in self.files.items()
                           if state.format in BY_NAME)
         files = find_metric_files(*roots, exclude=dumps)
-        key = (metrics_path, metrics_fingerprint(files))
+        config = self.root / CONFIG_NAME
+        key = (metrics_path, metrics_fingerprint({**files, config: "config"}))
         if key not in self._health:
             self._health.clear()
             extra = Path(metrics_path) if metrics_path else None
-            self._health[key] = check(self.root, self.samples, extra, metric_files=files)
+            try:
+                health = check(self.root, self.samples, extra, metric_files=files)
+            except ValueError as err:  # a broken alerts.toml: say so, use the defaults
+                health = check(self.root, self.samples, extra, config_path=Path(os.devnull),
+                               metric_files=files)
+                health.metrics.notes.append(f"{CONFIG_NAME} ignored: {err}")
+            self._health[key] = health
         return self._health[key]
 
     def part(self, validation: bool) -> Run:

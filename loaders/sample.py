@@ -79,14 +79,14 @@ def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
 def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) -> list:
     try:
         if BY_NAME[fmt].tabular:
-            from loaders.parquet import read_row
+            from loaders.parquet import read_rows
 
-            records = [read_row(path, loc.offset) for loc in group]
+            records = read_rows(path, [loc.offset for loc in group])
         else:
             records = _read_lines(path, group)
-    except OSError as err:
-        return [(loc, _failed(loc, f"{loc.file}: cannot read ({err.strerror})"))
-                for loc in group]
+    except (OSError, IndexError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        return [(loc, _failed(loc, f"{loc.file}: cannot read ({reason})")) for loc in group]
     return [(loc, _sample_of(record, loc, fmt, texts_only))
             for loc, record in zip(group, records)]
 

@@ -152,3 +152,4 @@ H_MEM_RESERVED = "memory_reserved"
 H_MEM_ALLOCATED = "memory_allocated"
 H_MEM_TOTAL = "memory_total"
 H_ZERO_VARIANCE = "zero_variance_share"  # GRPO groups whose rewards are all equal
+H_GROUPS = "prompt_groups"  # GRPO groups (same prompt, same step, >= 2 samples)

@@ -20,7 +20,10 @@ def scalar(value: object) -> float:
     if value is None:
         return math.nan
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise BadField(f"number out of range: {str(value)[:20]}…") from None
     if isinstance(value, str):
         try:
             return float(value)
@@ -169,7 +172,10 @@ def _extras(obj: dict, row: dict, problem: FieldProblem) -> None:
         if key in S.KNOWN_KEYS:
             continue
         if value is None or isinstance(value, (bool, int, float)):
-            row[extra_column(key)] = math.nan if value is None else float(value)
+            try:
+                row[extra_column(key)] = math.nan if value is None else float(value)
+            except OverflowError:
+                problem(f"{key}: number out of range")
         elif is_number_list(value):
             try:
                 arr = float_array(value)

@@ -12,6 +12,8 @@ from pages.build.view import View
 def render(view: View) -> None:
     st.header("Alerts")
     health = view.run.health(view.metrics_path)
+    for note in health.metrics.notes:
+        st.warning(note)
     st.caption(f"Thresholds: rolling median ± k·MAD over the previous "
                f"{int(health.config['baseline']['window'])} steps; override them in "
                f"`{CONFIG_NAME}` in the run dir (see the README).")
@@ -29,7 +31,7 @@ def render(view: View) -> None:
                          hide_index=True, width="stretch")
     picked = (event or {}).get("selection", {}).get("rows", [])
     st.caption("Select an alert to open that step's samples.")
-    if picked and state.fresh("t_alerts", tuple(picked)):
+    if state.fresh("t_alerts", tuple(picked)) and picked:
         step = int(table["step"].iloc[picked[0]])
         if step in view.run.steps:
             state.request(w_page="responses", w_step=step)

@@ -59,7 +59,7 @@ def board(config: BoardConfig) -> None:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return
     step = choose_step(run.steps)
-    view = View(run, step, display_options(), state.query("sample"), metrics_path)
+    view = View(run, step, display_options(config), state.query("sample"), metrics_path)
     RENDERERS[page](view)
 
 

@@ -45,6 +45,6 @@ def render(view: View) -> None:
     columns = st.columns(2)
     for i, name in enumerate(names[:MAX_CHARTS]):
         with columns[i % 2]:
-            st.markdown(f"`{name}`", help=build.metric_help(name))
+            st.text(name, help=build.metric_help(name))  # a name is data, never markdown
             st.plotly_chart(build.metric_figure(frame, name, smoothing=smoothing, x_axis=x_axis),
                             width="stretch", key=f"c_metric_{name}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import math
 
+import numpy as np
 import streamlit as st
 
 from loaders import schema as S
@@ -29,7 +30,7 @@ def _controls(view: View, rows: object) -> tuple:
 
 
 def _filters(rows: object) -> tuple:
-    reward = rows[S.REWARD].dropna()
+    reward = rows[S.REWARD][np.isfinite(rows[S.REWARD].to_numpy(dtype=float))]
     left, right = st.columns(2)
     reward_range = None
     if len(reward) and reward.min() < reward.max():

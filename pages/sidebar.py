@@ -1,6 +1,7 @@
 """The sidebar: which dump, which sub-run, which page and step, and display options."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +94,7 @@ def choose_split(run: loaders.Run) -> loaders.Run:
 def choose_step(steps: list[int]) -> int:
     """The step every page looks at, shared through the URL."""
     wanted = state.query("step")
-    default = int(wanted) if wanted and wanted.lstrip("-").isdigit() else steps[-1]
+    default = int(wanted) if wanted and re.fullmatch(r"-?[0-9]+", wanted) else steps[-1]
     state.seed("w_step", default if default in steps else steps[-1])
     if st.session_state["w_step"] not in steps:
         st.session_state["w_step"] = steps[-1]
@@ -106,8 +107,8 @@ def choose_step(steps: list[int]) -> int:
     return step
 
 
-def display_options() -> DisplayOptions:
-    """Pad token, system-prompt marker and KL estimator."""
+def display_options(config: BoardConfig) -> DisplayOptions:
+    """Pad token, system-prompt marker, KL estimator and an optional tokenizer dir."""
     defaults = DisplayOptions()
     with st.sidebar.expander("Display options"):
         pad = st.text_input("Pad token to strip", value=defaults.pad_token, key="w_pad")
@@ -119,4 +120,11 @@ def display_options() -> DisplayOptions:
         tokenizer = st.text_input("Tokenizer dir (decode token ids)", key="w_tokenizer",
                                   help="A local Hugging Face tokenizer folder; needs the "
                                        "optional transformers package. Nothing is downloaded.")
-    return DisplayOptions(pad, marker, estimator, tokenizer.strip())
+    tokenizer_dir = ""
+    if tokenizer.strip():
+        path, error = resolve_dump_dir(tokenizer, config.root)
+        if error:
+            st.sidebar.error(f"Tokenizer dir: {error}")
+        else:
+            tokenizer_dir = str(path)
+    return DisplayOptions(pad, marker, estimator, tokenizer_dir)

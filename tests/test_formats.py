@@ -164,3 +164,12 @@ def test_keys_beat_a_vague_name(tmp_path):
     garbage = tmp_path / "junk.jsonl"
     garbage.write_bytes(b"not json\n")
     assert detect(garbage, "junk.jsonl") == "native"  # its bad lines get reported one by one
+
+
+def test_dir_names_do_not_make_steps_or_validation(tmp_path):
+    root = tmp_path / "grpo_validation_ablation"
+    write_dump(root / "3" / "rollout_data_rank_0.jsonl",
+               [{"step": 1, "response": "a", "reward": 1.0}, {"response": "no step"}])
+    run = open_run(root)
+    assert run.samples[S.STEP].tolist() == [1] and not run.has_validation
+    assert [p["reason"] for p in run.problems] == ["missing 'step'"]

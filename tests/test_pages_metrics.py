@@ -24,7 +24,8 @@ def test_metrics_page_groups_filters_and_explains(tmp_path):
     assert at.radio(key="w_metric_group").value == "actor"
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec
-    assert at.markdown[0].help and "gradient" in at.markdown[0].help.lower()
+    label = next(t for t in at.text if t.value == "actor/grad_norm")
+    assert "gradient" in label.proto.help.lower()
     at.slider(key="w_metric_ema").set_value(0.6).run()
     assert not at.exception
 

@@ -24,6 +24,7 @@ class Format:
     normalize: Callable[[dict, FileContext], list[dict]]
     tabular: bool = False  # stored as Parquet rows, not jsonl lines
     any_of: frozenset[str] = frozenset()  # and, when given, at least one of these
+    step_from_path: bool = True  # lines may lack a step: the file or dir name gives it
 
 
 FORMATS = (
@@ -41,13 +42,13 @@ FORMATS = (
            frozenset({"completion"}), trl.normalize, tabular=True),
     Format("roll_board", "ROLL save_logging_board_dir data_{date}_{time}_{ms}.jsonl",
            re.compile(r"(^|/)data_\d{8}_\d{6}_\d+\.jsonl$"),
-           frozenset({"new_response_mask"}), roll.normalize_board),
+           frozenset({"new_response_mask"}), roll.normalize_board, step_from_path=False),
     Format("verl", "verl rollout/validation dump {global_step}.jsonl",
            re.compile(r"(^|/)\d+\.jsonl$"), frozenset({"input", "output", "score"}),
            verl.normalize),
     Format("native", "RLLoggingBoard rollout_data_rank{N}.jsonl (and forks)",
            re.compile(r"(^|/)rollout_data_rank_?(val_?)?\d+\.jsonl$"),
-           frozenset({S.STEP}), native.normalize,
+           frozenset({S.STEP}), native.normalize, step_from_path=False,
            any_of=frozenset({S.PROMPT, S.RESPONSE, S.RESPONSE_TOKENS, S.LOGPROBS, S.REWARD})),
 )
 BY_NAME = {f.name: f for f in FORMATS}
@@ -73,8 +74,9 @@ def supported() -> str:
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
     """Normalised samples of one record, each with an int step, or the BadLine it raised."""
     out: list[dict | BadLine] = []
+    use_path = BY_NAME[fmt].step_from_path
     for sample in BY_NAME[fmt].normalize(record, context):
-        if sample.get(S.STEP) is None and context.step is not None:
+        if use_path and sample.get(S.STEP) is None and context.step is not None:
             sample[S.STEP] = context.step
         try:
             sample[S.STEP] = parse_step(sample.get(S.STEP), S.STEP in sample)

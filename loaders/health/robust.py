@@ -9,11 +9,16 @@ MAD_SCALE = 1.4826  # makes the MAD a consistent estimate of a normal std
 
 def baseline(values: pd.Series, window: int, min_history: int) -> tuple[pd.Series, pd.Series]:
     """(median, scaled MAD) of the previous `window` finite values, NaN before min_history."""
-    prior = values.shift(1)
-    median = prior.rolling(window, min_periods=min_history).median()
-    deviation = (prior - median).abs()
-    mad = deviation.rolling(window, min_periods=min_history).median() * MAD_SCALE
+    prior = values.shift(1).rolling(window, min_periods=min_history)
+    median = prior.median()
+    mad = prior.apply(_mad, raw=True) * MAD_SCALE
     return median, mad
+
+
+def _mad(window: np.ndarray) -> float:
+    """Median absolute deviation from the median of the same window."""
+    finite = window[np.isfinite(window)]
+    return float(np.median(np.abs(finite - np.median(finite)))) if finite.size else np.nan
 
 
 def deviation(values: pd.Series, window: int = 20, min_history: int = 5,

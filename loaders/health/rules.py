@@ -1,6 +1,7 @@
 """The remaining alert rules and the one entry point that runs them all."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from loaders import schema as S
@@ -41,11 +42,13 @@ def zero_variance(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
     if S.H_ZERO_VARIANCE not in signals:
         return []
     share = signals[S.H_ZERO_VARIANCE]
+    groups = signals.get(S.H_GROUPS, pd.Series(np.inf, index=signals.index)).fillna(0)
     alerts = []
-    for step in share.index[share >= rule["warn_share"]]:
+    for step in share.index[(share >= rule["warn_share"]) & (groups >= rule["min_groups"])]:
         severity = STRONG if share.at[step] >= rule["strong_share"] else WEAK
         alerts.append(Alert("zero_variance_groups", severity, int(step),
-                            {S.H_ZERO_VARIANCE: rounded(share.at[step])}))
+                            {S.H_ZERO_VARIANCE: rounded(share.at[step]),
+                             S.H_GROUPS: rounded(groups.at[step])}))
     return alerts
 
 

@@ -59,6 +59,7 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
         S.H_TOKEN_KL: grouped[S.kl_mean(S.K3)].mean(),
         S.H_TRUNCATION: grouped[S.TRUNCATED].mean(),
         S.H_ZERO_VARIANCE: zero_variance_share(samples),
+        S.H_GROUPS: group_counts(samples),
     })
     if "entropy_mean" in samples:
         out[S.H_ENTROPY] = grouped["entropy_mean"].mean()
@@ -72,6 +73,12 @@ def zero_variance_share(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     groups = groups[groups["count"] >= min_group]
     flat = (groups["max"] - groups["min"]).abs() < 1e-12
     return flat.groupby(level=0).mean()
+
+
+def group_counts(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
+    """Per step, how many prompt groups have at least min_group samples."""
+    sizes = samples.groupby([S.STEP, S.PROMPT_ID]).size()
+    return (sizes >= min_group).groupby(level=0).sum().astype(float)
 
 
 def health_signals(metrics: pd.DataFrame | None, samples: pd.DataFrame | None) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from loaders.discovery import natural_key
+from loaders.discovery import inside, natural_key
 from loaders.formats import by_keys
 from loaders.formats.detect import first_record
 from loaders.metrics import lines
@@ -53,7 +53,8 @@ def _walk(root: Path) -> list[Path]:
     paths = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        paths += [Path(dirpath) / name for name in filenames]
+        paths += [Path(dirpath) / name for name in filenames
+                  if inside(Path(dirpath) / name, root)]
     return sorted(paths, key=lambda p: natural_key(str(p)))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from loaders import schema as S
 
@@ -43,7 +44,7 @@ def highlight(text: str, regex: re.Pattern | None, context: int = 80, limit: int
     if regex is None:
         return html.escape(text[: 2 * context])
     snippets = []
-    for match in list(regex.finditer(text))[:limit]:
+    for match in islice(regex.finditer(text), limit):
         start, end = max(0, match.start() - context), min(len(text), match.end() + context)
         snippets.append("…" * (start > 0) + html.escape(text[start:match.start()])
                         + f"<mark>{html.escape(match.group(0))}</mark>"
