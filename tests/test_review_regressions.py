@@ -1,14 +1,14 @@
 """Inputs a review found that used to crash or mislead; each stays fixed."""
 import os
 
+import format_fixtures as F
+import metric_fixtures as M
 import numpy as np
 import pandas as pd
 import pytest
 from apptest import board, errors, texts
 from conftest import line_of, make_sample, write_dump
 
-import format_fixtures as F
-import metric_fixtures as M
 from loaders import open_run
 from loaders import schema as S
 from loaders.discovery import discover
@@ -50,8 +50,8 @@ def test_steps_out_of_range_are_bad_lines(step):
 
 def test_huge_integers_in_fields_are_problems_not_crashes(tmp_path):
     path = tmp_path / "rollout_data_rank_0.jsonl"
-    path.write_text('{"step": 1, "response": "a", "reward": 1%s, "extra": 2%s}\n'
-                    % ("0" * 400, "0" * 400))
+    zeros = "0" * 400
+    path.write_text(f'{{"step": 1, "response": "a", "reward": 1{zeros}, "extra": 2{zeros}}}\n')
     run = open_run(tmp_path)
     assert len(run.samples) == 1 and np.isnan(run.samples[S.REWARD].iloc[0])
     assert {p["reason"].split(":")[0] for p in run.problems} == {"reward", "extra"}
