@@ -8,16 +8,10 @@ from pages.build import health as build
 from pages.build.view import View
 
 
-def render(view: View) -> None:
-    st.header("Health")
-    health = view.run.health(view.metrics_path)
-    for note in health.metrics.notes:
-        st.info(note)
-    metrics = health.metrics.frame
-    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"])
+def _timing_and_memory(metrics: object, tabs: list) -> None:
     with tabs[0]:
         stages = views.stage_times(metrics)
-        if stages.empty or stages.columns.empty:
+        if stages.columns.empty:
             st.info("No stage timers (time/* or timing_s/*) in the training metrics.")
         else:
             st.plotly_chart(build.stage_times_figure(stages), width="stretch", key="c_stages")
@@ -28,15 +22,29 @@ def render(view: View) -> None:
         else:
             st.plotly_chart(build.memory_figure(metrics, groups), width="stretch",
                             key="c_memory")
+
+
+def _ranks(view: View, metrics: object) -> None:
+    value = st.radio("Per-rank value", list(views.RANK_VALUES), key="w_rank_value",
+                     horizontal=True)
+    st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
+                    width="stretch", key="c_ranks")
+    devices = views.device_memory(metrics)
+    if not devices.empty:
+        st.plotly_chart(build.rank_heatmap(devices, "memory"), width="stretch",
+                        key="c_devices")
+
+
+def render(view: View) -> None:
+    st.header("Health")
+    health = view.run.health(view.metrics_path)
+    for note in health.metrics.notes:
+        st.info(note)
+    metrics = health.metrics.frame
+    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"])
+    _timing_and_memory(metrics, tabs)
     with tabs[2]:
-        value = st.radio("Per-rank value", list(views.RANK_VALUES), key="w_rank_value",
-                         horizontal=True)
-        st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
-                        width="stretch", key="c_ranks")
-        devices = views.device_memory(metrics)
-        if not devices.empty:
-            st.plotly_chart(build.rank_heatmap(devices, "memory"), width="stretch",
-                            key="c_devices")
+        _ranks(view, metrics)
     with tabs[3]:
         clip = next((metrics[c] for c in metrics.columns if "clipfrac" in str(c)), None)
         st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
