@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.health.views import memory_columns
 
 # metric names that carry each signal, most specific first (matched case-insensitively)
 METRIC_PATTERNS = {
@@ -21,8 +22,10 @@ METRIC_PATTERNS = {
     S.H_ABORT: (r"abort\w*(_ratio|_rate)?$",),
     S.H_TIMEOUT: (r"timeout\w*(_ratio|_rate)?$",),
 }
-MEMORY_PATTERNS = {S.H_MEM_RESERVED: r"memory.*reserved", S.H_MEM_ALLOCATED: r"memory.*allocated",
-                   S.H_MEM_TOTAL: r"memory.*(total|capacity)"}
+# memory kinds as loaders.health.views classifies them; peak "max" figures stand in for
+# allocated memory when a trainer logs only those
+MEMORY_SIGNALS = {S.H_MEM_RESERVED: ("reserved",), S.H_MEM_ALLOCATED: ("allocated", "max"),
+                  S.H_MEM_TOTAL: ("total",)}
 
 
 def metric_for(names: list[str], signal: str) -> str | None:
@@ -42,9 +45,9 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
         name = metric_for(names, signal)
         if name is not None:
             out[signal] = metrics[name]
-    for signal, pattern in MEMORY_PATTERNS.items():
-        regex = re.compile(pattern, re.IGNORECASE)
-        columns = [n for n in names if regex.search(n)]
+    groups = memory_columns(metrics)
+    for signal, kinds in MEMORY_SIGNALS.items():
+        columns = next((groups[k] for k in kinds if k in groups), None)
         if columns:  # the busiest device decides the risk
             out[signal] = metrics[columns].max(axis=1)
     return out
