@@ -16,7 +16,7 @@ STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
 
 def _layout(fig: go.Figure, title: str, height: int = 320) -> go.Figure:
     fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h"})
+                      legend={"orientation": "h", "y": -0.3})
     return fig
 
 
