@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +50,18 @@ def _usable(path: Path, rel: str, root: Path) -> bool:
     except UnicodeEncodeError:
         return False
     return inside(path, root)
+
+
+def stat_fingerprint(files: Iterable[tuple[str, Path]]) -> str:
+    """"name:size:mtime" of each (name, path) that still exists: changes when any file does."""
+    parts = []
+    for name, path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
 
 
 def _stable_steps(here: Path, dirnames: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from loaders import schema as S
-from loaders.discovery import discover
+from loaders.discovery import discover, stat_fingerprint
 from loaders.formats import BY_NAME, supported
 from loaders.health.check import Health, check
 from loaders.health.config import CONFIG_NAME
@@ -157,11 +157,4 @@ def _unknown_layout(stored: object) -> str:
 def dump_fingerprint(root: str | Path) -> str:
     """Cheap identity of a dump dir's current contents (paths, sizes, mtimes), for UI caches."""
     root = Path(root).expanduser().resolve()
-    parts = []
-    for dump in discover(root):
-        try:
-            stat = dump.path.stat()
-        except OSError:
-            continue
-        parts.append(f"{dump.rel}:{stat.st_size}:{stat.st_mtime_ns}")
-    return "|".join(parts)
+    return stat_fingerprint((dump.rel, dump.path) for dump in discover(root))

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.health.robust import baseline, deviation
+from loaders.health.robust import deviation, rolling_median
 
 STRONG, WEAK = "strong", "weak"
 
@@ -43,7 +43,7 @@ def evidence_for(signals: pd.DataFrame, step: int, names: tuple[str, ...], cfg: 
     base = cfg["baseline"]
     for name in names:
         if name in signals:
-            median, _ = baseline(signals[name], int(base["window"]), int(base["min_history"]))
+            median = rolling_median(signals[name], int(base["window"]), int(base["min_history"]))
             out[name] = rounded(signals.at[step, name])
             out[f"{name}_baseline"] = rounded(median.at[step])
     return out
@@ -95,7 +95,7 @@ def _spike_rule(rule: str, signal: str, signals: pd.DataFrame, cfg: dict, k: flo
         return []
     score = score_of(signals, signal, cfg)
     base = cfg["baseline"]
-    median, _ = baseline(signals[signal], int(base["window"]), int(base["min_history"]))
+    median = rolling_median(signals[signal], int(base["window"]), int(base["min_history"]))
     big = (signals[signal] >= min_ratio * median) & (signals[signal] >= floor)
     return [Alert(rule, STRONG if score.at[s] > 2 * k else WEAK, int(s),
                   evidence_for(signals, s, (signal,), cfg))

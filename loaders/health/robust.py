@@ -10,9 +10,12 @@ MAD_SCALE = 1.4826  # makes the MAD a consistent estimate of a normal std
 def baseline(values: pd.Series, window: int, min_history: int) -> tuple[pd.Series, pd.Series]:
     """(median, scaled MAD) of the previous `window` finite values, NaN before min_history."""
     prior = values.shift(1).rolling(window, min_periods=min_history)
-    median = prior.median()
-    mad = prior.apply(_mad, raw=True) * MAD_SCALE
-    return median, mad
+    return prior.median(), prior.apply(_mad, raw=True) * MAD_SCALE
+
+
+def rolling_median(values: pd.Series, window: int, min_history: int) -> pd.Series:
+    """Just the median of baseline(): what evidence quotes, without the costlier MAD."""
+    return values.shift(1).rolling(window, min_periods=min_history).median()
 
 
 def _mad(window: np.ndarray) -> float:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from loaders.discovery import inside, natural_key
+from loaders.discovery import inside, natural_key, stat_fingerprint
 from loaders.formats import by_keys
 from loaders.formats.detect import first_record
 from loaders.metrics import lines
@@ -102,14 +102,7 @@ def _json_point(raw: bytes) -> lines.Point | None:
 
 def metrics_fingerprint(files: dict[Path, str]) -> str:
     """Changes when any metric file changes (a live run appends to them)."""
-    parts = []
-    for path in files:
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
-    return "|".join(parts)
+    return stat_fingerprint((str(path), path) for path in files)
 
 
 def load_metrics(*roots: Path, exclude: frozenset[Path] = frozenset(),
