@@ -27,7 +27,7 @@ from rss import PeakRss  # noqa: E402
 
 from loaders import open_run  # noqa: E402
 from loaders import schema as S  # noqa: E402
-from loaders.discovery import discover  # noqa: E402
+from loaders.find.walk import discover  # noqa: E402
 
 
 def dump_bytes(root: Path) -> int:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import orjson
 
-from loaders.discovery import discover
-from loaders.scanner import Chunk, plan_chunks
+from loaders.find.walk import discover
+from loaders.index.chunk import Chunk, plan_chunks
 
 
 def _parse(chunk: Chunk) -> int:

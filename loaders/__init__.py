@@ -1,19 +1,28 @@
-"""The data core: find, parse, merge and index rollout dumps.  Never imports streamlit.
+"""The data core: find, parse, index and serve rollout dumps.  Never imports streamlit.
 
-Names are imported lazily so that parser worker processes, which import loaders.scanner,
-do not pay for pandas and pyarrow.
+The provider's names (open_run, Run, Sample, DumpError) are imported eagerly, except in
+multiprocessing children: the parser workers unpickle loaders.index.pool.scan_chunk, which
+imports this package first, and they must not pay for pandas.  There the names resolve on
+first use instead.
 """
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 
-_EXPORTS = {"DumpError": "loaders.run", "Run": "loaders.run", "open_run": "loaders.run",
-            "dump_fingerprint": "loaders.run", "Sample": "loaders.sample",
-            "dump_dirs": "loaders.discovery"}
+_EXPORTS = {"DumpError": "loaders.serve.run", "Run": "loaders.serve.run",
+            "open_run": "loaders.serve.run", "Sample": "loaders.serve.sample"}
 __all__ = sorted(_EXPORTS)
 
+if multiprocessing.parent_process() is None:
+    from loaders.serve.run import DumpError as DumpError
+    from loaders.serve.run import Run as Run
+    from loaders.serve.run import open_run as open_run
+    from loaders.serve.sample import Sample as Sample
 
-def __getattr__(name: str) -> object:
+
+def __getattr__(name: str) -> type | object:
+    """The same names, imported on first use inside worker processes."""
     if name not in _EXPORTS:
         raise AttributeError(f"module 'loaders' has no attribute {name!r}")
     return getattr(importlib.import_module(_EXPORTS[name]), name)

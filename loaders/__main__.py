@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 
 from loaders.health.check import check
-from loaders.report import summary_dict, summary_text
-from loaders.run import DumpError, open_run
+from loaders.serve.report import summary_dict, summary_text
+from loaders.serve.run import DumpError, open_run
 
 
 def main(argv: list[str] | None = None) -> int:

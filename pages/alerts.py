@@ -5,8 +5,8 @@ import streamlit as st
 
 from loaders.health.config import CONFIG_NAME
 from pages import state
-from pages.build import health as build
-from pages.build.view import View
+from pages.figures import health as build
+from pages.view import View
 
 
 def render(view: View) -> None:

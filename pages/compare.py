@@ -5,8 +5,8 @@ import streamlit as st
 
 from loaders import schema as S
 from pages import state
-from pages.build import compare, tables
-from pages.build.view import View
+from pages.figures import compare, tables
+from pages.view import View
 
 
 def render(view: View) -> None:

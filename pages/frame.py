@@ -9,7 +9,6 @@ from pathlib import Path
 import streamlit as st
 
 from pages import alerts, compare, health, metrics, responses, rewards, sample, state
-from pages.build.view import View
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
@@ -21,6 +20,7 @@ from pages.sidebar import (
     choose_step,
     display_options,
 )
+from pages.view import View
 
 RENDERERS = {"rewards": rewards.render, "responses": responses.render,
              "sample": sample.render, "compare": compare.render, "metrics": metrics.render,

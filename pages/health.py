@@ -4,8 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders.health import views
-from pages.build import health as build
-from pages.build.view import View
+from pages.figures import health as build
+from pages.view import View
 
 
 def _timing_and_memory(metrics: object, tabs: list) -> None:

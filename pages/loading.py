@@ -10,6 +10,7 @@ import streamlit as st
 
 import loaders
 from loaders import schema as S
+from loaders.serve.run import dump_fingerprint
 
 
 class _Progress:
@@ -41,7 +42,7 @@ class _Runs:
         self.runs: OrderedDict[tuple[str, str], loaders.Run] = OrderedDict()
 
     def get(self, path: Path, progress: _Progress) -> loaders.Run:
-        key = (str(path), loaders.dump_fingerprint(path))
+        key = (str(path), dump_fingerprint(path))
         with self.lock:
             if key not in self.runs:
                 # loaded outside st.cache_resource's body so the progress bar is not replayed

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.build import metrics as build
-from pages.build.view import View
+from pages.figures import metrics as build
+from pages.view import View
 
 MAX_CHARTS = 24  # per group shown at once: more charts than this make every rerun slow
 

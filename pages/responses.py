@@ -9,9 +9,9 @@ import streamlit as st
 
 from loaders import schema as S
 from pages import state
-from pages.build import tables
-from pages.build.text import compile_search, highlight
-from pages.build.view import View
+from pages.figures import tables
+from pages.figures.text import compile_search, highlight
+from pages.view import View
 
 MAX_MATCHES = 50
 

@@ -5,8 +5,8 @@ import streamlit as st
 
 from loaders import schema as S
 from pages import state
-from pages.build import rewards as build
-from pages.build.view import View
+from pages.figures import rewards as build
+from pages.view import View
 
 
 def _curve(fig: object, key: str) -> None:

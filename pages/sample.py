@@ -4,11 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
-from loaders.tokenizer import TokenizerUnavailable, decode_ids
+from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages import state
-from pages.build import compare, tokens
-from pages.build.text import strip_pad, strip_system
-from pages.build.view import View
+from pages.figures import compare, tokens
+from pages.figures.text import strip_pad, strip_system
+from pages.view import View
 
 
 def _choose(view: View, rows: object) -> str:

@@ -9,9 +9,10 @@ import streamlit as st
 
 import loaders
 from loaders import schema as S
+from loaders.find.paths import resolve_dump_dir
+from loaders.find.walk import dump_dirs
 from pages import state
-from pages.build.paths import resolve_dump_dir
-from pages.build.text import DisplayOptions
+from pages.view import DisplayOptions
 
 PAGES = {"rewards": "Rewards", "responses": "Responses", "sample": "Sample",
          "compare": "RL vs reference", "metrics": "Metrics", "health": "Health",
@@ -41,7 +42,7 @@ def choose_dir(config: BoardConfig) -> Path | None:
 
 def choose_run(base: Path) -> Path:
     """Sub-runs are dirs under the dump dir that directly hold dumps."""
-    runs = loaders.dump_dirs(base)
+    runs = dump_dirs(base)
     options = [WHOLE_DIR] + [r for r in runs if r != WHOLE_DIR]
     if len(options) == 1:
         return base

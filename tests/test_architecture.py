@@ -6,8 +6,8 @@ from conftest import ROOT
 
 UI_FREE = ["loaders"]
 UI = ["pages", "board"]
-FORBIDDEN_IN_UI = {"json", "orjson", "pyarrow", "pyarrow.parquet", "loaders.record",
-                   "loaders.scanner", "loaders.index"}
+FORBIDDEN_IN_UI = {"json", "orjson", "pyarrow", "pyarrow.parquet", "loaders.parse.record",
+                   "loaders.index.pool", "loaders.index.ondisk"}
 
 
 def _python_files(folder: str) -> list[Path]:
@@ -40,3 +40,27 @@ def test_ui_never_opens_files_or_parses_json():
     for path in [f for folder in UI for f in _python_files(folder)]:
         assert not (_imports(path) & FORBIDDEN_IN_UI), path
         assert "open" not in _calls(path), path
+
+
+def _worker_modules() -> tuple[bool, bool]:
+    """Run inside a parser worker: what importing the scan function pulled in."""
+    import sys
+
+    import loaders.index.pool  # noqa: F401  (what a worker unpickling scan_chunk imports)
+
+    return "pandas" in sys.modules, "loaders.serve.run" in sys.modules
+
+
+def test_parser_workers_stay_free_of_pandas_while_the_package_exports_eagerly():
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    import loaders
+
+    assert "loaders.serve.run" in sys.modules  # eager in the main process
+    assert loaders.open_run.__module__ == "loaders.serve.run"
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(1, mp_context=context) as pool:
+        has_pandas, has_run = pool.submit(_worker_modules).result()
+    assert (has_pandas, has_run) == (False, False)

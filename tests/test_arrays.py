@@ -1,10 +1,10 @@
-"""loaders.arrays: the alignment rule and list -> float conversion."""
+"""loaders.parse.arrays: the alignment rule and list -> float conversion."""
 import math
 
 import numpy as np
 import pytest
 
-from loaders.arrays import BadField, aligned_length, float_array, is_number_list, pack_floats
+from loaders.parse.arrays import BadField, aligned_length, float_array, is_number_list, pack_floats
 
 
 def _unpack(data: bytes) -> np.ndarray:

@@ -1,7 +1,7 @@
-"""loaders.discovery: which files are dumps, their order, their rank and the sub-runs."""
+"""loaders.find.walk: which files are dumps, their order, their rank and the sub-runs."""
 import pytest
 
-from loaders.discovery import CACHE_DIR_NAME, discover, dump_dirs, natural_key, rank_of
+from loaders.find.walk import CACHE_DIR_NAME, discover, dump_dirs, natural_key, rank_of
 
 
 def _touch(root, *rels):

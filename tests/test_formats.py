@@ -11,8 +11,8 @@ from conftest import ROOT, write_dump
 
 from loaders import DumpError, open_run
 from loaders import schema as S
+from loaders.find.kind import detect
 from loaders.formats import by_path
-from loaders.formats.detect import detect
 
 
 def _run(tmp_path, name):

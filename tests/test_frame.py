@@ -1,10 +1,10 @@
-"""loaders.frame: typing, sorting and the truncation flag of the per-sample frame."""
+"""loaders.index.table: typing, sorting and the truncation flag of the per-sample frame."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from loaders import frame
 from loaders import schema as S
+from loaders.index import table as frame
 
 
 def _rows(**columns):

@@ -3,8 +3,9 @@ import os
 import pyarrow.parquet as pq
 import pytest
 
-from loaders import index, open_run
+from loaders import open_run
 from loaders import schema as S
+from loaders.index import ondisk as index
 
 
 def test_index_lives_next_to_the_dump(dump_dir):

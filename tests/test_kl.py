@@ -1,11 +1,11 @@
-"""loaders.kl: the sign and the direction of every KL estimator, and the batched sums."""
+"""loaders.parse.kl: the sign and the direction of every KL estimator, and the batched sums."""
 import math
 
 import numpy as np
 import pytest
 
-from loaders import kl
 from loaders import schema as S
+from loaders.parse import kl
 
 R_POINTS = [-2.0, -0.5, 0.0, 0.5, 2.0]
 

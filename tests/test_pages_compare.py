@@ -3,7 +3,7 @@ from apptest import board, texts
 from conftest import LOSING_PROMPT
 
 from loaders import schema as S
-from pages.build import compare
+from pages.figures import compare
 
 
 def test_curves_table_and_never_beaten_prompts(board_dump):

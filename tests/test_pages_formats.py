@@ -52,7 +52,7 @@ def test_new_token_metrics_are_selectable_and_sortable(tmp_path):
 def test_token_ids_without_transformers_warn_and_still_show(tmp_path, monkeypatch):
     import sys
 
-    from loaders import tokenizer
+    from loaders.serve import tokenizer
 
     tokenizer._load.cache_clear()
     monkeypatch.setitem(sys.modules, "transformers", None)

@@ -1,10 +1,10 @@
-"""loaders.record: one jsonl line -> one dict with an int step, or a BadLine with a reason."""
+"""loaders.parse.record: one jsonl line -> one dict with an int step, or a BadLine with a reason."""
 import json
 import math
 
 import pytest
 
-from loaders.record import BadLine, parse_record, parse_step
+from loaders.parse.record import BadLine, parse_record, parse_step
 
 
 def test_plain_line_parses_to_dict():

@@ -6,7 +6,7 @@ from conftest import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.scanner import ChunkResult
+from loaders.index.chunk import ChunkResult
 
 
 def _append(path, data: bytes) -> None:
@@ -29,7 +29,7 @@ def test_first_open_is_a_miss_then_a_hit(dump_dir):
 
 def test_hit_parses_nothing(dump_dir, monkeypatch):
     open_run(dump_dir)
-    monkeypatch.setattr("loaders.scanner.scan_chunk", _fail_scan)
+    monkeypatch.setattr("loaders.index.pool.scan_chunk", _fail_scan)
     assert open_run(dump_dir).cache == "hit"
 
 
@@ -43,8 +43,8 @@ def test_grown_file_parses_only_new_bytes(dump_dir, monkeypatch):
     old_size = path.stat().st_size
     _append(path, line_of(make_sample(3, seed=5)) + line_of(make_sample(3, seed=6)))
     seen = []
-    real = __import__("loaders.scanner", fromlist=["scan_chunk"]).scan_chunk
-    monkeypatch.setattr("loaders.scanner.scan_chunk", lambda c: seen.append(c) or real(c))
+    real = __import__("loaders.index.pool", fromlist=["scan_chunk"]).scan_chunk
+    monkeypatch.setattr("loaders.index.pool.scan_chunk", lambda c: seen.append(c) or real(c))
     run = open_run(dump_dir)
     assert run.cache == "partial"
     assert [(c.rel, c.start) for c in seen] == [("rollout_data_rank_1.jsonl", old_size)]
@@ -113,7 +113,7 @@ def test_removed_file_drops_out_and_new_file_joins(dump_dir):
 def test_touched_file_is_not_reparsed(dump_dir, monkeypatch):
     open_run(dump_dir)
     _bump_mtime(dump_dir / "rollout_data_rank_0.jsonl")
-    monkeypatch.setattr("loaders.scanner.scan_chunk", _fail_scan)
+    monkeypatch.setattr("loaders.index.pool.scan_chunk", _fail_scan)
     run = open_run(dump_dir)
     assert run.cache == "partial" and len(run.samples) == 24
 

@@ -11,10 +11,10 @@ from conftest import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.discovery import discover
+from loaders.find.walk import discover
 from loaders.health.robust import deviation
-from loaders.record import BadLine, parse_step
-from loaders.refresh import refresh
+from loaders.index.refresh import refresh
+from loaders.parse.record import BadLine, parse_step
 
 
 def test_infinite_reward_does_not_break_the_responses_page(tmp_path):

@@ -3,7 +3,8 @@ from pathlib import Path
 from conftest import line_of, make_sample, write_dump
 
 from loaders import schema as S
-from loaders.scanner import plan_chunks, scan_all, scan_chunk
+from loaders.index.chunk import plan_chunks
+from loaders.index.pool import scan_all, scan_chunk
 
 
 def _scan_in_chunks(path: Path, target: int):

@@ -1,11 +1,11 @@
-"""loaders.steps: per-step aggregates of the summary frame, checked against plain numpy."""
+"""loaders.index.steps: per-step aggregates of the summary frame, checked against plain numpy."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from loaders import frame
 from loaders import schema as S
-from loaders.steps import step_stats
+from loaders.index import table as frame
+from loaders.index.steps import step_stats
 
 NAN = float("nan")
 # step -> rewards / ref rewards of its samples (NaN = not written)

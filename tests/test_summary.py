@@ -1,12 +1,12 @@
-"""loaders.summary: one summary row per sample, checked against numpy on the aligned tokens."""
+"""loaders.index.summary: one summary row per sample, checked against numpy on aligned tokens."""
 import math
 
 import numpy as np
 import pytest
 
 from loaders import schema as S
-from loaders.summary import SummaryBatch, extra_column, finite_sum, scalar
-from loaders.text import text_id
+from loaders.index.summary import SummaryBatch, extra_column, finite_sum, scalar
+from loaders.parse.text import text_id
 
 WHERE = {S.FILE: "rollout_data_rank_0.jsonl", S.LINE: 1, S.RANK: 0, S.OFFSET: 0, S.NBYTES: 10}
 NAN = float("nan")

@@ -1,9 +1,9 @@
-"""loaders.text: display strings for text fields and stable prompt ids."""
+"""loaders.parse.text: display strings for text fields and stable prompt ids."""
 import json
 
 import pytest
 
-from loaders.text import text_id, text_of
+from loaders.parse.text import text_id, text_of
 
 
 def test_none_is_empty():

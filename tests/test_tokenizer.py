@@ -4,7 +4,7 @@ import types
 
 import pytest
 
-from loaders import tokenizer
+from loaders.serve import tokenizer
 
 
 def test_non_id_tokens_pass_through_without_loading_anything(tmp_path):

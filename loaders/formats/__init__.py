@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from loaders import schema as S
 from loaders.formats import native, nemo, prime, roll, trl, verl
 from loaders.formats.context import FileContext
-from loaders.record import BadLine, parse_step
+from loaders.parse.record import BadLine, parse_step
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from loaders import schema as S
 from loaders.formats.context import FileContext
-from loaders.formats.tokens_only import id_tokens, mismatch, response_part, scalar_reward
-from loaders.text import text_of
+from loaders.formats.token_ids import id_tokens, mismatch, response_part, scalar_reward
+from loaders.parse.text import text_of
 
 
 def _split_content(content: object) -> tuple[object, object]:

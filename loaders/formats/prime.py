@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from loaders import schema as S
 from loaders.formats.context import FileContext
-from loaders.formats.tokens_only import id_tokens, mismatch, response_part, scalar_reward
+from loaders.formats.token_ids import id_tokens, mismatch, response_part, scalar_reward
 
 # bookkeeping lists that are not metrics
 _DROPPED = frozenset({"token_ids", "trainer_logprobs", "rewards", "position_ids", "losses",

@@ -4,6 +4,6 @@ Sources: verl's file logger and console lines, ROLL's `metrics_tag:` log lines, 
 metrics.jsonl, TensorBoard event files (when the optional `tensorboard` package is
 installed) and any jsonl of flat dicts with a step key.
 """
-from loaders.metrics.store import MetricFrame, find_metric_files, load_metrics
+from loaders.metrics.collect import MetricFrame, find_metric_files, load_metrics
 
 __all__ = ["MetricFrame", "find_metric_files", "load_metrics"]

@@ -5,7 +5,7 @@ import math
 import re
 from numbers import Real
 
-from loaders.record import BadLine, parse_object
+from loaders.parse.record import BadLine, parse_object
 
 Point = tuple[int, float | None, dict[str, float]]
 STEP_KEYS = ("step", "global_step", "_step", "iteration")

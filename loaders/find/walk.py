@@ -1,0 +1,97 @@
+"""Finding dump files under a directory, in natural order."""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loaders.find.kind import detect
+from loaders.find.paths import inside
+
+CACHE_DIR_NAME = ".rl_board_cache"
+DUMP_SUFFIX = ".jsonl"
+TABLE_SUFFIX = ".parquet"  # TRL writes completions/completions_{step}.parquet
+_TABLE_DUMP = re.compile(r"(^|/)completions_\d+\.parquet$")
+# prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
+# every rank has flushed; when any step has the marker, steps without it are still being written
+STABLE_MARKER = "STABLE"
+_RANK = re.compile(r"rank[_-]?(?:val[_-]?)?(\d+)", re.IGNORECASE)
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    path: Path
+    rel: str  # path relative to the dump dir, with forward slashes
+    rank: int  # -1 when the file name carries no rank
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key under which rank_2 comes before rank_10."""
+    return tuple(int(p) if p.isdigit() else p.lower() for p in _DIGITS.split(text))
+
+
+def rank_of(name: str) -> int:
+    """The data-parallel rank in a file name such as rollout_data_rank_3.jsonl, else -1."""
+    match = _RANK.search(name)
+    return int(match.group(1)) if match else -1
+
+
+def _usable(path: Path, rel: str, root: Path) -> bool:
+    try:
+        rel.encode("utf-8")  # names that are not UTF-8 cannot be shown or indexed
+    except UnicodeEncodeError:
+        return False
+    return inside(path, root)
+
+
+def stat_fingerprint(files: Iterable[tuple[str, Path]]) -> str:
+    """"name:size:mtime" of each (name, path) that still exists: changes when any file does."""
+    parts = []
+    for name, path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
+
+
+def _stable_steps(here: Path, dirnames: list[str]) -> list[str]:
+    stable = [d for d in dirnames if (here / d / STABLE_MARKER).exists()]
+    return stable if stable else dirnames
+
+
+def discover(root: Path) -> list[DumpFile]:
+    """Every *.jsonl (and TRL completions_*.parquet) under root, recursively, skipping
+    hidden dirs (and so the cache) and prime-rl steps not yet marked STABLE."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        if here.name == "token_exports":
+            dirnames[:] = _stable_steps(here, dirnames)
+        for name in filenames:
+            rel = (here / name).relative_to(root).as_posix()
+            if name.startswith(".") or not (name.endswith(DUMP_SUFFIX)
+                                            or _TABLE_DUMP.search(rel)):
+                continue
+            if _usable(here / name, rel, root):
+                found.append(DumpFile(here / name, rel, rank_of(name)))
+    return sorted(found, key=lambda f: natural_key(f.rel))
+
+
+def dump_dirs(root: Path, limit: int = 500) -> list[str]:
+    """Dirs under root (root itself as '.') that directly hold dump files: the sub-runs.
+
+    A dir counts when one of its first files is in a known dump format (so a logs/ dir of
+    training metrics is not offered as a run).
+    """
+    by_dir: dict[str, list[DumpFile]] = {}
+    for dump in discover(root):
+        by_dir.setdefault(Path(dump.rel).parent.as_posix(), []).append(dump)
+    dirs = [d for d, files in by_dir.items()
+            if any(detect(f.path, f.rel) for f in files[:3])]
+    return sorted(dirs, key=natural_key)[:limit]

@@ -1,0 +1,119 @@
+"""The on-disk index: the summary frame as Parquet, with per-file state in its metadata.
+
+One file, ``index.parquet``, holds both, and it is replaced atomically (write to a temp file,
+fsync, rename), so a crash leaves the old index or none, never a torn one.  It lives in
+``DUMP_DIR/.rl_board_cache/``; when that is not writable, in
+``$RL_BOARD_CACHE_DIR`` or ``$XDG_CACHE_HOME/rl_logging_board/`` (default ``~/.cache``),
+under a folder named after a hash of the dump dir's absolute path.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loaders.find.walk import CACHE_DIR_NAME
+
+INDEX_VERSION = 4
+INDEX_NAME = "index.parquet"
+_META_KEY = b"rl_logging_board"
+EDGE_BYTES = 4096
+
+
+@dataclass
+class FileState:
+    rel: str
+    size: int
+    mtime_ns: int
+    parsed_until: int
+    lines: int
+    head_hash: str
+    tail_hash: str
+    ends_mid_line: bool = False
+    pending_bytes: int = 0
+    bad_lines: int = 0
+    format: str = "native"  # a loaders.formats name, or "unknown"
+
+
+def edge_hashes(path: Path, parsed_until: int) -> tuple[str, str]:
+    """Hashes of the first and of the last EDGE_BYTES of the parsed part of a file."""
+    with open(path, "rb") as handle:
+        head = handle.read(min(EDGE_BYTES, parsed_until))
+        handle.seek(max(0, parsed_until - EDGE_BYTES))
+        tail = handle.read(min(EDGE_BYTES, parsed_until))
+    return _digest(head), _digest(tail)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def _user_cache_dir(root: Path) -> Path:
+    base = os.environ.get("RL_BOARD_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base_dir = Path(base) if base else Path.home() / ".cache"
+    if not os.environ.get("RL_BOARD_CACHE_DIR"):
+        base_dir = base_dir / "rl_logging_board"
+    return base_dir / hashlib.sha1(str(root).encode()).hexdigest()[:16]
+
+
+def index_dir(root: Path) -> Path:
+    """Where the index of a dump dir lives (next to the dump when it is writable)."""
+    local = root / CACHE_DIR_NAME
+    if os.access(local if local.exists() else root, os.W_OK):
+        return local
+    return _user_cache_dir(root)
+
+
+@dataclass
+class Stored:
+    frame: pd.DataFrame
+    files: dict[str, FileState]
+    problems: list[dict]
+
+
+def load_index(root: Path) -> Stored | None:
+    """The stored index of a dump dir, or None when there is none or it is unreadable."""
+    path = index_dir(root) / INDEX_NAME
+    if not path.exists():
+        return None
+    try:
+        table = pq.read_table(path)
+        meta = orjson.loads(table.schema.metadata[_META_KEY])
+    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
+        return None
+    if meta.get("version") != INDEX_VERSION:
+        return None
+    files = {f["rel"]: FileState(**f) for f in meta["files"]}
+    return Stored(table.to_pandas(), files, meta["problems"])
+
+
+def save_index(root: Path, stored: Stored) -> Path | None:
+    """Write the index atomically; returns its path, or None when no cache dir is writable."""
+    meta = {"version": INDEX_VERSION, "files": [asdict(f) for f in stored.files.values()],
+            "problems": stored.problems}
+    table = pa.Table.from_pandas(stored.frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           _META_KEY: orjson.dumps(meta)})
+    target_dir = index_dir(root)
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=target_dir)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pq.write_table(table, handle, compression="zstd")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target_dir / INDEX_NAME)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target_dir / INDEX_NAME

@@ -1,0 +1,77 @@
+"""Summary rows -> the typed, sorted per-sample frame."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+from loaders.index.summary import extra_column
+
+_FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
+          "category": ""}
+# explicit truncation signals some trainers write, besides hitting the length cap
+_TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
+_FINISH_REASONS = ("finish_reason", "stop_reason")
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with every schema column and no rows."""
+    return typed(pd.DataFrame({name: pd.Series([], dtype="object") for name in S.SUMMARY_DTYPES}))
+
+
+def typed(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every schema column present with its dtype; extra columns numeric or string."""
+    for name, dtype in S.SUMMARY_DTYPES.items():
+        if name not in frame.columns:
+            frame[name] = _FILLS[dtype]
+        elif dtype in ("int64", "int32", "bool"):
+            frame[name] = frame[name].fillna(_FILLS[dtype])
+        frame[name] = frame[name].astype(dtype)
+    for name in frame.columns.difference(list(S.SUMMARY_DTYPES)):
+        if frame[name].dtype == object or pd.api.types.is_string_dtype(frame[name]):
+            numeric = pd.to_numeric(frame[name], errors="coerce")
+            known = frame[name].notna()
+            frame[name] = numeric if numeric[known].notna().all() else frame[name].astype("string")
+    return frame
+
+
+def combine(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate, type, sort by (step, rank, file, line) and derive run-level flags."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return empty_frame()
+    frame = pd.concat([p.astype({S.FILE: "string"}) for p in parts], ignore_index=True)
+    frame = typed(frame).sort_values(list(S.SORT_KEYS), kind="stable", ignore_index=True)
+    frame[S.KEY] = sample_keys(frame)
+    frame[S.TRUNCATED] = truncated(frame)
+    frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
+    return frame
+
+
+def sample_keys(frame: pd.DataFrame) -> pd.Series:
+    """schema.sample_key for every row, vectorised."""
+    base = frame[S.FILE].astype("string") + ":" + frame[S.LINE].astype("string")
+    item = frame[S.ITEM]
+    return base.where(item == 0, base + "#" + item.astype("string")).astype("string")
+
+
+def truncated(frame: pd.DataFrame) -> np.ndarray:
+    """Flag responses that were cut off.
+
+    Explicit signals win (a truthy truncated/is_truncated key, finish_reason == "length").
+    Otherwise a response is truncated when its token count equals the run's longest and at
+    least two samples share that length, which is what a generation cap looks like.
+    """
+    flags = np.zeros(len(frame), dtype=bool)
+    for name in _TRUNCATION_FLAGS:
+        if name in frame.columns:
+            flags |= pd.to_numeric(frame[name], errors="coerce").fillna(0).to_numpy() > 0
+    for name in _FINISH_REASONS:
+        if name in frame.columns:
+            flags |= (frame[name].astype("string") == "length").fillna(False).to_numpy()
+    lengths = frame[S.RESPONSE_LEN].to_numpy()
+    if lengths.size and lengths.max() > 0:
+        at_cap = lengths == lengths.max()
+        if at_cap.sum() >= 2:
+            flags |= at_cap
+    return flags

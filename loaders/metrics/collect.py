@@ -1,0 +1,122 @@
+"""Finding metric files in a run and merging them into one frame indexed by step."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from loaders.find.kind import first_record
+from loaders.find.paths import inside
+from loaders.find.walk import natural_key, stat_fingerprint
+from loaders.formats import by_keys
+from loaders.metrics import lines
+from loaders.metrics.tensorboard import read_events
+
+TIME = "time"  # wall-clock seconds, when a source records it
+LOG_SUFFIXES = (".log", ".txt", ".out", ".err")
+EVENTS_PREFIX = "events.out.tfevents."
+_MARKERS = ("step:", "metrics_tag")
+
+
+@dataclass
+class MetricFrame:
+    frame: pd.DataFrame  # index: step; one column per metric (+ TIME when known)
+    sources: dict[str, str] = field(default_factory=dict)  # file -> source kind
+    notes: list[str] = field(default_factory=list)  # what could not be read, and why
+
+    @property
+    def names(self) -> list[str]:
+        return [c for c in self.frame.columns if c != TIME]
+
+    @property
+    def empty(self) -> bool:
+        return self.frame.empty
+
+
+def _kind(path: Path) -> str | None:
+    name = path.name
+    if name.startswith(EVENTS_PREFIX):
+        return "tensorboard"
+    if name.endswith(LOG_SUFFIXES):
+        return "log"
+    if name.endswith(".jsonl"):
+        record = first_record(path)
+        if record is not None and by_keys(record) is None and lines.from_json(record):
+            return "jsonl"
+    return None
+
+
+def _walk(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    paths = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        paths += [Path(dirpath) / name for name in filenames
+                  if inside(Path(dirpath) / name, root)]
+    return sorted(paths, key=lambda p: natural_key(str(p)))
+
+
+def find_metric_files(*roots: Path, exclude: frozenset[Path] = frozenset()
+                      ) -> dict[Path, str]:
+    """Metric files under the given dirs (or files), recursively, with their kind.
+
+    `exclude` names files already known to be dumps, so they are not even peeked at.
+    """
+    found = {}
+    for root in roots:
+        for path in _walk(root):
+            if path in exclude:
+                continue
+            kind = _kind(path)
+            if kind:
+                found[path] = kind
+    return found
+
+
+def _points(path: Path, kind: str, notes: list[str]) -> list[lines.Point]:
+    if kind == "tensorboard":
+        return read_events(path, notes)
+    points = []
+    with open(path, "rb") as handle:
+        for raw in handle:
+            text = raw.decode("utf-8", errors="replace")
+            if kind == "jsonl":
+                point = _json_point(raw)
+            elif any(m in text for m in _MARKERS):
+                point = lines.from_roll(text) or lines.from_console(text.rstrip("\n"))
+            else:
+                continue
+            if point:
+                points.append(point)
+    return points
+
+
+def _json_point(raw: bytes) -> lines.Point | None:
+    try:
+        return lines.from_json(lines.parse_object(raw.strip()))
+    except lines.BadLine:
+        return None
+
+
+def metrics_fingerprint(files: dict[Path, str]) -> str:
+    """Changes when any metric file changes (a live run appends to them)."""
+    return stat_fingerprint((str(path), path) for path in files)
+
+
+def load_metrics(*roots: Path, exclude: frozenset[Path] = frozenset(),
+                 files: dict[Path, str] | None = None) -> MetricFrame:
+    """Every metric of every source under the roots, one row per step (later values win)."""
+    notes: list[str] = []
+    files = find_metric_files(*roots, exclude=exclude) if files is None else files
+    rows = []
+    for path, kind in files.items():
+        for step, when, values in _points(path, kind, notes):
+            rows.append({"step": step, **({TIME: when} if when is not None else {}), **values})
+    if not rows:
+        return MetricFrame(pd.DataFrame(index=pd.Index([], name="step")),
+                           {str(p): k for p, k in files.items()}, notes)
+    frame = pd.DataFrame(rows).groupby("step", sort=True).last()
+    return MetricFrame(frame, {str(p): k for p, k in files.items()}, notes)

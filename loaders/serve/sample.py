@@ -1,0 +1,121 @@
+"""Reading whole samples back from the dump by byte offset (or Parquet row)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import groupby
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from loaders import schema as S
+from loaders.formats import BY_NAME, samples_of
+from loaders.formats.context import context_of
+from loaders.index.summary import scalar
+from loaders.parse.arrays import ALIGNED_KEYS
+from loaders.parse.record import BadLine, parse_object
+from loaders.parse.text import text_of
+from loaders.serve.token_table import token_table
+
+
+@dataclass
+class Sample:
+    file: str
+    line: int
+    step: int
+    texts: dict[str, str] = field(default_factory=dict)  # full prompt, response, ...
+    scalars: dict[str, float] = field(default_factory=dict)  # reward, ref_reward, ...
+    tokens: pd.DataFrame = field(default_factory=pd.DataFrame)
+    raw_lengths: dict[str, int] = field(default_factory=dict)  # before alignment
+    error: str | None = None  # set when the line could not be read back
+    item: int = 0
+
+    @property
+    def key(self) -> str:
+        return S.sample_key(self.file, self.line, self.item)
+
+
+class Location(NamedTuple):
+    """Where a sample is stored, as the summary frame records it."""
+    file: str
+    line: int
+    offset: int
+    nbytes: int
+    step: int
+    item: int = 0
+
+
+def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
+    """A Sample from a normalised record (without its token table when texts_only)."""
+    texts = {k: text_of(obj.get(k)) for k in S.TEXT_KEYS}
+    scalars = {}
+    for key in S.SCALAR_KEYS:
+        try:
+            scalars[key] = scalar(obj.get(key))
+        except ValueError:
+            scalars[key] = math.nan
+    lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
+    tokens = pd.DataFrame() if texts_only else token_table(obj)
+    return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
+                  item=loc.item)
+
+
+def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
+                 texts_only: bool = False) -> dict[str, Sample]:
+    """Samples at the given locations by key, read in file order with one open per file.
+
+    With texts_only the token tables are left empty, which is several times faster.
+    """
+    found = {}
+    ordered = sorted(locations, key=lambda loc: (loc.file, loc.offset, loc.item))
+    for file, group in groupby(ordered, key=lambda loc: loc.file):
+        fmt = formats.get(file, "native")
+        for loc, sample in _read_file(root / file, list(group), fmt, texts_only):
+            found[S.sample_key(loc.file, loc.line, loc.item)] = sample
+    return found
+
+
+def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) -> list:
+    try:
+        if BY_NAME[fmt].tabular:
+            records = _read_rows(path, [loc.offset for loc in group])
+        else:
+            records = _read_lines(path, group)
+    except (OSError, IndexError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        return [(loc, _failed(loc, f"{loc.file}: cannot read ({reason})")) for loc in group]
+    return [(loc, _sample_of(record, loc, fmt, texts_only))
+            for loc, record in zip(group, records)]
+
+
+def _read_lines(path: Path, group: list[Location]) -> list[bytes]:
+    with open(path, "rb") as handle:
+        out = []
+        for loc in group:
+            handle.seek(loc.offset)
+            out.append(handle.read(loc.nbytes))
+        return out
+
+
+def _failed(loc: Location, message: str) -> Sample:
+    return Sample(loc.file, loc.line, loc.step, error=message, item=loc.item)
+
+
+def _sample_of(record: bytes | dict, loc: Location, fmt: str, texts_only: bool) -> Sample:
+    try:
+        obj = record if isinstance(record, dict) else parse_object(record)
+        samples = samples_of(obj, fmt, context_of(loc.file, -1))
+        sample = samples[loc.item]
+        if isinstance(sample, BadLine):
+            raise sample
+    except (BadLine, IndexError) as err:
+        return _failed(loc, f"{loc.file}:{loc.line}: changed on disk ({err})")
+    return sample_from(sample, loc, texts_only)
+
+
+def _read_rows(path: Path, indices: list[int]) -> list[dict]:
+    """Rows of a Parquet file as dicts, reading the file once."""
+    table = pq.read_table(path)
+    return table.take(indices).to_pylist()

@@ -1,0 +1,125 @@
+"""Pure builders of the RL vs reference page: per-step comparison and prompts RL never beat."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from loaders import schema as S
+from pages.figures.rewards import REF_COLOR, RL_COLOR, WIN_COLOR, win_rate_axis
+from pages.figures.smoothing import add_curve, column_values
+
+# ---- per-step table columns -------------------------------------------------------------
+RL_REWARD = "RL reward (mean)"
+REF_REWARD = "ref reward (mean)"
+REWARD_GAP = "reward gap (RL − ref)"
+WIN_RATE = "win rate"
+RL_TOKENS = "RL length (tokens, mean)"
+RL_CHARS = "RL length (chars, mean)"
+REF_CHARS = "ref length (chars, mean)"
+
+# ---- never-beaten prompts columns (the prompt id keeps its schema name) ------------------
+PROMPT_PREVIEW = "prompt (preview)"
+SAMPLE_COUNT = "samples"
+STEPS_SEEN = "steps seen"
+MEAN_REWARD = "mean reward"
+MEAN_REF_REWARD = "mean ref reward"
+MEAN_GAP = "mean gap (RL − ref)"
+LAST_STEP = "last step"
+NEVER_BEATEN_COLUMNS = (S.PROMPT_ID, PROMPT_PREVIEW, SAMPLE_COUNT, STEPS_SEEN, MEAN_REWARD,
+                        MEAN_REF_REWARD, MEAN_GAP, LAST_STEP)
+
+# ---- length metrics of one step (Sample page) -------------------------------------------
+LEN_RL_CHARS = "RL response (chars)"
+LEN_RL_TOKENS = "RL response (tokens)"
+LEN_REF_CHARS = "ref response (chars)"
+_LENGTH_METRICS = ((LEN_RL_CHARS, S.RESPONSE_CHARS), (LEN_RL_TOKENS, S.RESPONSE_LEN),
+                   (LEN_REF_CHARS, S.REF_RESPONSE_CHARS))
+SUBPLOT_TITLES = (S.REWARD, "response length (chars)", f"win rate ({S.REWARD} > {S.REF_REWARD})")
+
+
+def _mean(stats: pd.DataFrame, column: str) -> np.ndarray:
+    return column_values(stats, S.stat(column, "mean"))
+
+
+def rl_vs_ref_table(stats: pd.DataFrame) -> pd.DataFrame:
+    """One row per step, RL next to the reference, for reading exact numbers off the chart."""
+    rl, ref = _mean(stats, S.REWARD), _mean(stats, S.REF_REWARD)
+    return pd.DataFrame({
+        RL_REWARD: rl, REF_REWARD: ref, REWARD_GAP: rl - ref,
+        WIN_RATE: column_values(stats, S.WIN_RATE), RL_TOKENS: _mean(stats, S.RESPONSE_LEN),
+        RL_CHARS: _mean(stats, S.RESPONSE_CHARS), REF_CHARS: _mean(stats, S.REF_RESPONSE_CHARS),
+    }, index=stats.index.copy())
+
+
+def _shows(values: np.ndarray) -> bool:
+    """Worth a curve: some finite value that is not 0 (a dump without refs logs 0 chars)."""
+    finite = values[np.isfinite(values)]
+    return bool(finite.size and np.any(finite != 0))
+
+
+def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
+    """Reward, response length and win rate stacked on one step axis, RL solid, ref dashed."""
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
+                        subplot_titles=SUBPLOT_TITLES)
+    x = stats.index.to_numpy()
+    pairs = (((S.REWARD, S.REF_REWARD), "reward"), ((S.RESPONSE_CHARS, S.REF_RESPONSE_CHARS),
+                                                    "length (chars)"))
+    for row, ((rl_column, ref_column), what) in enumerate(pairs, start=1):
+        add_curve(fig, x, _mean(stats, rl_column), name=f"RL {what}", color=RL_COLOR,
+                  smoothing=smoothing, row=row, col=1)
+        ref = _mean(stats, ref_column)
+        if _shows(ref):
+            add_curve(fig, x, ref, name=f"ref {what}", color=REF_COLOR, dash="dash",
+                      smoothing=smoothing, row=row, col=1)
+    add_curve(fig, x, column_values(stats, S.WIN_RATE), name=WIN_RATE, color=WIN_COLOR,
+              smoothing=smoothing, row=3, col=1)
+    win_rate_axis(fig, row=3, col=1)
+    ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
+    fig.update_layout(height=820, hovermode="x unified", legend={"orientation": "h", "y": -0.08},
+                      title=f"RL vs reference per step (means over each step's samples{ema_note})")
+    fig.update_xaxes(title_text=S.STEP, row=3, col=1)
+    return fig
+
+
+def never_beaten_prompts(samples: pd.DataFrame) -> pd.DataFrame:
+    """Prompts compared with the reference at least once where RL never scored higher.
+
+    These are where training has not helped at all, worst mean gap first.
+    """
+    compared = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
+    won = samples[S.REWARD] > samples[S.REF_REWARD]
+    by_prompt = pd.DataFrame({"compared": compared, "won": won}).groupby(samples[S.PROMPT_ID])
+    verdict = by_prompt.any()
+    never = verdict.index[verdict["compared"] & ~verdict["won"]]
+    if never.empty:
+        return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS))
+    grouped = samples[samples[S.PROMPT_ID].isin(never)].groupby(S.PROMPT_ID, sort=False)
+    table = pd.DataFrame({
+        PROMPT_PREVIEW: grouped[S.PROMPT].first(), SAMPLE_COUNT: grouped.size(),
+        STEPS_SEEN: grouped[S.STEP].nunique(), MEAN_REWARD: grouped[S.REWARD].mean(),
+        MEAN_REF_REWARD: grouped[S.REF_REWARD].mean(), MEAN_GAP: grouped[S.REWARD_GAP].mean(),
+        LAST_STEP: grouped[S.STEP].max(),
+    })
+    table = table.reset_index()[list(NEVER_BEATEN_COLUMNS)]
+    return table.sort_values(MEAN_GAP, kind="stable").reset_index(drop=True)
+
+
+def length_step_delta(stats: pd.DataFrame, step: int) -> dict[str, tuple[float, float | None]]:
+    """label -> (this step's mean length, change vs the previous step or None).
+
+    A length jump between steps is the usual first sign of reward hacking by verbosity.
+    """
+    found = stats.index.get_indexer([step])[0]
+    out: dict[str, tuple[float, float | None]] = {}
+    for label, column in _LENGTH_METRICS:
+        values = _mean(stats, column)
+        if found < 0:
+            out[label] = (float("nan"), None)
+            continue
+        value = float(values[found])
+        before = float(values[found - 1]) if found > 0 else float("nan")
+        change = value - before if np.isfinite(value) and np.isfinite(before) else None
+        out[label] = (value, change)
+    return out

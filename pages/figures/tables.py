@@ -1,0 +1,97 @@
+"""Pure builders of the Responses page's table: filter, sort, shape."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+from pages.figures.text import strip_pad, strip_system
+from pages.view import DisplayOptions
+
+TABLE_PREVIEW = 160
+FLAG_LABELS = {S.TRUNCATED: "truncated", S.LENGTH_MISMATCH: "length mismatch",
+               S.NONFINITE: "non-finite"}
+KEY = S.KEY  # "file:line[#item]", how a table row names its sample
+
+
+def sort_choices(estimator: str) -> dict[str, str]:
+    """The ready sort choices: label -> summary column."""
+    return {
+        "reward": S.REWARD, "reward gap (r − ref_r)": S.REWARD_GAP,
+        "log_ratio mean": S.LOG_RATIO_MEAN, "log_ratio sum": S.LOG_RATIO_SUM,
+        f"KL {estimator} mean": S.kl_mean(estimator), f"KL {estimator} sum": S.kl_sum(estimator),
+        "length (tokens)": S.RESPONSE_LEN, "ref_reward": S.REF_REWARD,
+    }
+
+
+def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = None,
+                flags: tuple[str, ...] = (), regex: re.Pattern | None = None,
+                texts: dict[str, str] | None = None) -> pd.DataFrame:
+    """Rows whose reward is in range, that carry every given flag, and whose text matches.
+
+    `texts` maps sample keys to the full prompt+response text searched by `regex`; without it
+    the previews are searched.
+    """
+    keep = np.ones(len(rows), dtype=bool)
+    if reward_range is not None:
+        reward = rows[S.REWARD].to_numpy()
+        in_range = (reward >= reward_range[0]) & (reward <= reward_range[1])
+        keep &= in_range | np.isnan(reward)  # a missing reward is not out of range
+    for flag in flags:
+        keep &= rows[flag].to_numpy(dtype=bool)
+    if regex is not None:
+        keys = rows[S.KEY].tolist()
+        haystack = ([texts.get(k, "") for k in keys] if texts is not None else
+                    (rows[S.PROMPT].fillna("") + "\n" + rows[S.RESPONSE].fillna("")).tolist())
+        keep &= np.array([bool(regex.search(t)) for t in haystack], dtype=bool)
+    return rows[keep]
+
+
+def sort_rows(rows: pd.DataFrame, column: str, descending: bool = True) -> pd.DataFrame:
+    """Stable sort on one column, NaN last either way."""
+    return rows.sort_values(column, ascending=not descending, na_position="last", kind="stable")
+
+
+def _preview(series: pd.Series, options: DisplayOptions, system: bool = False) -> list[str]:
+    out = []
+    for text in series.fillna("").astype(str):
+        text = strip_pad(strip_system(text, options.system_marker) if system else text,
+                         options.pad_token)
+        out.append(text if len(text) <= TABLE_PREVIEW else text[:TABLE_PREVIEW] + "…")
+    return out
+
+
+def flag_text(rows: pd.DataFrame) -> list[str]:
+    names = [[label for flag, label in FLAG_LABELS.items() if row[flag]]
+             for row in rows[list(FLAG_LABELS)].to_dict("records")]
+    return [", ".join(n) for n in names]
+
+
+def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
+    """The displayed table: text previews, the metrics, flags, then the extra scalar columns."""
+    est = options.kl_estimator
+    view = pd.DataFrame({
+        KEY: rows[S.KEY].to_numpy(),
+        S.PROMPT: _preview(rows[S.PROMPT], options, system=True),
+        S.RESPONSE: _preview(rows[S.RESPONSE], options),
+        S.REWARD: rows[S.REWARD].to_numpy(),
+        S.GROUND_TRUTH: _preview(rows[S.GROUND_TRUTH], options),
+        S.LOG_RATIO_MEAN: rows[S.LOG_RATIO_MEAN].to_numpy(),
+        S.LOG_RATIO_SUM: rows[S.LOG_RATIO_SUM].to_numpy(),
+        S.kl_mean(est): rows[S.kl_mean(est)].to_numpy(),
+        S.kl_sum(est): rows[S.kl_sum(est)].to_numpy(),
+        S.RESPONSE_LEN: rows[S.RESPONSE_LEN].to_numpy(),
+        S.REF_RESPONSE: _preview(rows[S.REF_RESPONSE], options),
+        S.REF_REWARD: rows[S.REF_REWARD].to_numpy(), S.REWARD_GAP: rows[S.REWARD_GAP].to_numpy(),
+        "flags": flag_text(rows),
+    })
+    for column in extra_columns(rows):
+        view[f"extra_{column}" if column in view.columns else column] = rows[column].to_numpy()
+    return view
+
+
+def extra_columns(rows: pd.DataFrame) -> list[str]:
+    """Columns the trainer added beyond the schema, that have at least one value."""
+    return [c for c in rows.columns if c not in S.SUMMARY_DTYPES and rows[c].notna().any()]

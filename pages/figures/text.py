@@ -1,0 +1,46 @@
+"""Pure text helpers for showing model text literally (never as HTML)."""
+from __future__ import annotations
+
+import html
+import re
+from itertools import islice
+
+
+def strip_system(prompt: str, marker: str) -> str:
+    """The prompt after the last system-prompt marker (unchanged when there is none)."""
+    if not marker or marker not in prompt:
+        return prompt
+    return prompt.rsplit(marker, 1)[1].lstrip("\n")
+
+
+def strip_pad(text: str, pad: str) -> str:
+    """Text without any occurrence of the pad token."""
+    return text.replace(pad, "") if pad else text
+
+
+def compile_search(pattern: str) -> tuple[re.Pattern | None, str | None]:
+    """(compiled case-insensitive regex, None) or (None, error message) for a user pattern."""
+    if not pattern:
+        return None, None
+    try:
+        return re.compile(pattern, re.IGNORECASE), None
+    except re.error as err:
+        return None, f"invalid regex: {err}"
+
+
+def highlight(text: str, regex: re.Pattern | None, context: int = 80, limit: int = 5) -> str:
+    """Escaped HTML of the snippets around the first `limit` matches, matches in <mark>."""
+    if regex is None:
+        return html.escape(text[: 2 * context])
+    snippets = []
+    for match in islice(regex.finditer(text), limit):
+        start, end = max(0, match.start() - context), min(len(text), match.end() + context)
+        snippets.append("…" * (start > 0) + html.escape(text[start:match.start()])
+                        + f"<mark>{html.escape(match.group(0))}</mark>"
+                        + html.escape(text[match.end():end]) + "…" * (end < len(text)))
+    return " ⋯ ".join(snippets)
+
+
+def visible_token(token: str) -> str:
+    """A token with its whitespace made visible: space as ·, tab as →, newline as ↵."""
+    return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")

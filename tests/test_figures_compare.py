@@ -1,0 +1,148 @@
+"""RL vs reference builders: the per-step table and figure, never-beaten prompts, length deltas."""
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from pages.figures import compare as C
+
+
+@pytest.fixture
+def run(tmp_path):
+    samples = [make_sample(step, n=3 + i + step, seed=i, ref_response="r" * (5 + step))
+               for step in range(3) for i in range(4)]
+    return open_run(write_dump(tmp_path / "run" / "rollout.jsonl", samples).parent), samples
+
+
+def test_rl_vs_ref_table_matches_the_samples(run):
+    loaded, samples = run
+    table = C.rl_vs_ref_table(loaded.step_stats)
+    raw = pd.DataFrame(samples)
+    by_step = raw.groupby(S.STEP)
+    assert list(table.columns) == [C.RL_REWARD, C.REF_REWARD, C.REWARD_GAP, C.WIN_RATE,
+                                   C.RL_TOKENS, C.RL_CHARS, C.REF_CHARS]
+    assert list(table.index) == [0, 1, 2]
+    np.testing.assert_allclose(table[C.RL_REWARD], by_step[S.REWARD].mean())
+    np.testing.assert_allclose(table[C.REF_REWARD], [0.25] * 3)
+    np.testing.assert_allclose(table[C.REWARD_GAP], by_step[S.REWARD].mean() - 0.25)
+    wins = (raw[S.REWARD] > raw[S.REF_REWARD]).groupby(raw[S.STEP]).mean()
+    np.testing.assert_allclose(table[C.WIN_RATE], wins)
+    np.testing.assert_allclose(table[C.RL_TOKENS], [4.5, 5.5, 6.5])
+    np.testing.assert_allclose(table[C.RL_CHARS], by_step[S.RESPONSE].apply(
+        lambda s: s.str.len().mean()))
+    np.testing.assert_allclose(table[C.REF_CHARS], [5, 6, 7])
+
+
+def test_rl_vs_ref_table_without_columns_is_nan():
+    stats = pd.DataFrame({S.stat(S.REWARD, "mean"): [1.0, 2.0]},
+                         index=pd.Index([0, 1], name=S.STEP))
+    table = C.rl_vs_ref_table(stats)
+    np.testing.assert_array_equal(table[C.RL_REWARD], [1.0, 2.0])
+    assert table[C.REF_REWARD].isna().all() and table[C.REWARD_GAP].isna().all()
+
+
+def test_rl_vs_ref_figure_has_three_rows_on_one_step_axis(run):
+    loaded, _ = run
+    stats = loaded.step_stats
+    fig = C.rl_vs_ref_figure(stats)
+    assert all(isinstance(t, go.Scattergl) for t in fig.data)
+    rows = {t.name: t.yaxis for t in fig.data}
+    assert rows == {"RL reward": "y", "ref reward": "y", "RL length (chars)": "y2",
+                    "ref length (chars)": "y2", C.WIN_RATE: "y3"}
+    assert fig.layout.xaxis.matches == fig.layout.xaxis2.matches == "x3"  # shared step axis
+    assert fig.layout.yaxis3.tickformat == ".0%"
+    by_name = {t.name: t for t in fig.data}
+    np.testing.assert_allclose(by_name["RL reward"].y, stats[S.stat(S.REWARD, "mean")])
+    np.testing.assert_allclose(by_name[C.WIN_RATE].y, stats[S.WIN_RATE])
+    assert by_name["ref length (chars)"].line.dash == "dash"
+
+
+def test_rl_vs_ref_figure_smoothing_and_missing_refs(run):
+    loaded, _ = run
+    stats = loaded.step_stats.copy()
+    stats[S.stat(S.REF_RESPONSE_CHARS, "mean")] = 0.0  # what a dump without ref texts holds
+    stats[S.stat(S.REF_REWARD, "mean")] = np.nan
+    fig = C.rl_vs_ref_figure(stats, smoothing=0.5)
+    names = [t.name for t in fig.data]
+    assert "ref reward" not in names and "ref length (chars)" not in names
+    assert names.count("RL reward (raw)") == 1 and "EMA 0.5" in fig.layout.title.text
+
+
+def _summary(rows: list[tuple]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=[S.PROMPT_ID, S.PROMPT, S.STEP, S.REWARD, S.REF_REWARD])
+    frame[S.REWARD_GAP] = frame[S.REWARD] - frame[S.REF_REWARD]
+    return frame
+
+
+def test_never_beaten_keeps_only_prompts_rl_always_lost():
+    nan = math.nan
+    samples = _summary([
+        (1, "always loses", 0, 0.1, 0.5),
+        (2, "wins once", 0, 0.1, 0.5),
+        (3, "no reference", 0, 0.9, nan),
+        (1, "always loses", 1, 0.5, 0.5),  # a tie is not a win
+        (2, "wins once", 1, 0.6, 0.5),
+        (1, "always loses", 3, 0.2, 0.6),
+        (3, "no reference", 2, 0.1, nan),
+        (1, "always loses", 3, nan, 0.6),  # not compared; still counted as a sample
+    ])
+    out = C.never_beaten_prompts(samples)
+    assert list(out.columns) == list(C.NEVER_BEATEN_COLUMNS)
+    assert len(out) == 1
+    row = out.iloc[0]
+    assert row[S.PROMPT_ID] == 1 and row[C.PROMPT_PREVIEW] == "always loses"
+    assert row[C.SAMPLE_COUNT] == 4 and row[C.STEPS_SEEN] == 3 and row[C.LAST_STEP] == 3
+    assert row[C.MEAN_REWARD] == pytest.approx((0.1 + 0.5 + 0.2) / 3)
+    assert row[C.MEAN_REF_REWARD] == pytest.approx((0.5 + 0.5 + 0.6 + 0.6) / 4)
+    assert row[C.MEAN_GAP] == pytest.approx((-0.4 + 0.0 - 0.4) / 3)
+
+
+def test_never_beaten_sorts_worst_first_and_can_be_empty():
+    samples = _summary([(7, "slightly behind", 0, 0.4, 0.5), (8, "far behind", 0, 0.0, 0.9),
+                        (9, "ahead", 0, 0.9, 0.1)])
+    assert list(C.never_beaten_prompts(samples)[S.PROMPT_ID]) == [8, 7]
+    empty = C.never_beaten_prompts(samples[samples[S.PROMPT_ID] == 9])
+    assert empty.empty and list(empty.columns) == list(C.NEVER_BEATEN_COLUMNS)
+
+
+def test_never_beaten_on_a_real_dump(run):
+    loaded, samples = run
+    out = C.never_beaten_prompts(loaded.samples)
+    # every prompt text is unique per (seed, step) here, so each prompt is one sample
+    losers = sorted(s[S.PROMPT] for s in samples if s[S.REWARD] <= s[S.REF_REWARD])
+    assert sorted(out[C.PROMPT_PREVIEW]) == losers
+    assert (out[C.MEAN_GAP].diff().dropna() >= 0).all()
+    assert (out[C.SAMPLE_COUNT] == 1).all()
+
+
+def _length_stats() -> pd.DataFrame:
+    return pd.DataFrame({
+        S.stat(S.RESPONSE_CHARS, "mean"): [100.0, 130.0, 90.0],
+        S.stat(S.RESPONSE_LEN, "mean"): [20.0, 26.0, np.nan],
+        S.stat(S.REF_RESPONSE_CHARS, "mean"): [80.0, 80.0, 85.0],
+    }, index=pd.Index([4, 8, 12], name=S.STEP))
+
+
+def test_length_step_delta():
+    stats = _length_stats()
+    first = C.length_step_delta(stats, 4)
+    assert list(first) == [C.LEN_RL_CHARS, C.LEN_RL_TOKENS, C.LEN_REF_CHARS]
+    assert first == {C.LEN_RL_CHARS: (100.0, None), C.LEN_RL_TOKENS: (20.0, None),
+                     C.LEN_REF_CHARS: (80.0, None)}
+    second = C.length_step_delta(stats, 8)
+    assert second[C.LEN_RL_CHARS] == (130.0, 30.0)
+    assert second[C.LEN_RL_TOKENS] == (26.0, 6.0) and second[C.LEN_REF_CHARS] == (80.0, 0.0)
+    third = C.length_step_delta(stats, 12)
+    assert third[C.LEN_RL_CHARS] == (90.0, -40.0)
+    value, change = third[C.LEN_RL_TOKENS]
+    assert math.isnan(value) and change is None
+
+
+def test_length_step_delta_unknown_step():
+    out = C.length_step_delta(_length_stats(), 5)
+    assert all(math.isnan(v) and c is None for v, c in out.values())

@@ -1,0 +1,54 @@
+"""Pure builders of the Health and Alerts views."""
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from loaders import schema as S
+from loaders.health.rules import Alert
+from pages.figures import health as H
+
+
+def test_stage_times_are_stacked_bars_per_stage():
+    stages = pd.DataFrame({"rollout / generation": [10.0, 12.0], "actor update": [5.0, 4.0]},
+                          index=[1, 2])
+    fig = H.stage_times_figure(stages)
+    assert fig.layout.barmode == "stack" and [t.name for t in fig.data] == list(stages.columns)
+    np.testing.assert_array_equal(fig.data[0].y, [10.0, 12.0])
+
+
+def test_memory_as_fraction_of_the_device_total():
+    metrics = pd.DataFrame({"mem/reserved": [40.0, 60.0], "mem/total": [80.0, 80.0]},
+                           index=[1, 2])
+    fig = H.memory_figure(metrics, {"reserved": ["mem/reserved"], "total": ["mem/total"]})
+    np.testing.assert_allclose(fig.data[0].y, [0.5, 0.75])
+    assert "fraction of device memory" in fig.layout.title.text
+
+
+def test_memory_as_logged_without_a_total():
+    metrics = pd.DataFrame({"<b>mem</b>/allocated": [1.0, 2.0]}, index=[1, 2])
+    fig = H.memory_figure(metrics, {"allocated": ["<b>mem</b>/allocated"]})
+    np.testing.assert_allclose(fig.data[0].y, [1.0, 2.0])
+    assert "<b>" not in fig.data[0].name and "as logged" in fig.layout.title.text
+
+
+def test_rank_heatmap_rows_are_ranks():
+    table = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=[0, 1], columns=[5, 6])
+    fig = H.rank_heatmap(table, "tokens")
+    assert isinstance(fig.data[0], go.Heatmap) and list(fig.data[0].y) == ["rank 0", "rank 1"]
+    np.testing.assert_array_equal(fig.data[0].z, [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_stability_panel_shares_the_step_axis_and_skips_missing_signals():
+    signals = pd.DataFrame({S.H_REWARD: [0.1, 0.2], S.H_KL: [np.nan, np.nan],
+                            S.H_GRAD_NORM: [1.0, 1.1]}, index=[1, 2])
+    fig = H.stability_figure(signals, pd.Series([0.01, 0.02], index=[1, 2]))
+    assert [t.name for t in fig.data] == ["reward", "grad norm", "clip fraction"]
+    assert fig.layout.xaxis.matches == "x3" and fig.layout.xaxis2.matches == "x3"
+    assert "no stability" in H.stability_figure(pd.DataFrame()).layout.title.text
+
+
+def test_alerts_table_rows():
+    alerts = [Alert("divergence", "strong", 7, {"kl": 0.2, "signals": ["kl"]})]
+    table = H.alerts_table(alerts)
+    assert table.to_dict("records") == [{"severity": "strong", "rule": "divergence", "step": 7,
+                                         "evidence": "kl=0.2, signals=['kl']"}]

@@ -1,0 +1,116 @@
+"""Text helpers: system-prompt and pad stripping, user regex, escaped highlighting."""
+import html
+import re
+
+import pytest
+
+from loaders import schema as S
+from pages.figures import text as X
+from pages.view import DisplayOptions
+
+MARK = "<endofsystem>"
+
+
+def test_display_options_defaults():
+    opts = DisplayOptions()
+    assert (opts.pad_token, opts.system_marker, opts.kl_estimator) == ("<PAD>", MARK, S.K3)
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("You are helpful.<endofsystem>What is 2+2?", "What is 2+2?"),
+    ("sys<endofsystem>\n\nquestion\n", "question\n"),  # leading newlines only
+    ("no marker here", "no marker here"),
+    ("a<endofsystem>b<endofsystem>c", "c"),  # after the last marker
+    ("<endofsystem>", ""),
+    ("", ""),
+])
+def test_strip_system(prompt, expected):
+    assert X.strip_system(prompt, MARK) == expected
+
+
+def test_strip_system_without_marker_setting_keeps_text():
+    assert X.strip_system("sys<endofsystem>q", "") == "sys<endofsystem>q"
+    assert X.strip_system("sys###q", "###") == "q"
+
+
+def test_strip_pad():
+    assert X.strip_pad("answer<PAD><PAD>", "<PAD>") == "answer"
+    assert X.strip_pad("<PAD>a<PAD>b", "<PAD>") == "ab"
+    assert X.strip_pad("answer<PAD>", "") == "answer<PAD>"
+    assert X.strip_pad("no pad", "<PAD>") == "no pad"
+
+
+def test_compile_search_valid_is_case_insensitive():
+    regex, error = X.compile_search("hello\\s+World")
+    assert error is None and isinstance(regex, re.Pattern)
+    assert regex.search("say HELLO   world!")
+    assert regex.flags & re.IGNORECASE
+    assert not regex.search("helloworld")
+
+
+@pytest.mark.parametrize("pattern", ["", None])
+def test_compile_search_empty_is_no_search(pattern):
+    assert X.compile_search(pattern) == (None, None)
+
+
+@pytest.mark.parametrize("pattern", ["(unclosed", "[a-", "*x"])
+def test_compile_search_invalid_reports_the_error(pattern):
+    regex, error = X.compile_search(pattern)
+    assert regex is None
+    assert error.startswith("invalid regex: ")
+    with pytest.raises(re.error) as info:
+        re.compile(pattern)
+    assert str(info.value) in error
+
+
+def test_highlight_escapes_html_around_a_match():
+    text = "before <img src=x onerror=alert(1)> after"
+    out = X.highlight(text, re.compile("onerror", re.I))
+    assert "<img" not in out
+    assert "&lt;img src=x " in out
+    assert "<mark>onerror</mark>" in out
+    assert out == "before &lt;img src=x <mark>onerror</mark>=alert(1)&gt; after"
+
+
+def test_highlight_escapes_the_match_itself():
+    text = "x <script>alert('hi')</script> y"
+    out = X.highlight(text, re.compile(re.escape("<script>")))
+    assert "<script" not in out and "</script" not in out
+    assert f"<mark>{html.escape('<script>')}</mark>" in out
+    # the only raw tags left are the mark tags
+    assert re.sub(r"</?mark>", "", out) == html.escape(text)
+
+
+def test_highlight_without_regex_is_escaped_prefix():
+    text = "<b>" + "z" * 300
+    out = X.highlight(text, None, context=10)
+    assert out == html.escape(text[:20])
+    assert "<b>" not in out
+
+
+def test_highlight_context_and_ellipses():
+    text = "a" * 100 + "NEEDLE" + "b" * 100
+    out = X.highlight(text, re.compile("needle", re.I), context=5)
+    assert out == "…" + "aaaaa" + "<mark>NEEDLE</mark>" + "bbbbb" + "…"
+    # near the start and end: no ellipsis on the side that reaches the edge
+    out = X.highlight("abNEEDLEcd", re.compile("NEEDLE"), context=5)
+    assert out == "ab<mark>NEEDLE</mark>cd"
+    out = X.highlight("xxxxxxxxxNEEDLE", re.compile("NEEDLE"), context=3)
+    assert out == "…xxx<mark>NEEDLE</mark>"
+
+
+def test_highlight_limits_matches():
+    text = " ".join(f"w{i}" for i in range(10))
+    out = X.highlight(text, re.compile(r"w\d"), context=0, limit=3)
+    assert out.count("<mark>") == 3
+    assert re.findall(r"<mark>(.*?)</mark>", out) == ["w0", "w1", "w2"]
+    assert out.count(" ⋯ ") == 2
+    assert X.highlight(text, re.compile("absent")) == ""
+
+
+@pytest.mark.parametrize(("token", "expected"), [
+    (" the", "·the"), ("\n", "↵"), ("\t\tx", "→→x"), ("a b\n", "a·b↵"), ("\r\n", "␍↵"),
+    ("plain", "plain"), ("", ""),
+])
+def test_visible_token(token, expected):
+    assert X.visible_token(token) == expected

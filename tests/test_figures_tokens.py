@@ -1,0 +1,308 @@
+"""Token view builders on a real sample: padding, metrics, windows, heatmap, table, inline HTML."""
+import html
+import math
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from pages.figures import tokens as K
+
+PAD = "<PAD>"
+IMG = "<img src=x onerror=alert(1)>"
+TOKENS = [" Hi", PAD, "<b>", "\n", IMG, "\tx", " end", PAD]
+LP = [-1.0, -0.5, -2.0, -0.1, -0.3, -1.5, -0.7, -0.9]
+REF = [-0.5, -0.5, -1.0, -0.4, -0.3, -2.0, -0.2, -0.1]
+VALUES = [0.1, 0.2, 0.3, None, 0.5, 0.6, 0.7, 0.8]
+TOKEN_REWARDS = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+ENTROPY = [0.5, 0.0, 1.0, 2.0, 0.1, 0.3, 0.4, 0.0]
+KEPT = [0, 2, 3, 4, 5, 6]  # positions of the non-pad tokens
+# labels of the kept tokens, whitespace made visible by hand
+LABELS = ["0:·Hi", "2:<b>", "3:↵", f"4:{IMG.replace(' ', '·')}", "5:→x", "6:·end"]
+RED, BLUE = "rgba(214,39,40,", "rgba(31,119,180,"
+
+
+def _run(tmp_path: Path, samples: list[dict]):
+    return open_run(write_dump(tmp_path / "run" / "r.jsonl", samples).parent, use_cache=False)
+
+
+@pytest.fixture
+def frame(tmp_path) -> pd.DataFrame:
+    """The token frame of a real sample, as the sample page gets it."""
+    sample = make_sample(0, n=8, response="".join(TOKENS), response_tokens=TOKENS,
+                         logprobs=LP, ref_logprobs=REF, values=VALUES,
+                         token_rewards=TOKEN_REWARDS, entropy=ENTROPY)
+    return _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
+
+
+@pytest.fixture
+def unpadded(frame) -> pd.DataFrame:
+    return K.drop_padding(frame, PAD)
+
+
+def _kept(values: list) -> np.ndarray:
+    return np.array([np.nan if values[i] is None else values[i] for i in KEPT], dtype=float)
+
+
+# ---- padding, metrics, windows ------------------------------------------------------------
+
+def test_drop_padding_keeps_original_indices(frame, unpadded):
+    assert frame[S.TOKEN].tolist() == TOKENS
+    assert unpadded[S.TOKEN].tolist() == [TOKENS[i] for i in KEPT]
+    assert unpadded[S.TOKEN_INDEX].tolist() == KEPT
+    np.testing.assert_allclose(unpadded[S.LOGPROB], _kept(LP))
+    np.testing.assert_allclose(unpadded["entropy"], _kept(ENTROPY))
+
+
+def test_drop_padding_without_pad_setting_or_tokens(frame):
+    assert K.drop_padding(frame, "") is frame
+    assert K.drop_padding(frame, "<never>")[S.TOKEN].tolist() == TOKENS
+    empty = frame.iloc[0:0]
+    assert K.drop_padding(empty, PAD).empty
+
+
+def test_token_metrics_full_sample(unpadded):
+    # every schema metric has data, then the extra array
+    assert K.token_metrics(unpadded) == list(S.TOKEN_METRICS) + ["entropy"]
+
+
+def test_token_metrics_only_those_with_data(tmp_path):
+    sample = {"step": 0, "response_tokens": ["a", "b", "c"], "logprobs": [-0.1, -0.2, -0.3],
+              "entropy": [1.0, 2.0, 3.0], "advantages": [0.5, None, -0.5],
+              "all_null": [None, None, None], "reward": 1.0}
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
+    # no ref_logprobs: no log_ratio, KL or ref_prob; no values or token_rewards
+    assert K.token_metrics(tokens) == [S.LOGPROB, S.PROB, "entropy", "advantages"]
+
+
+def test_window_slices_rows(tmp_path):
+    n = 300
+    sample = make_sample(0, n=n, seed=3)
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
+    assert K.WINDOW == 128
+    assert K.window(tokens, 0)[S.TOKEN_INDEX].tolist() == list(range(128))
+    assert K.window(tokens, 128)[S.TOKEN_INDEX].tolist() == list(range(128, 256))
+    assert K.window(tokens, 250)[S.TOKEN_INDEX].tolist() == list(range(250, n))
+    assert K.window(tokens, -7, width=3)[S.TOKEN_INDEX].tolist() == [0, 1, 2]
+    assert K.window(tokens, n).empty
+    np.testing.assert_allclose(K.window(tokens, 10, width=5)[S.LOGPROB], sample["logprobs"][10:15])
+
+
+def test_window_of_unpadded_frame_counts_rows_not_indices(unpadded):
+    part = K.window(unpadded, 1, width=2)
+    assert part[S.TOKEN_INDEX].tolist() == [2, 3]
+
+
+# ---- heatmap ------------------------------------------------------------------------------
+
+def test_heatmap_rows_scaled_per_metric(unpadded):
+    metrics = [S.LOG_RATIO, "entropy", S.VALUE, S.TOKEN_REWARD]
+    fig = K.heatmap_figure(unpadded, metrics)
+    assert len(fig.data) == 1 and isinstance(fig.data[0], go.Heatmap)
+    heat = fig.data[0]
+    z, raw = np.asarray(heat.z, dtype=float), np.asarray(heat.customdata, dtype=float)
+    assert z.shape == raw.shape == (4, len(KEPT))
+    assert list(heat.y) == metrics
+    log_ratio = _kept(LP) - _kept(REF)
+    expected_raw = [log_ratio, _kept(ENTROPY), _kept(VALUES), _kept(TOKEN_REWARDS)]
+    np.testing.assert_allclose(raw, np.vstack(expected_raw))
+    for row in z:
+        assert np.nanmax(np.abs(row)) == pytest.approx(1.0)
+        assert np.all(np.abs(row[np.isfinite(row)]) <= 1.0)
+    # hand-picked scales: max |value| of each row in this window
+    np.testing.assert_allclose(z[0], log_ratio / 1.0)
+    np.testing.assert_allclose(z[1], _kept(ENTROPY) / 2.0)
+    np.testing.assert_allclose(z[2], _kept(VALUES) / 0.7)  # NaN stays NaN
+    assert np.isnan(z[2][2]) and np.isnan(raw[2][2])
+    np.testing.assert_allclose(z[3], [0, 0, 0, 0, 0, 1])
+    assert (heat.zmin, heat.zmax, heat.zmid) == (-1, 1, 0)
+
+
+def test_heatmap_all_zero_row_stays_zero(unpadded):
+    part = K.window(unpadded, 0, width=4)  # token_reward is 0 on all of these
+    z = np.asarray(K.heatmap_figure(part, [S.TOKEN_REWARD, S.LOGPROB]).data[0].z, dtype=float)
+    np.testing.assert_array_equal(z[0], [0, 0, 0, 0])
+    lp = _kept(LP)[:4]
+    np.testing.assert_allclose(z[1], lp / np.abs(lp).max())
+
+
+def test_heatmap_escapes_token_labels(unpadded):
+    fig = K.heatmap_figure(unpadded, [S.LOGPROB])
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert ticks == [html.escape(label) for label in LABELS]
+    assert "1:&lt;b&gt;" not in ticks and "2:&lt;b&gt;" in ticks
+    assert not any("<b>" in t or "<img" in t for t in ticks)
+    assert list(fig.layout.xaxis.tickvals) == list(range(len(KEPT)))
+    hover = [t for row in fig.data[0].text for t in row]
+    assert not any("<b>" in t or "<img" in t for t in hover)
+
+
+def test_heatmap_height_grows_with_metrics(unpadded):
+    heights = [K.heatmap_figure(unpadded, list(S.TOKEN_METRICS[:k])).layout.height
+               for k in (1, 2, 5)]
+    assert heights[0] < heights[1] < heights[2]
+    assert heights[2] - heights[1] == 3 * (heights[1] - heights[0])  # linear in metrics
+
+
+def test_heatmap_without_metrics(unpadded):
+    heat = K.heatmap_figure(unpadded, []).data[0]
+    assert np.asarray(heat.z).size == 0
+
+
+# ---- table --------------------------------------------------------------------------------
+
+def test_metrics_table(unpadded):
+    metrics = [S.LOGPROB, "entropy", S.VALUE]
+    table = K.metrics_table(unpadded, metrics)
+    assert table.shape == (3, len(KEPT))
+    assert list(table.index) == metrics
+    assert list(table.columns) == LABELS
+    np.testing.assert_allclose(table.loc[S.LOGPROB], _kept(LP))
+    np.testing.assert_allclose(table.loc["entropy"], _kept(ENTROPY))
+    np.testing.assert_allclose(table.loc[S.VALUE], _kept(VALUES))
+
+
+# ---- inline coloured text -----------------------------------------------------------------
+
+class _Spans(HTMLParser):
+    """Each token span's attributes and text, and whether a <br> follows it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.spans: list[dict] = []
+        self._open = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "span":
+            self.spans.append({**dict(attrs), "text": "", "br": False})
+            self._open = True
+        elif tag == "br":
+            self.spans[-1]["br"] = True
+
+    def handle_endtag(self, tag):
+        if tag == "span":
+            self._open = False
+
+    def handle_data(self, data):
+        if self._open:
+            self.spans[-1]["text"] += data
+
+
+def _spans(markup: str) -> list[dict]:
+    parser = _Spans()
+    parser.feed(markup)
+    return parser.spans
+
+
+def _title_values(title: str) -> dict[str, float]:
+    return {m: float(v) for m, v in re.findall(r"([\w]+)=(\S+)", title)}
+
+
+def _background(span: dict) -> str:
+    return span["style"].removeprefix("background:")
+
+
+def test_inline_html_one_escaped_span_per_token(unpadded):
+    metrics = K.token_metrics(unpadded)
+    markup = K.inline_html(unpadded, S.LOG_RATIO, metrics)
+    assert "<img" not in markup and "<b>" not in markup
+    assert html.escape(IMG.replace(" ", "·")) in markup and "&lt;b&gt;" in markup
+    assert markup.count("<span") == len(KEPT)
+    spans = _spans(markup)
+    assert [s["class"] for s in spans] == ["tok"] * len(KEPT)
+    expected_text = [TOKENS[i].replace(" ", "·").replace("\t", "→").replace("\n", "↵")
+                     for i in KEPT]
+    assert [s["text"] for s in spans] == expected_text
+
+
+def test_inline_html_newline_token_breaks_the_line(unpadded):
+    markup = K.inline_html(unpadded, S.LOG_RATIO, [S.LOG_RATIO])
+    spans = _spans(markup)
+    assert [s["br"] for s in spans] == ["\n" in TOKENS[i] for i in KEPT]
+    assert markup.count("<br>") == 1
+    assert "↵</span><br>" in markup
+
+
+def test_inline_html_title_holds_every_metric(unpadded):
+    metrics = K.token_metrics(unpadded)
+    spans = _spans(K.inline_html(unpadded, S.LOG_RATIO, metrics))
+    lp, ref, values = _kept(LP), _kept(REF), _kept(VALUES)
+    for j, (i, span) in enumerate(zip(KEPT, spans)):
+        title = span["title"]
+        assert title.startswith(f"#{i} ")
+        found = _title_values(title)
+        assert list(found) == metrics
+        r = lp[j] - ref[j]
+        expected = {S.LOGPROB: lp[j], S.REF_LOGPROB: ref[j], S.LOG_RATIO: r, S.K1: r,
+                    S.K2: r * r / 2, S.K3: math.exp(-r) - 1 + r,
+                    S.K3_REVERSE: math.exp(r) - 1 - r, S.VALUE: values[j],
+                    S.TOKEN_REWARD: TOKEN_REWARDS[i], S.PROB: math.exp(lp[j]),
+                    S.REF_PROB: math.exp(ref[j]), "entropy": ENTROPY[i]}
+        for metric, value in expected.items():
+            if math.isnan(value):
+                assert math.isnan(found[metric]), (metric, title)
+            else:
+                assert found[metric] == pytest.approx(value, rel=1e-3, abs=1e-4), (metric, title)
+
+
+def test_inline_html_escapes_metric_names_in_title(tmp_path):
+    sample = make_sample(0, n=2, response_tokens=["a", "b"], **{'x"><script>': [1.0, 2.0]})
+    tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
+    markup = K.inline_html(tokens, S.LOGPROB, K.token_metrics(tokens))
+    assert "<script" not in markup
+    assert all('x"><script>=' in s["title"] for s in _spans(markup))
+
+
+def test_inline_html_nan_is_grey(unpadded):
+    spans = _spans(K.inline_html(unpadded, S.VALUE, [S.VALUE]))
+    colours = [_background(s) for s in spans]
+    assert colours[KEPT.index(3)] == "#bbbbbb"  # the token whose value is null
+    assert all(c != "#bbbbbb" for j, c in enumerate(colours) if j != KEPT.index(3))
+    assert "value=nan" in spans[KEPT.index(3)]["title"]
+
+
+def _rgba(colour: str) -> tuple[str, float]:
+    hue, alpha = colour.rsplit(",", 1)
+    return hue + ",", float(alpha.rstrip(")"))
+
+
+def test_inline_html_signed_metric_red_positive_blue_negative(unpadded):
+    spans = _spans(K.inline_html(unpadded, S.LOG_RATIO, [S.LOG_RATIO]))
+    log_ratio = _kept(LP) - _kept(REF)  # [-0.5, -1.0, 0.3, 0.0, 0.5, -0.5]
+    assert log_ratio.min() < 0 < log_ratio.max()
+    for r, span in zip(log_ratio, spans):
+        hue, alpha = _rgba(_background(span))
+        if r > 0:
+            assert hue == RED and alpha > 0
+        elif r < 0:
+            assert hue == BLUE and alpha > 0
+        else:
+            assert alpha == 0
+    # stronger colour for larger magnitude, on either side
+    alphas = [_rgba(_background(s))[1] for s in spans]
+    assert alphas[1] > alphas[0]  # -1.0 vs -0.5
+    assert alphas[4] > alphas[2]  # 0.5 vs 0.3
+    assert alphas[0] == alphas[5] == alphas[4]  # same magnitude, either sign
+
+
+def test_inline_html_one_signed_metric_is_all_red_from_its_minimum(unpadded):
+    spans = _spans(K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB]))
+    lp = _kept(LP)  # all negative: coloured by distance from the lowest
+    colours = [_rgba(_background(s)) for s in spans]
+    assert all(hue == RED for hue, _ in colours)
+    alphas = np.array([a for _, a in colours])
+    assert alphas[np.argmin(lp)] == 0
+    assert np.all(np.diff(alphas[np.argsort(lp)]) >= 0)
+
+
+def test_inline_html_metric_without_column_is_uncoloured(unpadded):
+    spans = _spans(K.inline_html(unpadded, "missing", [S.LOGPROB]))
+    assert len(spans) == len(KEPT)
+    assert all(_rgba(_background(s))[1] == 0 for s in spans)
