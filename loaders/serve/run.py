@@ -52,11 +52,6 @@ class Run:
         return int(self.samples[S.NAN_COUNT].sum())
 
     @property
-    def fingerprint(self) -> str:
-        """Changes whenever any file's parsed state changes; a cache key for the UI."""
-        return "|".join(f"{f.rel}:{f.size}:{f.mtime_ns}" for f in self.files.values())
-
-    @property
     def steps(self) -> list[int]:
         return sorted(self.samples[S.STEP].unique().tolist())
 
