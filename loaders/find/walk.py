@@ -12,7 +12,6 @@ from loaders.find.paths import inside
 
 CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
-TABLE_SUFFIX = ".parquet"  # TRL writes completions/completions_{step}.parquet
 _TABLE_DUMP = re.compile(r"(^|/)completions_\d+\.parquet$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written

@@ -7,9 +7,3 @@ def masked(values: object, mask: list, offset: int = 0) -> object:
     if not isinstance(values, list) or not isinstance(mask, list):
         return values
     return [v for i, v in enumerate(values) if 0 <= i - offset < len(mask) and mask[i - offset]]
-
-
-def masked_arrays(record: dict, keys: tuple[str, ...], mask: list, length: int) -> dict:
-    """Every list in `keys` of exactly `length` items, filtered by the mask."""
-    return {k: masked(record[k], mask) for k in keys
-            if isinstance(record.get(k), list) and len(record[k]) == length}

@@ -35,10 +35,3 @@ def deviation(values: pd.Series, window: int = 20, min_history: int = 5,
     spread = np.maximum(mad, rel_floor * median.abs())
     spread = spread.where(spread > 0)
     return (values - median) / spread
-
-
-def spikes(values: pd.Series, k: float, window: int = 20, min_history: int = 5,
-           direction: int = 1, rel_floor: float = 0.05) -> pd.Series:
-    """True where a step is more than k robust stds above (direction 1) or below (-1)."""
-    score = deviation(values, window, min_history, rel_floor) * direction
-    return (score > k).fillna(False)
