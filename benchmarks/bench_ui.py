@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 
 from apptest import board  # noqa: E402
+from apptest import goto as goto_page  # noqa: E402
 from generate_metrics import write_metrics  # noqa: E402
 
 from pages.frame import RUN_SECONDS  # noqa: E402
@@ -36,33 +37,33 @@ def timed_run(at, label: str, results: list) -> None:
 
 def interactions(at) -> list:
     """(label, action) pairs; each action changes one widget."""
-    steps = at.sidebar.select_slider(key="w_step").options
+    steps = at.sidebar.select_slider(key="step").options
     return [
-        ("step slider -> middle", lambda: at.sidebar.select_slider(key="w_step").set_value(
+        ("step slider -> middle", lambda: at.sidebar.select_slider(key="step").set_value(
             int(steps[len(steps) // 2]))),
-        ("band k", lambda: at.slider(key="w_band").set_value(2.0)),
-        ("EMA smoothing", lambda: at.slider(key="w_ema").set_value(0.6)),
-        ("zero shift", lambda: at.toggle(key="w_zero").set_value(True)),
-        ("page -> responses", lambda: at.sidebar.radio(key="w_page").set_value("responses")),
-        ("sort by KL mean", lambda: at.selectbox(key="w_sort").set_value("KL k3 mean")),
-        ("descending off", lambda: at.toggle(key="w_desc").set_value(False)),
-        ("regex search", lambda: at.text_input(key="w_search").input("answer|boxed")),
-        ("flag filter", lambda: at.multiselect(key="w_flags").select("truncated")),
-        ("page -> sample", lambda: at.sidebar.radio(key="w_page").set_value("sample")),
-        ("next sample", lambda: at.selectbox(key="w_sample").set_value(
-            at.selectbox(key="w_sample").options[0].split(" · ")[0])),
-        ("colour by k3", lambda: at.selectbox(key="w_colour").set_value("k3")),
-        ("step slider -> last", lambda: at.sidebar.select_slider(key="w_step").set_value(
+        ("band k", lambda: at.slider(key="band").set_value(2.0)),
+        ("EMA smoothing", lambda: at.slider(key="ema").set_value(0.6)),
+        ("zero shift", lambda: at.toggle(key="zero").set_value(True)),
+        ("page -> responses", lambda: goto_page(at, "responses")),
+        ("sort by KL mean", lambda: at.selectbox(key="sort").set_value("KL k3 mean")),
+        ("descending off", lambda: at.toggle(key="desc").set_value(False)),
+        ("regex search", lambda: at.text_input(key="q").input("answer|boxed")),
+        ("flag filter", lambda: at.multiselect(key="flags").select("truncated")),
+        ("page -> sample", lambda: goto_page(at, "sample")),
+        ("next sample", lambda: at.selectbox(key="sample").set_value(
+            at.selectbox(key="sample").options[0].split(" · ")[0])),
+        ("colour by k3", lambda: at.selectbox(key="colour").set_value("k3")),
+        ("step slider -> last", lambda: at.sidebar.select_slider(key="step").set_value(
             int(steps[-1]))),
-        ("page -> compare", lambda: at.sidebar.radio(key="w_page").set_value("compare")),
-        ("compare EMA", lambda: at.slider(key="w_cmp_ema").set_value(0.5)),
-        ("KL estimator -> k2", lambda: at.sidebar.selectbox(key="w_kl").set_value("k2")),
-        ("page -> metrics", lambda: at.sidebar.radio(key="w_page").set_value("metrics")),
-        ("metric filter", lambda: at.text_input(key="w_metric_filter").input("actor")),
-        ("page -> health", lambda: at.sidebar.radio(key="w_page").set_value("health")),
-        ("per-rank value", lambda: at.radio(key="w_rank_value").set_value("tokens")),
-        ("page -> alerts", lambda: at.sidebar.radio(key="w_page").set_value("alerts")),
-        ("page -> rewards", lambda: at.sidebar.radio(key="w_page").set_value("rewards")),
+        ("page -> compare", lambda: goto_page(at, "compare")),
+        ("compare EMA", lambda: at.slider(key="cmp_ema").set_value(0.5)),
+        ("KL estimator -> k2", lambda: at.sidebar.selectbox(key="kl").set_value("k2")),
+        ("page -> metrics", lambda: goto_page(at, "metrics")),
+        ("metric filter", lambda: at.text_input(key="filter").input("actor")),
+        ("page -> health", lambda: goto_page(at, "health")),
+        ("per-rank value", lambda: at.radio(key="rank_value").set_value("tokens")),
+        ("page -> alerts", lambda: goto_page(at, "alerts")),
+        ("page -> rewards", lambda: goto_page(at, "rewards")),
     ]
 
 

@@ -1,4 +1,4 @@
-"""The board's frame: CLI config, sidebar, loading, and dispatch to the chosen page."""
+"""The board's frame: CLI config, page routes, the shared sidebar, then the chosen page."""
 from __future__ import annotations
 
 import argparse
@@ -8,13 +8,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages import alerts, compare, health, metrics, responses, rewards, sample, state
+from pages import routes, state
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
     choose_dir,
     choose_metrics_path,
-    choose_page,
     choose_run,
     choose_split,
     choose_step,
@@ -22,10 +21,8 @@ from pages.sidebar import (
 )
 from pages.view import View
 
-RENDERERS = {"rewards": rewards.render, "responses": responses.render,
-             "sample": sample.render, "compare": compare.render, "metrics": metrics.render,
-             "health": health.render, "alerts": alerts.render}
 RUN_SECONDS = "_board_run_seconds"
+VIEW = "_board_view"  # session key: this run's View, read by the page callable
 DEMO_DIR = Path(__file__).resolve().parents[1] / "samples" / "demo"
 
 
@@ -40,43 +37,56 @@ def parse_config(argv: list[str]) -> BoardConfig:
     return BoardConfig(args.dump_dir, args.root, args.metrics)
 
 
-def board(config: BoardConfig) -> None:
-    """One rerun of the whole board."""
-    state.apply_requests()
+def frame(config: BoardConfig) -> View | None:
+    """The sidebar every page shares; the View of this run, or None (with a message)."""
     st.sidebar.title("RL Logging Board")
     base = choose_dir(config)
     if base is None:
-        return
+        return None
     run_dir = choose_run(base)
     metrics_path = choose_metrics_path(config)
-    page = choose_page()
     run = load_run(run_dir)
     if run is None:
-        return
+        return None
     show_summary(run)
     run = choose_split(run)
     if run.samples.empty:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
-        return
+        return None
     step = choose_step(run.steps)
-    view = View(run, step, display_options(config), state.query("sample"), metrics_path)
-    RENDERERS[page](view)
+    options = display_options(config)
+    return View(run, step, options, metrics_path)
 
 
-def _timed_board(config: BoardConfig) -> None:
-    """Run the board and keep its server time, which the widget-latency benchmark reads."""
-    started = time.perf_counter()
-    try:
-        board(config)
-    finally:
-        st.session_state[RUN_SECONDS] = time.perf_counter() - started
+def _show(route: routes.Route) -> None:
+    view = st.session_state.get(VIEW)
+    if view is not None:
+        route.render(view)
+
+
+def _redirect_old_links(pages: dict[str, st.Page]) -> None:
+    """`?page=NAME` (the links of earlier versions) opens that page's own route."""
+    wanted = st.query_params.get("page")
+    if wanted is None:
+        return
+    params = {k: st.query_params.get_all(k) for k in st.query_params if k != "page"}
+    if wanted in pages:
+        st.switch_page(pages[wanted], query_params=params)
+    st.query_params.pop("page", None)
 
 
 def main(argv: list[str]) -> None:
-    """Entry point called by rl_logging_board.py."""
+    """Entry point called by rl_logging_board.py: one rerun of the whole board."""
+    started = time.perf_counter()
     st.set_page_config(page_title="RL Logging Board", layout="wide")
     config = parse_config(argv)
-    page = st.Page(lambda: _timed_board(config), title="RL Logging Board", url_path="board",
-                   default=True)
-    # one hidden page: keeps Streamlit from turning the modules in pages/ into routes
-    st.navigation([page], position="hidden").run()
+    pages = routes.st_pages(_show)
+    st.session_state[state.PAGES] = pages
+    navigation = st.navigation(list(pages.values()), position="sidebar")
+    _redirect_old_links(pages)
+    try:
+        st.session_state[VIEW] = frame(config)
+        navigation.run()
+    finally:
+        # the widget-latency benchmark reads the server time of the last run
+        st.session_state[RUN_SECONDS] = time.perf_counter() - started

@@ -1,29 +1,22 @@
-"""Session and URL state: widget values seeded from query params and written back to them."""
+"""Session and URL state.
+
+Every widget that shapes the view is bound to a query parameter of the same name
+(`bind="query-params"`), so Streamlit itself keeps the URL and the widgets in step: a
+copied link seeds them, and Back, Forward and an edited URL put them back.  Jumps between
+pages go through `go`, which carries the frame's parameters along.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-PENDING = "_pending_widget_values"
+PAGES = "_board_pages"  # session key: the st.Page objects by url path, set by the frame
+# widgets of the frame (sidebar), shared by every page and carried across jumps
+FRAME_PARAMS = ("dir", "run", "metrics", "split", "step", "kl", "pad", "marker", "tokenizer")
 
 
 def query(name: str, default: str | None = None) -> str | None:
     """A query parameter of the current URL."""
     return st.query_params.get(name, default)
-
-
-def seed(key: str, value: object) -> None:
-    """Give a widget key its first value (later reruns keep what the user chose)."""
-    if key not in st.session_state:
-        st.session_state[key] = value
-
-
-def publish(**values: object) -> None:
-    """Write values to the URL so a copied link reproduces the view; None removes a key."""
-    for name, value in values.items():
-        if value is None:
-            st.query_params.pop(name, None)
-        elif st.query_params.get(name) != str(value):
-            st.query_params[name] = str(value)
 
 
 def fresh(key: str, value: object) -> bool:
@@ -39,13 +32,27 @@ def fresh(key: str, value: object) -> bool:
     return True
 
 
-def request(**widget_values: object) -> None:
-    """Set widget values on the next run (a widget's value can't change once drawn)."""
-    st.session_state.setdefault(PENDING, {}).update(widget_values)
+def frame_params(**changes: str | int | None) -> dict[str, str]:
+    """The frame's current URL parameters with `changes` applied (None drops one)."""
+    params = {name: st.query_params[name] for name in FRAME_PARAMS if name in st.query_params}
+    for name, value in changes.items():
+        if value is None:
+            params.pop(name, None)
+        else:
+            params[name] = str(value)
+    return params
+
+
+def go(url_path: str, **params: str | int | None) -> None:
+    """Switch to another page, keeping the frame and setting the given view parameters."""
+    for name, value in params.items():
+        if value is not None and name in st.session_state:
+            st.session_state[name] = value
+    st.switch_page(st.session_state[PAGES][url_path], query_params=frame_params(**params))
+
+
+def select(**values: str | int) -> None:
+    """Set bound widgets on this page (a chart click choosing a step, say) and rerun."""
+    for name, value in values.items():
+        st.session_state[name] = value
     st.rerun()
-
-
-def apply_requests() -> None:
-    """Apply values requested by the previous run, before any widget is drawn."""
-    for key, value in st.session_state.pop(PENDING, {}).items():
-        st.session_state[key] = value

@@ -23,5 +23,4 @@ class View:
     run: Run
     step: int
     options: DisplayOptions
-    sample_key: str | None  # "file:line" from the URL, when one is chosen
     metrics_path: str | None = None  # a second place holding training metrics

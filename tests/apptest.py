@@ -28,3 +28,15 @@ def texts(at: AppTest) -> str:
 
 def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error] + [str(e.value) for e in at.exception]
+
+
+def current_page(at: AppTest) -> str:
+    """The url path of the page the last run showed ("" before st.navigation ran)."""
+    info = at._registered_pages.get(at._finished_page_script_hash, {})
+    return info.get("url_pathname", "") or "rewards"  # the default page's public path is ""
+
+
+def goto(at: AppTest, url_path: str) -> AppTest:
+    """Open another page in the same session, through the `?page=` redirect."""
+    at.query_params["page"] = url_path
+    return at.run()

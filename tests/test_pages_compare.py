@@ -1,5 +1,5 @@
 """RL vs reference page through the real board."""
-from apptest import board, texts
+from apptest import board, current_page, texts
 from conftest import LOSING_PROMPT
 
 from loaders import schema as S
@@ -26,12 +26,12 @@ def test_picking_a_prompt_lists_its_samples_and_opens_one(board_dump):
     target = [o for o in choice.options if o.startswith("rollout_data_rank_1.jsonl")][0]
     choice.set_value(target).run()
     at.button(key="b_cmp_open").click().run()
-    assert at.sidebar.radio(key="w_page").value == "sample"
-    assert at.selectbox(key="w_sample").value == target
+    assert current_page(at) == "sample"
+    assert at.selectbox(key="sample").value == target
     assert "Sample · step 0" in texts(at)
 
 
 def test_smoothing_slider(board_dump):
     at = board(board_dump, page="compare")
-    at.slider(key="w_cmp_ema").set_value(0.5).run()
+    at.slider(key="cmp_ema").set_value(0.5).run()
     assert not at.exception

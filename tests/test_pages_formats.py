@@ -30,9 +30,9 @@ def test_token_less_formats_say_so(tmp_path):
 def test_validation_is_a_separate_view(tmp_path):
     root = F.native_forks(tmp_path / "native")
     at = board(root, page="responses", step="1")
-    assert at.sidebar.radio(key="w_split").value == "train"
+    assert at.sidebar.radio(key="split").value == "train"
     assert len(at.dataframe[0].value) == 3
-    at.sidebar.radio(key="w_split").set_value("validation").run()
+    at.sidebar.radio(key="split").set_value("validation").run()
     assert at.dataframe[0].value["prompt"].tolist() == ["vq"]
     assert at.query_params["split"] in ("validation", ["validation"])
 
@@ -40,12 +40,12 @@ def test_validation_is_a_separate_view(tmp_path):
 def test_new_token_metrics_are_selectable_and_sortable(tmp_path):
     root = F.prime(tmp_path / "prime")
     at = board(root, page="sample")
-    options = at.multiselect(key="w_metrics").options
+    options = at.multiselect(key="tm").options
     for metric in ("entropy", "advantages", "mismatch_kl", "importance_ratio"):
         assert metric in options
     at = board(root, page="responses")
-    at.selectbox(key="w_sort").set_value("(any column)").run()
-    at.selectbox(key="w_sort_col").set_value("mismatch_kl_mean").run()
+    at.selectbox(key="sort").set_value("(any column)").run()
+    at.selectbox(key="col").set_value("mismatch_kl_mean").run()
     assert "mismatch_kl_mean" in at.dataframe[0].value.columns
 
 
@@ -58,6 +58,6 @@ def test_token_ids_without_transformers_warn_and_still_show(tmp_path, monkeypatc
     monkeypatch.setitem(sys.modules, "transformers", None)
     root = F.prime(tmp_path / "prime")
     at = board(root, page="sample")
-    at.sidebar.text_input(key="w_tokenizer").input(str(tmp_path)).run()
+    at.sidebar.text_input(key="tokenizer").input(str(tmp_path)).run()
     assert any("optional 'transformers' package" in w.value for w in at.warning)
     assert "3 tokens" in texts(at)

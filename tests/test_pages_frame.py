@@ -1,15 +1,13 @@
 """The frame through the real entry script: dir box, run picker, loading summary, URL."""
-from apptest import board, errors, texts
+from apptest import board, current_page, errors, texts
 from conftest import make_sample, write_dump
-
-from loaders import schema as S
 
 
 def test_opens_dump_and_shows_summary(dump_dir):
     at = board(dump_dir)
     assert not at.exception, at.exception
     assert "24 samples · 3 steps · 0 bad lines" in texts(at)
-    assert at.sidebar.radio(key="w_page").value == "rewards"
+    assert current_page(at) == "rewards"
     assert at.query_params["page"] == ["rewards"] or at.query_params["page"] == "rewards"
 
 
@@ -54,7 +52,7 @@ def test_run_picker_lists_sub_runs(tmp_path):
         write_dump(tmp_path / name / "rollout_data_rank_0.jsonl",
                    [make_sample(s, seed=len(name)) for s in range(2)])
     at = board(tmp_path, run="exp_b")
-    picker = at.sidebar.selectbox(key="w_run")
+    picker = at.sidebar.selectbox(key="run")
     assert picker.options == ["(everything under the dir)", "exp_a", "exp_b"]
     assert picker.value == "exp_b"
     assert "2 samples · 2 steps" in texts(at)
@@ -64,8 +62,25 @@ def test_run_picker_lists_sub_runs(tmp_path):
 
 def test_query_params_restore_page_and_step(dump_dir):
     at = board(dump_dir, page="responses", step="1")
-    assert at.sidebar.radio(key="w_page").value == "responses"
-    assert at.sidebar.select_slider(key="w_step").value == 1
-    at.sidebar.select_slider(key="w_step").set_value(2).run()
-    assert at.query_params["step"] in ("2", ["2"])
-    assert S.STEP  # the schema is importable from tests alongside the app
+    assert current_page(at) == "responses"
+    assert at.sidebar.select_slider(key="step").value == 1
+    at.sidebar.select_slider(key="step").set_value(2).run()
+    assert [h.value for h in at.header] == ["Responses · step 2"]
+
+
+def test_old_page_links_redirect_and_a_changed_page_param_wins(dump_dir):
+    """`?page=` from earlier versions opens that page's route, also mid-session."""
+    at = board(dump_dir, page="responses")
+    assert current_page(at) == "responses"
+    assert "page" not in at.query_params
+    at.query_params["page"] = "rewards"
+    at.run()
+    assert current_page(at) == "rewards"
+    assert [h.value for h in at.header][0] == "Rewards"
+
+
+def test_unknown_page_param_stays_on_the_current_page(dump_dir):
+    at = board(dump_dir, page="nope")
+    assert not errors(at)
+    assert current_page(at) == "rewards"
+    assert "page" not in at.query_params

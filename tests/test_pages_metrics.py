@@ -1,6 +1,6 @@
 """Metrics, Health and Alerts pages through the real board."""
 import metric_fixtures as M
-from apptest import board, texts
+from apptest import board, current_page, texts
 from conftest import make_sample, write_dump
 
 
@@ -18,15 +18,15 @@ def _run_with_metrics(tmp_path, rows, steps=60):
 def test_metrics_page_groups_filters_and_explains(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="metrics")
     assert not at.exception, at.exception
-    groups = at.radio(key="w_metric_group")
+    groups = at.radio(key="group")
     assert any(o.startswith("actor") for o in groups.options)
-    at.text_input(key="w_metric_filter").input("grad_norm").run()
-    assert at.radio(key="w_metric_group").value == "actor"
+    at.text_input(key="filter").input("grad_norm").run()
+    assert at.radio(key="group").value == "actor"
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec
     label = next(t for t in at.text if t.value == "actor/grad_norm")
     assert "gradient" in label.proto.help.lower()
-    at.slider(key="w_metric_ema").set_value(0.6).run()
+    at.slider(key="metric_ema").set_value(0.6).run()
     assert not at.exception
 
 
@@ -35,8 +35,8 @@ def test_metrics_from_a_second_path_and_wall_time(tmp_path):
     write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(1), make_sample(2)])
     M.write_prime(tmp_path / "elsewhere" / "metrics.jsonl", M.healthy(5))
     at = board(root, page="metrics", metrics=str(tmp_path / "elsewhere"))
-    assert at.radio(key="w_metric_x").options == ["step", "time"]
-    at.radio(key="w_metric_x").set_value("time").run()
+    assert at.radio(key="x").options == ["step", "time"]
+    at.radio(key="x").set_value("time").run()
     assert not at.exception and at.query_params["metrics"] in (
         str(tmp_path / "elsewhere"), [str(tmp_path / "elsewhere")])
 
@@ -53,7 +53,7 @@ def test_health_page_panels(tmp_path):
                                           "Data quality"]
     specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
     assert "generation" in specs and "fraction of device memory" in specs
-    at.radio(key="w_rank_value").set_value("tokens").run()
+    at.radio(key="rank_value").set_value("tokens").run()
     assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
 
 
@@ -67,8 +67,8 @@ def test_alerts_page_lists_faults_and_opens_their_step(tmp_path):
     at.session_state["t_alerts"] = {"selection": {"rows": [int(row)], "columns": [],
                                                   "cells": []}}
     at.run()
-    assert at.sidebar.radio(key="w_page").value == "responses"
-    assert at.sidebar.select_slider(key="w_step").value == M.FAULTS["runaway"]
+    assert current_page(at) == "responses"
+    assert at.sidebar.select_slider(key="step").value == M.FAULTS["runaway"]
 
 
 def test_alerts_page_on_a_healthy_run(tmp_path):

@@ -1,5 +1,5 @@
 """Responses page through the real board."""
-from apptest import board, texts
+from apptest import board, current_page, texts
 from conftest import LOSING_PROMPT
 
 from loaders import schema as S
@@ -24,25 +24,25 @@ def test_table_has_the_step_and_the_columns(board_dump):
 
 def test_sorting_by_kl_and_direction(board_dump):
     at = _responses(board_dump)
-    at.selectbox(key="w_sort").set_value("KL k3 mean").run()
+    at.selectbox(key="sort").set_value("KL k3 mean").run()
     column = at.dataframe[0].value[S.kl_mean(S.K3)].dropna()
     assert list(column) == sorted(column, reverse=True)
-    at.toggle(key="w_desc").set_value(False).run()
+    at.toggle(key="desc").set_value(False).run()
     column = at.dataframe[0].value[S.kl_mean(S.K3)].dropna()
     assert list(column) == sorted(column)
 
 
 def test_sorting_by_any_column(board_dump):
     at = _responses(board_dump)
-    at.selectbox(key="w_sort").set_value("(any column)").run()
-    at.selectbox(key="w_sort_col").set_value(S.VALUE_MEAN).run()
+    at.selectbox(key="sort").set_value("(any column)").run()
+    at.selectbox(key="col").set_value(S.VALUE_MEAN).run()
     assert not at.exception
     assert len(at.dataframe[0].value) == 10
 
 
 def test_regex_search_filters_and_highlights(board_dump):
     at = _responses(board_dump)
-    at.text_input(key="w_search").input("never wins").run()
+    at.text_input(key="q").input("never wins").run()
     table = at.dataframe[0].value
     assert len(table) == 2 and set(table[S.PROMPT]) == {LOSING_PROMPT}
     html = "".join(h.proto.body for h in at.get("html"))
@@ -51,19 +51,19 @@ def test_regex_search_filters_and_highlights(board_dump):
 
 def test_invalid_regex_is_reported(board_dump):
     at = _responses(board_dump)
-    at.text_input(key="w_search").input("(unclosed").run()
+    at.text_input(key="q").input("(unclosed").run()
     assert any("invalid regex" in e.value for e in at.error)
     assert len(at.dataframe[0].value) == 10
 
 
 def test_filters_on_flags_and_reward(board_dump):
     at = _responses(board_dump)
-    at.multiselect(key="w_flags").select(S.LENGTH_MISMATCH).run()
+    at.multiselect(key="flags").select(S.LENGTH_MISMATCH).run()
     table = at.dataframe[0].value
     assert len(table) == 1 and table["flags"].iloc[0] == "length mismatch"
-    at.multiselect(key="w_flags").unselect(S.LENGTH_MISMATCH).run()
-    low, high = at.slider(key="w_rrange").value
-    at.slider(key="w_rrange").set_value((0.5, high)).run()
+    at.multiselect(key="flags").unselect(S.LENGTH_MISMATCH).run()
+    low, high = at.slider(key="reward").value
+    at.slider(key="reward").set_value((0.5, high)).run()
     assert (at.dataframe[0].value[S.REWARD] >= 0.5).all()
 
 
@@ -72,6 +72,6 @@ def test_selecting_a_row_opens_the_sample(board_dump):
     first = at.dataframe[0].value["key"].iloc[0]
     at.session_state["t_responses"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
-    assert at.sidebar.radio(key="w_page").value == "sample"
-    assert at.selectbox(key="w_sample").value == first
+    assert current_page(at) == "sample"
+    assert at.selectbox(key="sample").value == first
     assert "Sample · step 2" in texts(at)

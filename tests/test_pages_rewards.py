@@ -13,18 +13,18 @@ def test_curves_and_step_section(board_dump):
 def test_controls_change_the_figures(board_dump):
     at = board(board_dump, page="rewards")
     before = at.get("plotly_chart")[0].proto.spec
-    at.slider(key="w_band").set_value(2.0).run()
+    at.slider(key="band").set_value(2.0).run()
     assert at.get("plotly_chart")[0].proto.spec != before
     assert "2·std" in at.get("plotly_chart")[0].proto.spec
-    at.slider(key="w_ema").set_value(0.5).run()
-    at.toggle(key="w_zero").set_value(True).run()
+    at.slider(key="ema").set_value(0.5).run()
+    at.toggle(key="zero").set_value(True).run()
     assert not at.exception
 
 
 def test_step_from_url_and_slider(board_dump):
     at = board(board_dump, page="rewards", step="0")
     assert "Step 0: 8 samples" in texts(at)
-    at.sidebar.select_slider(key="w_step").set_value(1).run()
+    at.sidebar.select_slider(key="step").set_value(1).run()
     assert "Step 1: 8 samples" in texts(at)
 
 
@@ -33,7 +33,7 @@ def test_clicking_a_curve_point_selects_its_step(board_dump):
     at.session_state["c_reward"] = {"selection": {"points": [{"x": 1, "y": 0.5}],
                                                   "point_indices": [1], "box": [], "lasso": []}}
     at.run()
-    assert at.sidebar.select_slider(key="w_step").value == 1
+    assert at.sidebar.select_slider(key="step").value == 1
     assert "Step 1: 8 samples" in texts(at)
 
 
@@ -42,7 +42,7 @@ def test_a_clicked_point_does_not_pin_the_step(board_dump):
     at.session_state["c_reward"] = {"selection": {"points": [{"x": 0}], "point_indices": [0],
                                                   "box": [], "lasso": []}}
     at.run()
-    assert at.sidebar.select_slider(key="w_step").value == 0
-    at.sidebar.select_slider(key="w_step").set_value(2).run()
-    assert at.sidebar.select_slider(key="w_step").value == 2
+    assert at.sidebar.select_slider(key="step").value == 0
+    at.sidebar.select_slider(key="step").set_value(2).run()
+    assert at.sidebar.select_slider(key="step").value == 2
     assert "Step 2: 10 samples" in texts(at)

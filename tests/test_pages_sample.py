@@ -20,7 +20,7 @@ def test_sample_from_url_shows_texts_side_by_side(board_dump):
     codes = [c.value for c in at.code]
     assert expected["prompt"] in codes and expected["response"] in codes
     assert "ref answer" in codes
-    assert at.selectbox(key="w_sample").value == "rollout_data_rank_1.jsonl:6"
+    assert at.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:6"
     assert [m.label for m in at.metric][:3] == ["RL response (chars)", "RL response (tokens)",
                                                "ref response (chars)"]
     assert at.query_params["sample"] in ("rollout_data_rank_1.jsonl:6",
@@ -44,29 +44,29 @@ def test_html_in_a_response_stays_text(board_dump):
 
 def test_token_metrics_drive_heatmap_and_table(board_dump):
     at = _sample(board_dump, "rollout_data_rank_0.jsonl:9")
-    metrics = at.multiselect(key="w_metrics")
+    metrics = at.multiselect(key="tm")
     assert S.LOG_RATIO in metrics.value
     at = metrics.set_value([S.VALUE, S.PROB]).run()
     table = at.dataframe[-1].value
     assert list(table.index) == [S.VALUE, S.PROB]
     assert list(table.columns)[:2] == ["0:·t0", "1:·t1"]
-    at.selectbox(key="w_colour").set_value(S.K3).run()
+    at.selectbox(key="colour").set_value(S.K3).run()
     assert not at.exception
 
 
 def test_choosing_another_sample_updates_url(board_dump):
     at = _sample(board_dump, "rollout_data_rank_0.jsonl:9")
-    at.selectbox(key="w_sample").set_value("rollout_data_rank_1.jsonl:10").run()
+    at.selectbox(key="sample").set_value("rollout_data_rank_1.jsonl:10").run()
     assert at.query_params["sample"] in ("rollout_data_rank_1.jsonl:10",
                                          ["rollout_data_rank_1.jsonl:10"])
 
 
 def test_unknown_sample_in_url_falls_back_to_the_first(board_dump):
     at = _sample(board_dump, "nope.jsonl:1")
-    assert at.selectbox(key="w_sample").value == "rollout_data_rank_0.jsonl:9"
+    assert at.selectbox(key="sample").value == "rollout_data_rank_0.jsonl:9"
 
 
 def test_pad_option_changes_what_is_dropped(board_dump):
     at = _sample(board_dump, PADDED)
-    at.sidebar.text_input(key="w_pad").input("").run()
+    at.sidebar.text_input(key="pad").input("").run()
     assert "4 tokens (pad tokens dropped)" in texts(at)

@@ -59,7 +59,7 @@ def test_huge_integers_in_fields_are_problems_not_crashes(tmp_path):
 
 def test_odd_step_in_the_url_falls_back(dump_dir):
     at = board(dump_dir, step="²")
-    assert not errors(at) and at.sidebar.select_slider(key="w_step").value == 2
+    assert not errors(at) and at.sidebar.select_slider(key="step").value == 2
 
 
 def test_symlinked_file_outside_the_dump_is_not_read(tmp_path):

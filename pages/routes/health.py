@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders.health import views
+from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
 from pages.view import View
 
@@ -25,7 +26,7 @@ def _timing_and_memory(metrics: object, tabs: list) -> None:
 
 
 def _ranks(view: View, metrics: object) -> None:
-    value = st.radio("Per-rank value", list(views.RANK_VALUES), key="w_rank_value",
+    value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value", bind="query-params",
                      horizontal=True)
     st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
                     width="stretch", key="c_ranks")
@@ -41,12 +42,14 @@ def render(view: View) -> None:
     for note in health.metrics.notes:
         st.info(note)
     metrics = health.metrics.frame
-    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"])
+    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"],
+                   key="panel", bind="query-params")
     _timing_and_memory(metrics, tabs)
     with tabs[2]:
         _ranks(view, metrics)
     with tabs[3]:
-        clip = next((metrics[c] for c in metrics.columns if "clipfrac" in str(c)), None)
+        clip_name = clip_fraction_column(str(c) for c in metrics.columns)
+        clip = metrics[clip_name] if clip_name is not None else None
         st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
                         key="c_stability")
     with tabs[4]:

@@ -24,7 +24,7 @@ def render(view: View) -> None:
     strong = sum(a.severity == "strong" for a in alerts)
     st.markdown(f"**{strong} strong**, {len(alerts) - strong} weak")
     severity = st.multiselect("Severity", ["strong", "weak"], default=["strong", "weak"],
-                              key="w_alert_severity")
+                              key="severity", bind="query-params")
     shown = [a for a in alerts if a.severity in severity]
     table = build.alerts_table(shown)
     event = st.dataframe(table, key="t_alerts", on_select="rerun", selection_mode="single-row",
@@ -34,6 +34,6 @@ def render(view: View) -> None:
     if state.fresh("t_alerts", tuple(picked)) and picked:
         step = int(table["step"].iloc[picked[0]])
         if step in view.run.steps:
-            state.request(w_page="responses", w_step=step)
+            state.go("responses", step=step)
         else:
             st.warning(f"Step {step} has no samples in the dump.")

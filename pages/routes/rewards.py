@@ -1,6 +1,7 @@
 """Rewards page: step curves against the reference, and the chosen step's distribution."""
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from loaders import schema as S
@@ -9,26 +10,26 @@ from pages.figures import rewards as build
 from pages.view import View
 
 
-def _curve(fig: object, key: str) -> None:
+def _curve(fig: go.Figure, key: str) -> None:
     """Show a step curve; clicking a point selects that step for every page."""
     event = st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points",
                             width="stretch")
     points = (event or {}).get("selection", {}).get("points", [])
     step = build.selected_step(points)
-    if state.fresh(key, step) and step is not None and step != st.session_state.get("w_step"):
-        state.request(w_step=step)
+    if state.fresh(key, step) and step is not None and step != st.session_state.get("step"):
+        state.select(step=step)
 
 
 def render(view: View) -> None:
     stats = view.run.step_stats
     st.header("Rewards")
     left, mid, right = st.columns(3)
-    band_k = left.slider("Band: ± k·std", 0.0, 3.0, 1.0, 0.25, key="w_band")
-    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_ema",
+    band_k = left.slider("Band: ± k·std", 0.0, 3.0, 1.0, 0.25, key="band", bind="query-params")
+    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="ema", bind="query-params",
                            help="TensorBoard's debiased EMA; the raw curve stays faint below")
-    zero_shift = right.toggle("Zero-shift curves", key="w_zero")
+    zero_shift = right.toggle("Zero-shift curves", key="zero", bind="query-params")
     est = view.options.kl_estimator
-    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"])
+    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"], key="chart", bind="query-params")
     with tabs[0]:
         _curve(build.reward_curves(stats, band_k=band_k, smoothing=smoothing,
                                    zero_shift=zero_shift), "c_reward")

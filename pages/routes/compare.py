@@ -12,7 +12,7 @@ from pages.view import View
 def render(view: View) -> None:
     st.header("RL vs reference")
     stats = view.run.step_stats
-    smoothing = st.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_cmp_ema")
+    smoothing = st.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="cmp_ema", bind="query-params")
     st.plotly_chart(compare.rl_vs_ref_figure(stats, smoothing=smoothing), width="stretch",
                     key="c_cmp")
     with st.expander("Per-step table"):
@@ -35,4 +35,4 @@ def render(view: View) -> None:
     choice = st.selectbox("Open sample", samples[S.KEY].tolist(), key="w_cmp_open")
     if st.button("Open", key="b_cmp_open"):
         row = samples[samples[S.KEY] == choice]
-        state.request(w_page="sample", w_sample=choice, w_step=int(row[S.STEP].iloc[0]))
+        state.go("sample", sample=choice, step=int(row[S.STEP].iloc[0]))

@@ -5,7 +5,6 @@ import streamlit as st
 
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
-from pages import state
 from pages.figures import compare, tokens
 from pages.figures.text import strip_pad, strip_system
 from pages.view import View
@@ -13,14 +12,10 @@ from pages.view import View
 
 def _choose(view: View, rows: object) -> str:
     keys = rows[S.KEY].tolist()
-    labels = {k: f"{k} · reward {r:.3g}" for k, r in zip(keys, rows[S.REWARD])}
-    wanted = st.session_state.get("w_sample") or view.sample_key
-    if wanted not in labels:
-        wanted = keys[0]
-    st.session_state["w_sample"] = wanted
-    key = st.selectbox("Sample", keys, key="w_sample", format_func=labels.get)
-    state.publish(sample=key)
-    return key
+    if st.session_state.get("sample") not in (None, *keys):
+        del st.session_state["sample"]  # a sample of another step: start at the first
+    # the key itself is the label: a bound selectbox keeps its label in the URL
+    return st.selectbox("Sample (file:line)", keys, key="sample", bind="query-params")
 
 
 def _texts(sample: object, view: View) -> None:
@@ -59,8 +54,8 @@ def _tokens(sample: object, view: View) -> None:
     available = tokens.token_metrics(frame)
     default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
                if m in available]
-    chosen = st.multiselect("Token metrics", available, default=default, key="w_metrics")
-    colour = st.selectbox("Colour the response by", available, key="w_colour",
+    chosen = st.multiselect("Token metrics", available, default=default, key="tm", bind="query-params")
+    colour = st.selectbox("Colour the response by", available, key="colour", bind="query-params",
                           index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available else 0)
     st.caption(f"{len(frame)} tokens (pad tokens dropped) · hover a token for all its values")
     st.html(tokens.inline_html(frame, colour, available))
@@ -69,7 +64,7 @@ def _tokens(sample: object, view: View) -> None:
     start = 0
     if len(frame) > tokens.WINDOW:
         start = st.slider("Heatmap window start (token)", 0, len(frame) - 1, 0,
-                          tokens.WINDOW, key="w_window")
+                          tokens.WINDOW, key="window", bind="query-params")
     part = tokens.window(frame, start)
     st.plotly_chart(tokens.heatmap_figure(part, chosen), width="stretch", key="c_heat")
     st.dataframe(tokens.metrics_table(part, chosen), width="stretch")

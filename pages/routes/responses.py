@@ -19,13 +19,13 @@ MAX_MATCHES = 50
 def _controls(view: View, rows: object) -> tuple:
     choices = tables.sort_choices(view.options.kl_estimator)
     left, mid, right = st.columns([2, 1, 3])
-    sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="w_sort")
+    sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="sort", bind="query-params")
     column = choices.get(sort_label)
     if column is None:
         column = left.selectbox("Column", [c for c in rows.columns if c not in (S.FILE,)],
-                                key="w_sort_col")
-    descending = mid.toggle("Descending", value=True, key="w_desc")
-    pattern = right.text_input("Regex search (prompt and response)", key="w_search")
+                                key="col", bind="query-params")
+    descending = mid.toggle("Descending", value=True, key="desc", bind="query-params")
+    pattern = right.text_input("Regex search (prompt and response)", key="q", bind="query-params")
     return column, descending, pattern
 
 
@@ -36,9 +36,9 @@ def _filters(rows: object) -> tuple:
     if len(reward) and reward.min() < reward.max():
         lo = float(math.floor(reward.min() * 100) / 100)
         hi = float(math.ceil(reward.max() * 100) / 100)
-        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="w_rrange")
+        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward", bind="query-params")
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
-                              format_func=tables.FLAG_LABELS.get, key="w_flags")
+                              format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")
     return reward_range, tuple(flags)
 
 
@@ -61,7 +61,7 @@ def render(view: View) -> None:
                          column_config={tables.KEY: None})
     selected = (event or {}).get("selection", {}).get("rows", [])
     if state.fresh("t_responses", tuple(selected)) and selected:
-        state.request(w_page="sample", w_sample=table[tables.KEY].iloc[selected[0]])
+        state.go("sample", sample=table[tables.KEY].iloc[selected[0]])
     if regex:
         _matches(shown, texts, regex)
 

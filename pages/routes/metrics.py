@@ -25,9 +25,9 @@ def render(view: View) -> None:
                 "prime-rl metrics.jsonl, TensorBoard events or any jsonl with a step key).")
         return
     left, mid, right = st.columns([3, 2, 1])
-    pattern = left.text_input("Filter metrics (regex)", key="w_metric_filter")
-    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="w_metric_ema")
-    x_axis = right.radio("x axis", build.x_axis_options(frame), key="w_metric_x",
+    pattern = left.text_input("Filter metrics (regex)", key="filter", bind="query-params")
+    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="metric_ema", bind="query-params")
+    x_axis = right.radio("x axis", build.x_axis_options(frame), key="x", bind="query-params",
                          horizontal=True)
     try:
         groups = build.group_metrics(health.metrics.names, pattern)
@@ -37,8 +37,8 @@ def render(view: View) -> None:
     if not groups:
         st.warning("No metric matches the filter.")
         return
-    group = st.radio("Group", list(groups), key="w_metric_group", horizontal=True,
-                     format_func=lambda g: f"{g} ({len(groups[g])})")
+    group = st.radio("Group", list(groups), key="group", bind="query-params", horizontal=True,
+                     help=" · ".join(f"{g}: {len(names)}" for g, names in groups.items()))
     names = groups.get(group, [])
     if len(names) > MAX_CHARTS:
         st.caption(f"Showing {MAX_CHARTS} of {len(names)} metrics; narrow the filter.")

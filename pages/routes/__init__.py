@@ -1,0 +1,44 @@
+"""The board's routes: one st.Page per page, each with its own URL path; one module each.
+
+The page modules live in this sub-package, not directly in pages/, because Streamlit treats
+every pages/*.py as a page of its own (with the file name as URL path) before st.navigation
+runs, and those paths would shadow the routes here.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from pages.routes import alerts, compare, health, metrics, responses, rewards, sample
+from pages.view import View
+
+
+@dataclass(frozen=True)
+class Route:
+    url_path: str
+    title: str
+    render: Callable[[View], None]
+    icon: str
+
+
+ROUTES = (
+    Route("rewards", "Rewards", rewards.render, ":material/trending_up:"),
+    Route("responses", "Responses", responses.render, ":material/table_rows:"),
+    Route("sample", "Sample", sample.render, ":material/article:"),
+    Route("compare", "RL vs reference", compare.render, ":material/compare_arrows:"),
+    Route("metrics", "Metrics", metrics.render, ":material/monitoring:"),
+    Route("health", "Health", health.render, ":material/health_and_safety:"),
+    Route("alerts", "Alerts", alerts.render, ":material/notifications:"),
+)
+BY_PATH = {route.url_path: route for route in ROUTES}
+DEFAULT = "rewards"
+
+
+def st_pages(show: Callable[[Route], None]) -> dict[str, st.Page]:
+    """st.Page objects by url path; `show(route)` draws the frame and then the route."""
+    return {route.url_path: st.Page(lambda r=route: show(r), title=route.title,
+                                    url_path=route.url_path, icon=route.icon,
+                                    default=route.url_path == DEFAULT)
+            for route in ROUTES}
