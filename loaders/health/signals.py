@@ -1,47 +1,18 @@
 """Per-step health signals, from the trainer's metrics first and the dump second."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
 from loaders import schema as S
 from loaders.health.views import memory_columns
-
-# metric names that carry each signal, most specific first (matched case-insensitively)
-METRIC_PATTERNS = {
-    S.H_KL: (r"^actor/(ppo_kl|approx_?kl|policy_?kl)$", r"^actor/kl_loss$", r"(^|/)kl$",
-             r"(^|/)(approx_?kl|ppo_kl|kl_loss)$"),
-    S.H_GRAD_NORM: (r"^actor/grad_norm$", r"grad_norm$"),
-    S.H_ENTROPY: (r"^actor/entropy(_loss)?$", r"(^|/)entropy(_mean)?$"),
-    S.H_REWARD: (r"^critic/(score|rewards)/mean$", r"(^|/)(reward|score)s?(/mean)?$"),
-    S.H_LENGTH: (r"^response_length/mean$", r"response_length.*mean$"),
-    S.H_TOKENS: (r"(total_num_tokens|num_tokens|tokens/total|total_tokens)$",),
-    S.H_TRUNCATION: (r"^response_length/clip_ratio$", r"truncat\w*(_ratio|_rate)?$"),
-    S.H_ABORT: (r"abort\w*(_ratio|_rate)?$",),
-    S.H_TIMEOUT: (r"timeout\w*(_ratio|_rate)?$",),
-}
-# memory kinds as loaders.health.views classifies them; peak "max" figures stand in for
-# allocated memory when a trainer logs only those
-MEMORY_SIGNALS = {S.H_MEM_RESERVED: ("reserved",), S.H_MEM_ALLOCATED: ("allocated", "max"),
-                  S.H_MEM_TOTAL: ("total",)}
-
-
-def metric_for(names: list[str], signal: str) -> str | None:
-    """The metric that carries a signal, if the trainer logged one."""
-    for pattern in METRIC_PATTERNS[signal]:
-        regex = re.compile(pattern, re.IGNORECASE)
-        found = [n for n in names if regex.search(n)]
-        if found:
-            return sorted(found, key=len)[0]
-    return None
+from loaders.metric_names import MEMORY_SIGNALS, SIGNALS, metric_for
 
 
 def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
     names = [str(c) for c in metrics.columns]
     out = pd.DataFrame(index=metrics.index)
-    for signal in METRIC_PATTERNS:
+    for signal in SIGNALS:
         name = metric_for(names, signal)
         if name is not None:
             out[signal] = metrics[name]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 
+from loaders import metric_names as N
+
 OTHER = "other"
 GROUP_ORDER = ("critic", "reward", "actor", "val", "response_length", "prompt_length", "tokens",
                "timing", "perf & system", "memory", OTHER)
-_ALIASES = {"time": "timing", "timing_s": "timing", "timing_per_token_ms": "timing",
+_ALIASES = {**dict.fromkeys(N.STAGE_TIME_PREFIXES, "timing"), "timing_per_token_ms": "timing",
             "system": "perf & system", "perf": "perf & system", "memory": "memory",
             "val-core": "val", "val-aux": "val", "validation": "val"}
 
@@ -20,7 +22,7 @@ _SUFFIX = re.compile(r"(?:@\w+)|(?:/\d+$)")
 _STAT = re.compile(r"[/_](?:mean|max|min|std)$")
 _VAL = re.compile(r"^(?:val|val-core|val-aux|validation)(?:/|$)")
 _PHASE = re.compile(r"(?<![a-z])(?:onload|offload)(?![a-z])")
-_T = r"^(?:time|timing_s|timing|timer)/.*"  # a stage-time prefix
+_T = N.STAGE_TIME + ".*"  # a stage time; the entries below name the stage
 
 
 def _w(word: str) -> str:
@@ -61,7 +63,7 @@ _ENTRIES: tuple[tuple[str, str], ...] = (
      "in this step."),
     (_T + _w("update_actor|actor_train|train_step|train"), "Seconds spent training the actor "
      "(forward, backward and optimizer steps) in this step."),
-    (_T + _w("step|total|step_total"), "Wall-clock seconds of the whole step: all stages plus "
+    (_T + _w(N.WHOLE_STEP_WORDS), "Wall-clock seconds of the whole step: all stages plus "
      "overhead. When it rises, compare the stage times to find the one that slowed down."),
     (_T, "Seconds spent in this stage of the training step."),
     # ---- memory, throughput, system ----------------------------------------------------
@@ -81,14 +83,14 @@ _ENTRIES: tuple[tuple[str, str], ...] = (
      "gap over 'allocated' is cache or fragmentation."),
     (_w("mfu"), "Model FLOPs utilisation: achieved FLOPs as a share of the hardware peak; "
      "higher means the GPUs are kept busier."),
-    (_w("tps|throughput|tokens_per_s|tokens_per_second|tok_per_s"), "Tokens processed per "
-     "second (per GPU in verl's perf/throughput): the end-to-end speed of training; drops "
-     "point at a slower stage or longer, more padded batches."),
+    (_w(N.THROUGHPUT_WORDS), "Tokens processed per second (per GPU in verl's perf/throughput): "
+     "the end-to-end speed of training; drops point at a slower stage or longer, more padded "
+     "batches."),
     (_w("total_num_tokens"), "Tokens (prompt and response) processed in this step."),
     (_w("time_per_step"), "Wall-clock seconds of the whole training step."),
     # ---- lengths -----------------------------------------------------------------------
-    (r"response_length\w*/clip_ratio", "Share of responses cut off at the maximum response "
-     "length. Rising values mean truncated answers and a reward that penalises them."),
+    (N.TRUNCATED_RESPONSES, "Share of responses cut off at the maximum response length. Rising "
+     "values mean truncated answers and a reward that penalises them."),
     (r"prompt_length\w*/clip_ratio", "Share of prompts that reached the maximum prompt length "
      "and were cut; should stay near zero."),
     (_w("response_length|response_len"), "Response length in tokens over the batch. Watch for "
@@ -107,24 +109,24 @@ _ENTRIES: tuple[tuple[str, str], ...] = (
      "whose probability ratio went below 1−ε and was clipped."),
     (_w("vf_clipfrac") + "|^critic/clipfrac", "Share of value predictions clipped to stay near "
      "the old values; high values mean the critic wants to move faster than allowed."),
-    (_w("pg_clipfrac|ppo_ratio_clipfrac|clipfrac|clip_ratio|clip_frac"), "Share of tokens whose "
-     "new/old probability ratio left [1−ε, 1+ε] and was clipped. A few percent is normal; a "
-     "climb means updates are too large (lower the lr or do fewer PPO epochs)."),
+    (_w(N.CLIP_FRACTION_WORDS), "Share of tokens whose new/old probability ratio left [1−ε, 1+ε] "
+     "and was clipped. A few percent is normal; a climb means updates are too large (lower the "
+     "lr or do fewer PPO epochs)."),
     (r"(?:^|/)ratio$", "The new/old policy probability ratio over tokens; it should stay close "
      "to 1, far from 1 means the data is increasingly off-policy."),
     (_w("kl_coef|kl_coeff|kl_ctrl"), "Weight of the KL penalty, fixed or adapted toward a target "
      "KL; an adaptive coefficient that keeps climbing means the KL overshoots its target."),
-    (_w("kl_loss"), "KL between the current policy and the frozen reference model, used as a "
-     "loss term. Slow growth is expected; sudden jumps often come before a collapse."),
-    (_w("approxkl|approx_kl|ppo_kl|policykl|policy_kl"), "Estimated KL between the policy before "
-     "and after this update, i.e. the size of one step; spikes mean overly large updates."),
+    (_w(N.KL_LOSS_WORDS), "KL between the current policy and the frozen reference model, used as "
+     "a loss term. Slow growth is expected; sudden jumps often come before a collapse."),
+    (_w(N.POLICY_KL_WORDS), "Estimated KL between the policy before and after this update, i.e. "
+     "the size of one step; spikes mean overly large updates."),
     (_w("kl"), "KL between the policy and the reference, here applied as a penalty on the "
      "reward; it should grow slowly, a jump means the policy is leaving the reference fast."),
     (_w("entropy_loss"), "The entropy term of the loss (the policy's mean per-token entropy); "
      "a fast fall is entropy collapse, a rise with garbled text means the policy got noisy."),
     (_w("entropy"), "Mean per-token entropy of the policy. A fast fall means the policy turns "
      "deterministic and stops exploring; a sharp rise often comes with degenerate text."),
-    (_w("grad_norm"), "Gradient norm before clipping. Spikes flag unstable batches; values "
+    (_w(N.GRAD_NORM_WORDS), "Gradient norm before clipping. Spikes flag unstable batches; values "
      "always above the clip threshold mean every update is being clipped."),
     (_w("pg_loss|policy_loss|weighted_pg_loss"), "Policy-gradient (clipped surrogate) loss. It is "
      "not a quality score and hovers near zero with normalised advantages; watch for spikes."),

@@ -1,0 +1,138 @@
+"""Every trainer metric name the board recognises (verl, ROLL, OpenRLHF, prime-rl, TRL).
+
+The health signals, the Health panels (stage times, memory, devices, clip fraction) and the
+glossary's classification all read their patterns here, so teaching the board a new
+trainer's names means editing this one file. Patterns are regexes searched
+case-insensitively in the full metric name; every tuple runs from most to least specific.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+from loaders import schema as S
+
+# ---- words the trainers use (regex alternations), shared with the glossary -----------------
+POLICY_KL_WORDS = r"ppo_kl|approx_?kl|policy_?kl"  # size of one update (verl, ROLL)
+KL_LOSS_WORDS = r"kl_loss"  # KL to the frozen reference, as a loss term
+GRAD_NORM_WORDS = r"grad_norm"
+CLIP_FRACTION_WORDS = r"pg_clipfrac|ppo_ratio_clipfrac|clipfrac|clip_ratio|clip_frac"
+THROUGHPUT_WORDS = r"tps|throughput|tokens_per_s|tokens_per_second|tok_per_s"
+TRUNCATED_RESPONSES = r"response_length\w*/clip_ratio"  # share cut at the max length
+STAGE_TIME_PREFIXES = ("time", "timing_s", "timing", "timer")
+STAGE_TIME = rf"^(?:{'|'.join(STAGE_TIME_PREFIXES)})/"  # e.g. timing_s/gen, time/step_generate
+WHOLE_STEP_WORDS = r"step|total|iteration|step_total"  # the step's wall clock, not a stage
+
+# ---- metric kinds that are not health signals --------------------------------------------
+CLIP_FRACTION = "clip_fraction"
+THROUGHPUT = "throughput"
+
+
+def _ratio_first(word: str) -> tuple[str, ...]:
+    """A ratio or rate before a count of the same thing: the alert thresholds are shares."""
+    return rf"{word}\w*(_ratio|_rate|_frac)$", rf"{word}\w*$"
+
+
+PATTERNS: dict[str, tuple[str, ...]] = {
+    S.H_KL: (rf"^actor/({POLICY_KL_WORDS})$", rf"^actor/{KL_LOSS_WORDS}$", r"(^|/)kl$",
+             rf"(^|/)({POLICY_KL_WORDS}|{KL_LOSS_WORDS})$"),
+    S.H_GRAD_NORM: (rf"^actor/{GRAD_NORM_WORDS}$", rf"actor_{GRAD_NORM_WORDS}$",
+                    rf"{GRAD_NORM_WORDS}$"),
+    S.H_ENTROPY: (r"^actor/entropy(_loss)?$", r"(^|/)entropy(_loss|_mean|/mean)?$"),
+    S.H_REWARD: (r"^critic/(score|rewards)/mean$", r"(^|/)(reward|score)s?(/mean)?$"),
+    S.H_LENGTH: (r"^response_length/mean$", r"response_length.*mean$", r"(^|/)response_length$",
+                 r"^completions/mean_length$"),
+    S.H_TOKENS: (r"(total_num_tokens|num_tokens|tokens/total|total_tokens)$",),
+    S.H_TRUNCATION: (rf"(^|/){TRUNCATED_RESPONSES}$", *_ratio_first("truncat")),
+    S.H_ABORT: _ratio_first("abort"),
+    S.H_TIMEOUT: _ratio_first("timeout"),
+    CLIP_FRACTION: (r"^actor/(pg_clipfrac|ppo_ratio_clipfrac|clipfrac|clip_frac)$",
+                    r"(^|/)(ppo_clip_ratio|policy_clip_?frac|pg_clipfrac|clipfrac)$",
+                    r"(?<!vf_)clipfrac"),  # a value-function clip fraction is the critic's
+    THROUGHPUT: (r"^perf/throughput$", rf"(^|/|_)({THROUGHPUT_WORDS})$"),
+}
+# the health signals read from the trainer's metrics (loaders.health.signals)
+SIGNALS = (S.H_KL, S.H_GRAD_NORM, S.H_ENTROPY, S.H_REWARD, S.H_LENGTH, S.H_TOKENS,
+           S.H_TRUNCATION, S.H_ABORT, S.H_TIMEOUT)
+
+# ---- memory --------------------------------------------------------------------------------
+MEMORY = r"memory|mem/"
+MEMORY_KINDS = (("total", r"total|capacity"), ("reserved", r"reserved"),
+                ("max", r"max|peak"), ("allocated", r"alloc"))  # first match wins
+# peak "max" figures stand in for allocated memory when a trainer logs only those
+MEMORY_SIGNALS = {S.H_MEM_RESERVED: ("reserved",), S.H_MEM_ALLOCATED: ("allocated", "max"),
+                  S.H_MEM_TOTAL: ("total",)}
+DEVICE = r"(?:gpu|device|dev|cuda|rank)[_:/-]?(\d+)"
+
+# ---- stage times: (label, pattern on the part after the prefix), in pipeline order --------
+STAGES = (
+    ("rollout / generation", r"gen|rollout|generate|sampl"),
+    ("reward", r"reward|score"),
+    ("ref / old logprob", r"ref|old_log_prob|logprob"),
+    ("values", r"value"),
+    ("advantages", r"adv"),
+    ("actor update", r"update_actor|actor|policy_train|train_step|step_train|forward_backward"),
+    ("critic update", r"update_critic|critic"),
+    ("checkpoint", r"save|checkpoint|ckpt|testing"),
+)
+OTHER_STAGE = "other"
+# worker-level ".../total" timers repeat a pipeline-level stage, so they count as totals
+_WHOLE_STEP = rf"(^|/)({WHOLE_STEP_WORDS})(_time)?$"
+
+
+@cache
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def metric_for(names: Iterable[str], kind: str) -> str | None:
+    """The metric carrying a kind (a health signal, CLIP_FRACTION, THROUGHPUT), if logged:
+    the shortest name under the most specific pattern that matches any."""
+    candidates = list(names)
+    for pattern in PATTERNS[kind]:
+        found = [n for n in candidates if _regex(pattern).search(n)]
+        if found:
+            return min(found, key=len)
+    return None
+
+
+def clip_fraction_column(names: Iterable[str]) -> str | None:
+    """The policy's clip fraction (the share of tokens whose ratio was clipped)."""
+    return metric_for(names, CLIP_FRACTION)
+
+
+def is_memory(name: str) -> bool:
+    return _regex(MEMORY).search(name) is not None
+
+
+def memory_kind(name: str) -> str | None:
+    """allocated / reserved / max / total for a memory metric, else None."""
+    if not is_memory(name):
+        return None
+    return next((kind for kind, pattern in MEMORY_KINDS if _regex(pattern).search(name)), None)
+
+
+def memory_device(name: str) -> int | None:
+    """The device index of a per-device memory metric (gpu0, device_1, cuda:2, rank3)."""
+    match = _regex(DEVICE).search(name) if is_memory(name) else None
+    return int(match.group(1)) if match else None
+
+
+def is_stage_timer(name: str) -> bool:
+    """A per-stage timer: under a stage-time prefix and not the whole step's time."""
+    return bool(_regex(STAGE_TIME).search(name)) and not _regex(_WHOLE_STEP).search(name)
+
+
+def stage_columns(names: Iterable[str]) -> dict[str, list[str]]:
+    """Stage label -> its timers, in pipeline order; timers no stage claims go to 'other'."""
+    timers = [n for n in names if is_stage_timer(n)]
+    out: dict[str, list[str]] = {}
+    for label, pattern in STAGES:
+        claimed = [n for n in timers if _regex(pattern).search(_regex(STAGE_TIME).sub("", n))]
+        timers = [n for n in timers if n not in claimed]
+        if claimed:
+            out[label] = claimed
+    if timers:
+        out[OTHER_STAGE] = timers
+    return out
