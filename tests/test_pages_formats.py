@@ -3,7 +3,7 @@ import format_fixtures as F
 import pytest
 from apptest import board, texts
 
-from pages.sidebar import PAGES
+from pages.routes import BY_PATH as PAGES
 
 
 @pytest.fixture(scope="module", params=sorted(F.ALL))

@@ -26,7 +26,8 @@ def _timing_and_memory(metrics: object, tabs: list) -> None:
 
 
 def _ranks(view: View, metrics: object) -> None:
-    value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value", bind="query-params",
+    value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value",
+                     bind="query-params",
                      horizontal=True)
     st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
                     width="stretch", key="c_ranks")

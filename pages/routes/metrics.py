@@ -26,7 +26,8 @@ def render(view: View) -> None:
         return
     left, mid, right = st.columns([3, 2, 1])
     pattern = left.text_input("Filter metrics (regex)", key="filter", bind="query-params")
-    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="metric_ema", bind="query-params")
+    smoothing = mid.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="metric_ema",
+                           bind="query-params")
     x_axis = right.radio("x axis", build.x_axis_options(frame), key="x", bind="query-params",
                          horizontal=True)
     try:

@@ -19,7 +19,8 @@ MAX_MATCHES = 50
 def _controls(view: View, rows: object) -> tuple:
     choices = tables.sort_choices(view.options.kl_estimator)
     left, mid, right = st.columns([2, 1, 3])
-    sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="sort", bind="query-params")
+    sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="sort",
+                                bind="query-params")
     column = choices.get(sort_label)
     if column is None:
         column = left.selectbox("Column", [c for c in rows.columns if c not in (S.FILE,)],
@@ -36,7 +37,8 @@ def _filters(rows: object) -> tuple:
     if len(reward) and reward.min() < reward.max():
         lo = float(math.floor(reward.min() * 100) / 100)
         hi = float(math.ceil(reward.max() * 100) / 100)
-        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward", bind="query-params")
+        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward",
+                                   bind="query-params")
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
                               format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")
     return reward_range, tuple(flags)

@@ -29,7 +29,8 @@ def render(view: View) -> None:
                            help="TensorBoard's debiased EMA; the raw curve stays faint below")
     zero_shift = right.toggle("Zero-shift curves", key="zero", bind="query-params")
     est = view.options.kl_estimator
-    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"], key="chart", bind="query-params")
+    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"], key="chart",
+                   bind="query-params")
     with tabs[0]:
         _curve(build.reward_curves(stats, band_k=band_k, smoothing=smoothing,
                                    zero_shift=zero_shift), "c_reward")

@@ -54,7 +54,8 @@ def _tokens(sample: object, view: View) -> None:
     available = tokens.token_metrics(frame)
     default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
                if m in available]
-    chosen = st.multiselect("Token metrics", available, default=default, key="tm", bind="query-params")
+    chosen = st.multiselect("Token metrics", available, default=default, key="tm",
+                            bind="query-params")
     colour = st.selectbox("Colour the response by", available, key="colour", bind="query-params",
                           index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available else 0)
     st.caption(f"{len(frame)} tokens (pad tokens dropped) · hover a token for all its values")

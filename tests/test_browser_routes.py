@@ -1,0 +1,71 @@
+"""Routes in a real browser: every page has its own URL, and Back, Forward and an edited
+URL all land on the view they name (the real server, headless Chromium)."""
+import re
+
+import pytest
+from browser import browser_page, chromium_path, served
+from conftest import make_sample, write_dump
+
+pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("routes") / "dump"
+    for rank in range(2):
+        write_dump(root / f"rollout_data_rank_{rank}.jsonl",
+                   [make_sample(step, n=8, seed=rank * 10 + i, prompt=f"prompt {rank} {i}")
+                    for step in range(4) for i in range(3)])
+    with served(root) as url:
+        yield url
+
+
+def _heading(page, text: str) -> None:
+    page.get_by_role("heading", name=text).first.wait_for(timeout=60_000)
+    page.wait_for_function(IDLE, timeout=60_000)
+
+
+def test_pages_have_urls_and_history_lands_on_the_named_view(server):
+    with browser_page() as page:
+        page.goto(f"{server}/responses?step=2")
+        _heading(page, "Responses · step 2")
+        page.locator("[data-testid='stSidebarNav']").get_by_text("Sample").click()
+        _heading(page, "Sample · step 2")
+        assert re.search(r"/sample\?.*step=2", page.url), page.url
+        page.locator("[data-testid='stSidebarNav']").get_by_text("Rewards").click()
+        _heading(page, "Rewards")
+        page.go_back()
+        _heading(page, "Sample · step 2")
+        assert "/sample" in page.url
+        page.go_back()
+        _heading(page, "Responses · step 2")
+        page.go_forward()
+        _heading(page, "Sample · step 2")
+        page.goto(f"{server}/responses?step=1")  # an edited URL
+        _heading(page, "Responses · step 1")
+
+
+def test_a_copied_link_keeps_search_and_sort(server):
+    with browser_page() as page:
+        page.goto(f"{server}/responses?step=3")
+        _heading(page, "Responses · step 3")
+        box = page.get_by_label("Regex search (prompt and response)")
+        box.fill("prompt 1")
+        box.press("Enter")
+        page.wait_for_function("location.search.includes('q=prompt')", timeout=30_000)
+        page.get_by_text("of 6 samples", exact=False).first.wait_for(timeout=30_000)
+        link = page.url
+    with browser_page() as fresh:
+        fresh.goto(link)
+        _heading(fresh, "Responses · step 3")
+        assert fresh.get_by_label("Regex search (prompt and response)").input_value() == \
+            "prompt 1"
+        fresh.get_by_text("3 of 6 samples", exact=False).first.wait_for(timeout=30_000)
+
+
+def test_old_page_links_redirect_to_the_route(server):
+    with browser_page() as page:
+        page.goto(f"{server}/?page=alerts&step=1")
+        _heading(page, "Alerts")
+        assert "/alerts" in page.url and "page=" not in page.url
