@@ -1,45 +1,132 @@
-"""The import rules of the house: loaders/ never imports streamlit; pages never open files."""
-import ast
+"""The import rules of the house, each checked over files the test shows it found and each
+shown to flag a planted violation, so no rule can pass by scanning nothing:
+
+- loaders/ (the data core) never imports streamlit;
+- the pure builders (pages/figures/, pages/view.py) never import streamlit;
+- the UI (pages/, rl_logging_board.py) never opens files nor imports json, orjson, pyarrow
+  or the parser modules (loaders.parse, loaders.index);
+- the loaders modules import each other without cycles.
+"""
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+import import_rules as R
+import pytest
 from conftest import ROOT
 
-UI_FREE = ["loaders"]
-UI = ["pages", "board"]
-FORBIDDEN_IN_UI = {"json", "orjson", "pyarrow", "pyarrow.parquet", "loaders.parse.record",
-                   "loaders.index.pool", "loaders.index.ondisk"}
+UI = ("pages", "rl_logging_board.py")
+PURE = ("pages/figures", "pages/view.py")
 
 
-def _python_files(folder: str) -> list[Path]:
-    return sorted((ROOT / folder).rglob("*.py"))
+def streamlit_in_loaders(root: Path) -> list[str]:
+    return R.importers(root, R.python_files(root, "loaders"), ["streamlit"])
 
 
-def _imports(path: Path) -> set[str]:
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+def streamlit_in_pure_builders(root: Path) -> list[str]:
+    return R.importers(root, R.python_files(root, *PURE), ["streamlit"])
 
 
-def _calls(path: Path) -> set[str]:
-    return {node.func.id for node in ast.walk(ast.parse(path.read_text()))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+def ui_reads_files(root: Path) -> list[str]:
+    return R.file_readers(root, R.python_files(root, *UI))
 
 
-def test_loaders_never_import_streamlit():
-    files = [f for folder in UI_FREE for f in _python_files(folder)]
-    assert files
-    for path in files:
-        assert not any(n.split(".")[0] == "streamlit" for n in _imports(path)), path
+def ui_imports_parsers(root: Path) -> list[str]:
+    return R.importers(root, R.python_files(root, *UI), R.PARSER_MODULES)
 
 
-def test_ui_never_opens_files_or_parses_json():
-    for path in [f for folder in UI for f in _python_files(folder)]:
-        assert not (_imports(path) & FORBIDDEN_IN_UI), path
-        assert "open" not in _calls(path), path
+def loaders_import_cycle(root: Path) -> list[str]:
+    return R.find_cycle(R.loaders_import_graph(root))
+
+
+RULES = (streamlit_in_loaders, streamlit_in_pure_builders, ui_reads_files, ui_imports_parsers,
+         loaders_import_cycle)
+
+
+def _scanned(*places: str) -> set[str]:
+    return {str(f.relative_to(ROOT)) for f in R.python_files(ROOT, *places)}
+
+
+def test_the_rules_scan_the_real_tree():
+    loaders, ui, pure = _scanned("loaders"), _scanned(*UI), _scanned(*PURE)
+    assert len(loaders) >= 40 and len(ui) >= 20 and len(pure) >= 8
+    assert {"loaders/serve/run.py", "loaders/health/signals.py"} <= loaders
+    assert {"pages/figures/tables.py", "pages/routes/sample.py", "pages/view.py",
+            "rl_logging_board.py"} <= ui
+    assert {"pages/figures/tables.py", "pages/view.py"} <= pure
+    graph = R.loaders_import_graph(ROOT)
+    assert len(graph) == len(loaders) and "loaders.schema" in graph["loaders.serve.run"]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.__name__)
+def test_the_tree_keeps_the_rule(rule: Callable[[Path], list[str]]):
+    assert rule(ROOT) == []
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the checked sources to plant violations in."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    for folder in ("loaders", "pages"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=ignore)
+    shutil.copy(ROOT / "rl_logging_board.py", tmp_path)
+    return tmp_path
+
+
+PLANTED = [  # (rule, file, code appended to it or making it up)
+    (streamlit_in_loaders, "loaders/find/planted.py", "import streamlit as st\n"),
+    (streamlit_in_loaders, "loaders/health/views.py", "def f():\n    import streamlit\n"),
+    (streamlit_in_pure_builders, "pages/figures/planted.py",
+     "from streamlit import session_state\n"),
+    (streamlit_in_pure_builders, "pages/view.py", "import streamlit.components.v1\n"),
+    (ui_reads_files, "pages/routes/planted.py",
+     "from pathlib import Path\nPath('x').read_text()\n"),
+    (ui_reads_files, "rl_logging_board.py", "with open('x') as f:\n    pass\n"),
+    (ui_reads_files, "pages/planted.py", "import os\nos.open('x', os.O_RDONLY)\n"),
+    (ui_reads_files, "pages/figures/planted.py", "def f(p):\n    return p.read_bytes()\n"),
+    (ui_imports_parsers, "pages/planted.py", "def f():\n    import orjson\n"),
+    (ui_imports_parsers, "pages/routes/planted.py", "import pyarrow.parquet as pq\n"),
+    (ui_imports_parsers, "pages/figures/planted.py", "from loaders.parse import record\n"),
+    (ui_imports_parsers, "rl_logging_board.py", "from loaders.index.pool import scan_chunk\n"),
+]
+
+
+def _plant(tree: Path, path: str, code: str) -> None:
+    target = tree / path
+    target.write_text((target.read_text() if target.exists() else "") + "\n" + code)
+
+
+@pytest.mark.parametrize(("rule", "path", "code"), PLANTED,
+                         ids=[f"{rule.__name__}:{path}" for rule, path, _ in PLANTED])
+def test_each_file_rule_flags_a_planted_violation(tree: Path, rule: Callable[[Path], list[str]],
+                                                  path: str, code: str):
+    assert rule(tree) == []
+    _plant(tree, path, code)
+    assert rule(tree) == [path]
+
+
+@pytest.mark.parametrize(("path", "code", "member"), [
+    ("loaders/schema.py", "def late():\n    from loaders.serve.run import open_run\n",
+     "loaders.schema"),
+    ("loaders/find/kind.py", "from . import walk\n", "loaders.find.kind"),  # relative
+])
+def test_the_cycle_rule_flags_a_planted_cycle(tree: Path, path: str, code: str, member: str):
+    assert loaders_import_cycle(tree) == []
+    _plant(tree, path, code)
+    cycle = loaders_import_cycle(tree)
+    assert member in cycle and cycle[0] == cycle[-1] and len(cycle) >= 3, cycle
+
+
+def test_the_package_re_exports_are_the_one_edge_left_out():
+    init = ROOT / "loaders/__init__.py"
+    assert "loaders.serve.run" in R.imported_names(ROOT, init)  # so the rule would bite
+    assert R.loaders_import_graph(ROOT)["loaders"] == set()
+
+
+def test_cycle_finder_on_small_graphs():
+    assert R.find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert R.find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert R.find_cycle({"x": {"a"}, "a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
 
 
 def _worker_modules() -> tuple[bool, bool]:
