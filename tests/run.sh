@@ -22,4 +22,4 @@ elif [ "${CI:-}" = "true" ]; then
 else
   echo "browser tests: SKIPPED (no Chromium found; apt-get install chromium to run them)"
 fi
-exec "$VENV_PY" -m pytest -q "$@"
+exec "$VENV_PY" -m pytest -q -n "${RL_BOARD_TEST_WORKERS:-auto}" "$@"
