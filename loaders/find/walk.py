@@ -16,6 +16,8 @@ _TABLE_DUMP = re.compile(r"(^|/)completions_\d+\.parquet$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written
 STABLE_MARKER = "STABLE"
+LOG_SUFFIXES = (".log", ".txt", ".out", ".err")  # training logs that may hold metric lines
+EVENTS_PREFIX = "events.out.tfevents."
 _RANK = re.compile(r"rank[_-]?(?:val[_-]?)?(\d+)", re.IGNORECASE)
 _DIGITS = re.compile(r"(\d+)")
 
@@ -63,10 +65,35 @@ def _stable_steps(here: Path, dirnames: list[str]) -> list[str]:
     return stable if stable else dirnames
 
 
-def discover(root: Path) -> list[DumpFile]:
-    """Every *.jsonl (and TRL completions_*.parquet) under root, recursively, skipping
-    hidden dirs (and so the cache) and prime-rl steps not yet marked STABLE."""
-    found = []
+def is_metric_name(name: str) -> bool:
+    """Training logs and TensorBoard event files, told apart by name alone (no peek)."""
+    return name.startswith(EVENTS_PREFIX) or name.endswith(LOG_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One walk of a dir: its dump files and, found by the same walk, its metric logs.
+
+    Metric .jsonl files are among the dumps: the index tells them apart when it peeks.
+    """
+    root: Path
+    dumps: tuple[DumpFile, ...]
+    logs: tuple[Path, ...]  # is_metric_name files, in natural order
+
+    def under(self, rel_dir: str) -> Listing:
+        """The same walk seen from a sub-dir, as if that dir had been walked itself."""
+        sub = self.root / rel_dir
+        prefix = rel_dir.rstrip("/") + "/"
+        dumps = [DumpFile(d.path, d.rel[len(prefix):], d.rank) for d in self.dumps
+                 if d.rel.startswith(prefix) and inside(d.path, sub)]
+        logs = [p for p in self.logs if sub in p.parents and inside(p, sub)]
+        return Listing(sub, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))), tuple(logs))
+
+
+def scan(root: Path) -> Listing:
+    """Walk root once, recursively, skipping hidden dirs (and so the cache) and prime-rl
+    steps not yet marked STABLE: every *.jsonl (and TRL completions_*.parquet) and log."""
+    dumps, logs = [], []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
@@ -74,23 +101,38 @@ def discover(root: Path) -> list[DumpFile]:
             dirnames[:] = _stable_steps(here, dirnames)
         for name in filenames:
             rel = (here / name).relative_to(root).as_posix()
-            if name.startswith(".") or not (name.endswith(DUMP_SUFFIX)
-                                            or _TABLE_DUMP.search(rel)):
+            dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(rel))
+            if name.startswith(".") or not (dump or is_metric_name(name)):
                 continue
-            if _usable(here / name, rel, root):
-                found.append(DumpFile(here / name, rel, rank_of(name)))
-    return sorted(found, key=lambda f: natural_key(f.rel))
+            if not _usable(here / name, rel, root):
+                continue
+            if dump:
+                dumps.append(DumpFile(here / name, rel, rank_of(name)))
+            else:
+                logs.append(here / name)
+    return Listing(root, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))),
+                   tuple(sorted(logs, key=lambda p: natural_key(str(p)))))
 
 
-def dump_dirs(root: Path, limit: int = 500) -> list[str]:
-    """Dirs under root (root itself as '.') that directly hold dump files: the sub-runs.
+def discover(root: Path) -> list[DumpFile]:
+    """Every dump file under root, in natural order (see scan)."""
+    return list(scan(root).dumps)
+
+
+def sub_runs(listing: Listing, limit: int = 500) -> list[str]:
+    """Dirs of the listing (its root as '.') that directly hold dump files: the sub-runs.
 
     A dir counts when one of its first files is in a known dump format (so a logs/ dir of
     training metrics is not offered as a run).
     """
     by_dir: dict[str, list[DumpFile]] = {}
-    for dump in discover(root):
+    for dump in listing.dumps:
         by_dir.setdefault(Path(dump.rel).parent.as_posix(), []).append(dump)
     dirs = [d for d, files in by_dir.items()
             if any(detect(f.path, f.rel) for f in files[:3])]
     return sorted(dirs, key=natural_key)[:limit]
+
+
+def dump_dirs(root: Path, limit: int = 500) -> list[str]:
+    """The sub-runs of root, from a fresh walk (the board keeps one in loaders.serve.catalog)."""
+    return sub_runs(scan(root), limit)

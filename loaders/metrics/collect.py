@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,14 +10,12 @@ import pandas as pd
 
 from loaders.find.kind import first_record
 from loaders.find.paths import inside
-from loaders.find.walk import natural_key, stat_fingerprint
+from loaders.find.walk import EVENTS_PREFIX, LOG_SUFFIXES, natural_key, stat_fingerprint
 from loaders.formats import by_keys
 from loaders.metrics import lines
 from loaders.metrics.tensorboard import read_events
 
 TIME = "time"  # wall-clock seconds, when a source records it
-LOG_SUFFIXES = (".log", ".txt", ".out", ".err")
-EVENTS_PREFIX = "events.out.tfevents."
 _MARKERS = ("step:", "metrics_tag")
 
 
@@ -74,6 +73,14 @@ def find_metric_files(*roots: Path, exclude: frozenset[Path] = frozenset()
             if kind:
                 found[path] = kind
     return found
+
+
+def known_metric_files(logs: Iterable[Path], jsonl: Iterable[Path]) -> dict[Path, str]:
+    """Metric files from a walk already made (loaders.find.walk.scan): logs and event files
+    by name, plus the .jsonl files the index already classified, in find_metric_files order."""
+    found = {path: kind for path in logs if (kind := _kind(path)) in ("log", "tensorboard")}
+    found.update((path, "jsonl") for path in jsonl)
+    return dict(sorted(found.items(), key=lambda item: natural_key(str(item[0]))))
 
 
 def _points(path: Path, kind: str, notes: list[str]) -> list[lines.Point]:
