@@ -1,16 +1,17 @@
-"""The app's one cache: loaded runs, keyed by dir and the dump's fingerprint."""
+"""The app's one cache: a Catalog per dump dir (its sub-runs and loaded runs), shared by
+every session; the disk is looked at again only when refresh(base) is called."""
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
 
 import streamlit as st
 
 import loaders
 from loaders import schema as S
-from loaders.serve.run import dump_fingerprint
+from loaders.serve.catalog import Catalog
+
+MAX_DIRS = 4  # dump dirs kept; each keeps up to catalog.KEEP_RUNS loaded runs
 
 
 class _Progress:
@@ -33,40 +34,37 @@ class _Progress:
             self.bar.empty()
 
 
-class _Runs:
-    """Loaded runs by (dir, dump fingerprint); a changed dump gets a new entry."""
-
-    def __init__(self, size: int = 4) -> None:
-        self.size = size
-        self.lock = threading.Lock()
-        self.runs: OrderedDict[tuple[str, str], loaders.Run] = OrderedDict()
-
-    def get(self, path: Path, progress: _Progress) -> loaders.Run:
-        key = (str(path), dump_fingerprint(path))
-        with self.lock:
-            if key not in self.runs:
-                # loaded outside st.cache_resource's body so the progress bar is not replayed
-                self.runs[key] = loaders.open_run(path, progress=progress)
-            self.runs.move_to_end(key)
-            while len(self.runs) > self.size:
-                self.runs.popitem(last=False)
-            return self.runs[key]
+@st.cache_resource(show_spinner=False, max_entries=MAX_DIRS)
+def _catalog(base: str) -> Catalog:
+    """The catalog of one dump dir, shared by every session.  Making it touches no disk: it
+    walks on first use, outside this body, so cache_resource never replays a progress bar."""
+    return Catalog(base)
 
 
-@st.cache_resource(show_spinner=False)
-def _loaded_runs() -> _Runs:
-    """The app's one cache_resource: every session shares the loaded runs."""
-    return _Runs()
+def sub_runs(base: Path) -> list[str]:
+    """The sub-runs of the dump dir (itself as '.'), from its one walk; no disk access after
+    the first call until refresh(base)."""
+    return _catalog(str(base)).sub_runs()
 
 
-def load_run(path: Path) -> loaders.Run | None:
-    """The loaded run, or None after showing why it could not be loaded."""
+def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
+    """The loaded run of path (base, or a sub-run dir under it), or None after showing why it
+    could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
     progress = _Progress()
     try:
-        return _loaded_runs().get(path, progress)
+        return _catalog(str(base or path)).run(path, progress)
     except loaders.DumpError as err:
         st.error(str(err))
         return None
+    finally:
+        progress.clear()
+
+
+def refresh(base: Path) -> None:
+    """Look at the dump dir again: new files, appended lines, metric logs, alerts.toml."""
+    progress = _Progress()
+    try:
+        _catalog(str(base)).refresh(progress)
     finally:
         progress.clear()
 

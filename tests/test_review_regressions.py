@@ -15,6 +15,7 @@ from loaders.find.walk import discover
 from loaders.health.robust import deviation
 from loaders.index.refresh import refresh
 from loaders.parse.record import BadLine, parse_step
+from loaders.serve.catalog import Catalog
 
 
 def test_infinite_reward_does_not_break_the_responses_page(tmp_path):
@@ -88,12 +89,14 @@ def test_zero_variance_needs_enough_groups(tmp_path):
 def test_alerts_toml_edits_apply_and_broken_files_are_reported(tmp_path):
     write_dump(tmp_path / "rollout_data_rank_0.jsonl", [make_sample(s) for s in range(60)])
     M.write_verl_file(tmp_path / "logs" / "metrics.jsonl", M.faulty())
-    run = open_run(tmp_path)
-    assert any(a.rule == "batch_runaway" for a in run.health().alerts)
+    catalog = Catalog(tmp_path)  # a run is a snapshot: edits show after a refresh
+    assert any(a.rule == "batch_runaway" for a in catalog.run(tmp_path).health().alerts)
     (tmp_path / "alerts.toml").write_text("[batch_runaway]\nk = 1000\n")
-    assert not any(a.rule == "batch_runaway" for a in run.health().alerts)
+    catalog.refresh()
+    assert not any(a.rule == "batch_runaway" for a in catalog.run(tmp_path).health().alerts)
     (tmp_path / "alerts.toml").write_text("[batch_runaway\n")
-    health = run.health()
+    catalog.refresh()
+    health = catalog.run(tmp_path).health()
     assert any("alerts.toml ignored" in note for note in health.metrics.notes)
     at = board(tmp_path, page="alerts")
     assert not at.exception and "alerts.toml ignored" in texts(at)

@@ -1,25 +1,29 @@
 """A loaded run: the data provider every page talks to."""
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
 
 from loaders import schema as S
-from loaders.find.walk import discover, stat_fingerprint
+from loaders.find.walk import Listing, scan
 from loaders.formats import BY_NAME, supported
-from loaders.health.check import Health, check
-from loaders.health.config import CONFIG_NAME
+from loaders.health.check import Health
 from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_index
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
-from loaders.metrics.collect import find_metric_files, metrics_fingerprint
 from loaders.serve.cache import SampleStore
+from loaders.serve.memo import Memo
+from loaders.serve.run_health import (
+    MetricWalk,
+    checked_health,
+    metric_stamp,
+    run_metric_files,
+    walk_metrics,
+)
 from loaders.serve.sample import Sample
 
 
@@ -27,8 +31,12 @@ class DumpError(Exception):
     """The dir cannot be opened as a dump; the message is one line for the user."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Run:
+    """A snapshot of a dump dir as it was when opened.  Every session shares it, so its
+    lazily computed values (step stats, sample store, health, parts) live in a thread-safe
+    Memo; what changed on disk since is only seen by opening it again (Catalog.refresh)."""
+
     root: Path
     samples: pd.DataFrame  # one row per sample, sorted by (step, rank, file, line)
     files: dict[str, FileState]
@@ -36,8 +44,11 @@ class Run:
     cache: str  # "miss", "hit" or "partial"
     seconds: float
     index_path: Path | None = None
-    _parts: dict = field(default_factory=dict, repr=False)
-    _health: dict = field(default_factory=dict, repr=False)
+    metric_files: dict[Path, str] = field(default_factory=dict, repr=False)  # found at open
+    metric_stamp: str = field(default="", repr=False)  # their stats (and alerts.toml's) then
+    # walks of extra metrics paths, by path: shared with the parts, which have the same dir
+    _walks: Memo[str, MetricWalk] = field(default_factory=Memo, repr=False)
+    _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -55,10 +66,10 @@ class Run:
     def steps(self) -> list[int]:
         return sorted(self.samples[S.STEP].unique().tolist())
 
-    @cached_property
+    @property
     def step_stats(self) -> pd.DataFrame:
         """Per-step aggregates (mean, std, min, max, quantiles), indexed by step."""
-        return step_stats(self.samples)
+        return self._memo.get("step_stats", lambda: step_stats(self.samples))
 
     def step_rows(self, step: int) -> pd.DataFrame:
         """The summary rows of one step."""
@@ -81,9 +92,10 @@ class Run:
         """The detected format of each file ("unknown" for files that were skipped)."""
         return {rel: state.format for rel, state in self.files.items()}
 
-    @cached_property
+    @property
     def store(self) -> SampleStore:
-        return SampleStore(self.root, self.samples, self.formats)
+        return self._memo.get("store", lambda: SampleStore(self.root, self.samples,
+                                                            self.formats))
 
     @property
     def has_validation(self) -> bool:
@@ -92,46 +104,61 @@ class Run:
     def health(self, metrics_path: str | None = None) -> Health:
         """Training metrics (run dir, plus metrics_path), health signals and alerts.
 
-        Recomputed only when a metric file changes; the dump side changes with the Run.
+        Computed once per metrics_path from the metric files found when the run was opened
+        (an extra metrics_path is walked once); no walk or stat per call.
         """
-        roots = [self.root] + ([Path(metrics_path)] if metrics_path else [])
-        dumps = frozenset(self.root / rel for rel, state in self.files.items()
-                          if state.format in BY_NAME)
-        files = find_metric_files(*roots, exclude=dumps)
-        config = self.root / CONFIG_NAME
-        key = (metrics_path, metrics_fingerprint({**files, config: "config"}))
-        if key not in self._health:
-            self._health.clear()
-            extra = Path(metrics_path) if metrics_path else None
-            try:
-                health = check(self.root, self.samples, extra, metric_files=files)
-            except ValueError as err:  # a broken alerts.toml: say so, use the defaults
-                health = check(self.root, self.samples, extra, config_path=Path(os.devnull),
-                               metric_files=files)
-                health.metrics.notes.append(f"{CONFIG_NAME} ignored: {err}")
-            self._health[key] = health
-        return self._health[key]
+        return self._memo.get(("health", metrics_path), lambda: self._health(metrics_path))
+
+    def _health(self, metrics_path: str | None) -> Health:
+        if not metrics_path:
+            return checked_health(self.root, self.samples, None, self.metric_files)
+        extra = self._walks.get(metrics_path, lambda: walk_metrics(Path(metrics_path),
+                                                                   self._dumps()))
+        return checked_health(self.root, self.samples, Path(metrics_path),
+                              {**self.metric_files, **extra.files})
+
+    def _dumps(self) -> frozenset[Path]:
+        return frozenset(self.root / rel for rel, state in self.files.items()
+                         if state.format in BY_NAME)
 
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
-        if validation not in self._parts:
+        def make() -> Run:
             keep = self.samples[S.VALIDATION] == validation
-            self._parts[validation] = replace(self, samples=self.samples[keep].reset_index(
-                drop=True), _parts={}, _health={})
-        return self._parts[validation]
+            return replace(self, samples=self.samples[keep].reset_index(drop=True),
+                           _walks=self._walks)
+        return self._memo.get(("part", validation), make)
+
+    def unchanged(self, newer: Run) -> bool:
+        """True when newer, the same dir opened again, saw no change at all (dumps, metric
+        files, alerts.toml, extra metrics paths): this run and its caches can stay."""
+        if newer.cache != "hit" or newer.files != self.files:
+            return False
+        if (newer.metric_files, newer.metric_stamp) != (self.metric_files, self.metric_stamp):
+            return False
+        dumps = self._dumps()
+        return all(walk_metrics(Path(path), dumps) == self._walks.peek(path)
+                   for path in self._walks.computed())
 
 
-def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None) -> Run:
-    """Load a dump dir through the on-disk index, parsing only what changed."""
+def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
+             listing: Listing | None = None) -> Run:
+    """Load a dump dir through the on-disk index, parsing only what changed.
+
+    `listing` is a walk of root already made (a Catalog walks its dir once for every run).
+    """
     started = time.perf_counter()
     root = Path(root).expanduser().resolve()
     if not root.is_dir():
         raise DumpError(f"no such directory: {root}")
-    files = discover(root)
-    if not files:
+    if listing is None:
+        listing = scan(root)
+    elif listing.root != root:
+        raise ValueError(f"listing of {listing.root} given for {root}")
+    if not listing.dumps:
         raise DumpError(f"no .jsonl dump files under {root}")
     stored = load_index(root) if use_cache else None
-    fresh, status = refresh(files, stored, progress)
+    fresh, status = refresh(list(listing.dumps), stored, progress)
     if all(state.format not in BY_NAME for state in fresh.files.values()):
         raise DumpError(_unknown_layout(fresh))
     index_path = None
@@ -139,17 +166,13 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
         index_path = save_index(root, fresh)
     elif use_cache:
         index_path = index_dir(root) / "index.parquet"
+    metric_files = run_metric_files(root, listing.logs, fresh.files)
     return Run(root, fresh.frame, fresh.files, fresh.problems, status,
-               time.perf_counter() - started, index_path)
+               time.perf_counter() - started, index_path, metric_files,
+               metric_stamp(root, metric_files))
 
 def _unknown_layout(stored: object) -> str:
     names = sorted(stored.files)
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     return (f"no file is in a known dump format (found {len(names)}: {shown}); supported: "
             + "; ".join(line.strip(" -") for line in supported().splitlines()))
-
-
-def dump_fingerprint(root: str | Path) -> str:
-    """Cheap identity of a dump dir's current contents (paths, sizes, mtimes), for UI caches."""
-    root = Path(root).expanduser().resolve()
-    return stat_fingerprint((dump.rel, dump.path) for dump in discover(root))

@@ -1,0 +1,52 @@
+"""A run's metric files, found once, and its health computed from them without a walk."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from loaders.health.check import Health, check
+from loaders.health.config import CONFIG_NAME
+from loaders.index.ondisk import FileState
+from loaders.index.refresh import METRICS
+from loaders.metrics.collect import find_metric_files, known_metric_files, metrics_fingerprint
+
+
+@dataclass(frozen=True)
+class MetricWalk:
+    """The metric files of an extra metrics path, from one walk, with their stat stamp."""
+    files: dict[Path, str]
+    stamp: str
+
+
+def run_metric_files(root: Path, logs: Iterable[Path], states: dict[str, FileState]
+                     ) -> dict[Path, str]:
+    """The run dir's metric files: logs from the walk that found the dumps, plus the .jsonl
+    files the index classified as metrics (so nothing is walked or peeked again)."""
+    jsonl = [root / rel for rel, state in states.items() if state.format == METRICS]
+    return known_metric_files(logs, jsonl)
+
+
+def metric_stamp(root: Path, files: dict[Path, str]) -> str:
+    """Sizes and mtimes of the metric files and alerts.toml: what a refresh compares."""
+    return metrics_fingerprint({**files, root / CONFIG_NAME: "config"})
+
+
+def walk_metrics(path: Path, exclude: frozenset[Path]) -> MetricWalk:
+    """Walk an extra metrics path (a file or dir) once; `exclude` are the run's dumps."""
+    files = find_metric_files(path, exclude=exclude)
+    return MetricWalk(files, metrics_fingerprint(files))
+
+
+def checked_health(root: Path, samples: pd.DataFrame, extra: Path | None,
+                   files: dict[Path, str]) -> Health:
+    """Metrics, signals and alerts; a broken alerts.toml is reported and the defaults used."""
+    try:
+        return check(root, samples, extra, metric_files=files)
+    except ValueError as err:
+        health = check(root, samples, extra, config_path=Path(os.devnull), metric_files=files)
+        health.metrics.notes.append(f"{CONFIG_NAME} ignored: {err}")
+        return health
