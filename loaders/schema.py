@@ -37,6 +37,7 @@ LINE = "line"
 RANK = "rank"
 OFFSET = "offset"  # byte offset of the line (row index for Parquet files)
 NBYTES = "nbytes"
+LINE_CHECK = "line_check"  # CRC-32 of the line's bytes (of the row's values for Parquet)
 ITEM = "item"  # position within the line, for formats that store many samples per line
 KEY = "key"  # "file:line", or "file:line#item" for item > 0: a sample's name in the UI
 PROMPT_ID = "prompt_id"
@@ -115,6 +116,7 @@ def stat(column: str, suffix: str) -> str:
 # ---- dtypes of the summary frame (extras are added as float64 or string) ------------------
 SUMMARY_DTYPES: dict[str, str] = {
     FILE: "category", LINE: "int64", RANK: "int32", OFFSET: "int64", NBYTES: "int64",
+    LINE_CHECK: "int64",
     ITEM: "int64", KEY: "string", STEP: "int64", PROMPT_ID: "int64", VALIDATION: "bool",
     PROMPT: "string", RESPONSE: "string", REF_RESPONSE: "string", GROUND_TRUTH: "string",
     PROMPT_CHARS: "int64", RESPONSE_CHARS: "int64", REF_RESPONSE_CHARS: "int64",

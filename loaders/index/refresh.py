@@ -1,65 +1,98 @@
-"""Bringing a stored index up to date with the files on disk, parsing only what changed."""
+"""Bringing a stored index up to date with the files on disk, parsing only what changed.
+
+A file is trusted as indexed only while its size, mtime, ctime and inode are all unchanged
+(and, right after a write, its sampled content too).  Otherwise its parsed part is checked
+by content: unchanged, only the new bytes are parsed; changed, the whole file is.
+"""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import stat as st
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
 
 from loaders import schema as S
-from loaders.find.kind import detect, first_record
+from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.walk import DumpFile
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, plan_chunks
-from loaders.index.ondisk import FileState, Stored, edge_hashes
+from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.pool import scan_all
 from loaders.index.table import combine
-from loaders.metrics.lines import from_json
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
-UNKNOWN = "unknown"
-METRICS = "metrics"  # a training-metric log beside the dumps: read by loaders.metrics
+__all__ = ["METRICS", "UNKNOWN", "refresh"]
 
 
 @dataclass
 class Work:
     """What one file needs: nothing (kept), its new bytes (grown) or a full parse."""
     dump: DumpFile
-    stat: os.stat_result
+    stat: os.stat_result | None  # None when even the stat failed (a broken link)
     base: FileState | None  # the state parsing continues from; None for a full parse
     format: str = UNKNOWN
     chunks: list[Chunk] = field(default_factory=list)
+    reason: str = ""  # a problem with the whole file: skipped, unreadable, a split vote
+    checked_ns: int = 0  # when the stat was taken
 
 
-def _work_for(dump: DumpFile, old: FileState | None) -> Work:
-    stat = dump.path.stat()
-    if old and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
-        return Work(dump, stat, old, old.format)
-    fmt = detect(dump.path, dump.rel) or (METRICS if _is_metrics(dump.path) else UNKNOWN)
-    if fmt in (UNKNOWN, METRICS):
-        return Work(dump, stat, None, fmt)
-    grown = (old and old.format == fmt and not BY_NAME[fmt].tabular
-             and stat.st_size >= old.parsed_until
-             and edge_hashes(dump.path, old.parsed_until) == (old.head_hash, old.tail_hash))
+def _unchanged(path: Path, old: FileState) -> bool:
+    """The part of the file parsed before still holds the bytes it held then."""
+    return content_hashes(path, old.parsed_until) == old.hashes()
+
+
+def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: int) -> Work:
+    if old is not None and old.same_stat(stat) and not (
+            old.racy and (old.format not in BY_NAME or not _unchanged(dump.path, old))):
+        return Work(dump, stat, old, old.format, checked_ns=checked)
+    kind = classify(dump.path, dump.rel)
+    fmt = kind.format
+    if fmt not in BY_NAME:
+        return Work(dump, stat, None, fmt, reason=kind.reason, checked_ns=checked)
+    tabular = BY_NAME[fmt].tabular
+    grown = (old is not None and old.format == fmt and not tabular
+             and stat.st_size >= old.parsed_until and _unchanged(dump.path, old))
     base = old if grown else None
     start = base.parsed_until if base else 0
     chunks = plan_chunks(str(dump.path), dump.rel, dump.rank, start, stat.st_size,
                          continues_line=bool(base and base.ends_mid_line), fmt=fmt,
-                         target=stat.st_size + 1 if BY_NAME[fmt].tabular else CHUNK_BYTES)
-    return Work(dump, stat, base, fmt, chunks)
+                         target=stat.st_size + 1 if tabular else CHUNK_BYTES)
+    return Work(dump, stat, base, fmt, chunks, kind.reason, checked)
 
 
-def refresh(files: list[DumpFile], stored: Stored | None,
-            progress: Progress | None = None) -> tuple[Stored, str]:
-    """The up-to-date index and the cache status: "hit", "partial" or "miss"."""
+def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
+    """The work for one file; None when it was deleted since discovery (not part of the run).
+
+    A file that exists but cannot be read is kept as "unknown", with the reason as a problem.
+    """
+    checked = time.time_ns()
+    stat = None
+    try:
+        stat = os.stat(dump.path)
+        if not st.S_ISREG(stat.st_mode):  # a FIFO would block the first read forever
+            return Work(dump, stat, None, reason="not a regular file; file skipped")
+        return _plan(dump, stat, old, checked)
+    except OSError as err:
+        if isinstance(err, FileNotFoundError) and not os.path.lexists(dump.path):
+            return None
+        why = "a broken link" if stat is None and os.path.islink(dump.path) else err.strerror
+        return Work(dump, stat, None, reason=f"cannot read: {why or err}; file skipped",
+                    checked_ns=checked if stat is not None else 0)
+
+
+def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | None = None,
+            stale: Collection[str] = ()) -> tuple[Stored, str]:
+    """The up-to-date index and the cache status: "hit", "partial" or "miss".
+
+    Files named in `stale` (a sample read found their bytes changed) are parsed again whole.
+    """
     old_files = stored.files if stored else {}
-    works = []
-    for dump in files:
-        try:
-            works.append(_work_for(dump, old_files.get(dump.rel)))
-        except OSError:
-            continue  # deleted or unreadable since discovery: it is simply not part of the run
+    works = [work for dump in files if (work := _work_for(
+        dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
     results = scan_all([c for w in works for c in w.chunks], progress, convert=pd.DataFrame)
     by_file: dict[str, list[ChunkResult]] = {}
     for result in results:
@@ -74,9 +107,9 @@ def refresh(files: list[DumpFile], stored: Stored | None,
         states[work.dump.rel] = state
         parts.extend(frames)
         problems.extend(found)
-    status = _status(stored, works)
+    status = _status(stored, works, states)
     if status == "hit":
-        return Stored(stored.frame, states, stored.problems), status
+        return stored, status
     return Stored(combine(parts), states, problems), status
 
 
@@ -86,9 +119,9 @@ def _apply(work: Work, results: list[ChunkResult]
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
     frames, problems = [], []
-    if work.format == UNKNOWN and base is None:
+    if work.reason and base is None:
         problems.append({"file": work.dump.rel, "line": 0, "dropped": False,
-                         "reason": "not in a known dump format; file skipped"})
+                         "reason": work.reason})
     for result in results:
         if len(result.rows):
             result.rows[S.LINE] += line_base
@@ -102,33 +135,29 @@ def _apply(work: Work, results: list[ChunkResult]
     return _state(work, results, line_base, bad), frames, problems
 
 
-def _is_metrics(path: Path) -> bool:
-    """Training-metric logs live beside dumps; they are not a problem, just not samples."""
-    record = first_record(path)
-    return record is not None and from_json(record) is not None
-
-
 def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> FileState:
-    if not results:
-        if work.base is None:
-            return FileState(work.dump.rel, work.stat.st_size, work.stat.st_mtime_ns, 0, 0,
-                             *edge_hashes(work.dump.path, 0), format=work.format)
-        base = work.base
-        return FileState(**{**base.__dict__, "size": work.stat.st_size,
-                            "mtime_ns": work.stat.st_mtime_ns})
-    last = results[-1]
-    head, tail = edge_hashes(work.dump.path, last.parsed_until)
-    return FileState(work.dump.rel, work.stat.st_size, work.stat.st_mtime_ns,
-                     last.parsed_until, lines, head, tail, last.ends_mid_line,
-                     last.pending_bytes, bad, work.format)
+    base, stat = work.base, work.stat
+    if not results and base is not None:
+        if base.same_stat(stat):
+            return base  # unchanged, or re-checked by content: the state stays as it was
+        return replace(base, **stat_fields(stat, work.checked_ns))
+    last = results[-1] if results else None
+    parsed = last.parsed_until if last else 0
+    try:
+        head, tail, blocks = content_hashes(work.dump.path, parsed)
+    except OSError:  # gone or unreadable since: the next refresh will not trust this state
+        head = tail = blocks = ""
+    fields = stat_fields(stat, work.checked_ns) if stat is not None else {
+        "size": 0, "mtime_ns": 0}
+    return FileState(work.dump.rel, parsed_until=parsed, lines=lines, head_hash=head,
+                     tail_hash=tail, block_hash=blocks, bad_lines=bad, format=work.format,
+                     ends_mid_line=bool(last and last.ends_mid_line),
+                     pending_bytes=last.pending_bytes if last else 0, **fields)
 
 
-def _status(stored: Stored | None, works: list[Work]) -> str:
+def _status(stored: Stored | None, works: list[Work], states: dict[str, FileState]) -> str:
     if stored is None or all(w.base is None for w in works):
         return "miss"
-    parsed = any(w.chunks for w in works)
-    changed = parsed or set(stored.files) != {w.dump.rel for w in works} or any(
-        w.base is not None and (w.base.size, w.base.mtime_ns) != (w.stat.st_size,
-                                                                   w.stat.st_mtime_ns)
-        for w in works)
-    return "partial" if changed else "hit"
+    if any(w.chunks for w in works) or states != stored.files:
+        return "partial"
+    return "hit"

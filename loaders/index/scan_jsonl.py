@@ -8,7 +8,7 @@ from loaders.formats import samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult, columns_of
 from loaders.index.summary import SummaryBatch
-from loaders.parse.record import BadLine, parse_object
+from loaders.parse.record import BadLine, line_check, parse_object
 
 
 def scan_jsonl(chunk: Chunk) -> ChunkResult:
@@ -28,7 +28,8 @@ def scan_jsonl(chunk: Chunk) -> ChunkResult:
     for offset, raw, terminated in _lines(data, chunk.continues_line):
         line = result.lines + 1
         where = {S.FILE: chunk.rel, S.LINE: line, S.RANK: chunk.rank,
-                 S.OFFSET: chunk.start + offset, S.NBYTES: len(raw)}
+                 S.OFFSET: chunk.start + offset, S.NBYTES: len(raw),
+                 S.LINE_CHECK: line_check(raw)}
         if not terminated and not _accept_unterminated(raw, result, chunk.start + offset):
             break
         result.lines = line

@@ -8,6 +8,7 @@ from loaders.formats.context import context_of
 from loaders.index.chunk import Chunk, ChunkResult, columns_of
 from loaders.index.scan_jsonl import add_record
 from loaders.index.summary import SummaryBatch
+from loaders.parse.record import record_check
 
 
 def scan_parquet(chunk: Chunk) -> ChunkResult:
@@ -23,7 +24,7 @@ def scan_parquet(chunk: Chunk) -> ChunkResult:
         return result
     for index, record in enumerate(table.to_pylist()):
         where = {S.FILE: chunk.rel, S.LINE: index + 1, S.RANK: chunk.rank, S.OFFSET: index,
-                 S.NBYTES: 0}
+                 S.NBYTES: 0, S.LINE_CHECK: record_check(record)}
         add_record(batch, record, where, result, chunk.format, context)
     result.lines = table.num_rows
     result.rows = columns_of(batch.finish())

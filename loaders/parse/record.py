@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 
 import orjson
 
@@ -55,6 +56,18 @@ def _fallback_parse(raw: bytes) -> object:
         raise BadLine(f"invalid JSON: {err.msg} (column {err.colno})") from None
     except RecursionError:
         raise BadLine("invalid JSON: nested too deeply") from None
+
+
+def line_check(raw: bytes) -> int:
+    """CRC-32 of a line's bytes: stored at index time, compared when the line is read back,
+    so a line edited in place is noticed (CRC-32 runs at GB/s, a fraction of parsing)."""
+    return zlib.crc32(raw)
+
+
+def record_check(record: dict) -> int:
+    """line_check of a record that has no line of its own (a Parquet row)."""
+    return zlib.crc32(orjson.dumps(record, default=repr, option=orjson.OPT_SORT_KEYS
+                                   | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY))
 
 
 def parse_step(value: object, present: bool = True) -> int:

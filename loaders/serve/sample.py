@@ -1,4 +1,9 @@
-"""Reading whole samples back from the dump by byte offset (or Parquet row)."""
+"""Reading whole samples back from the dump by byte offset (or Parquet row).
+
+What is read back is checked against what the index recorded (the line still sits between
+two line ends, its CRC-32 and step are the ones indexed), so a file edited since it was
+indexed shows an error and is named in `Samples.stale`, never a second set of numbers.
+"""
 from __future__ import annotations
 
 import math
@@ -15,7 +20,7 @@ from loaders.formats import BY_NAME, samples_of
 from loaders.formats.context import context_of
 from loaders.index.summary import scalar
 from loaders.parse.arrays import ALIGNED_KEYS
-from loaders.parse.record import BadLine, parse_object
+from loaders.parse.record import BadLine, line_check, parse_object, record_check
 from loaders.parse.text import text_of
 from loaders.serve.token_table import token_table
 
@@ -31,6 +36,7 @@ class Sample:
     raw_lengths: dict[str, int] = field(default_factory=dict)  # before alignment
     error: str | None = None  # set when the line could not be read back
     item: int = 0
+    stale: bool = False  # its file changed on disk since it was indexed: refresh the run
 
     @property
     def key(self) -> str:
@@ -45,6 +51,15 @@ class Location(NamedTuple):
     nbytes: int
     step: int
     item: int = 0
+    check: int | None = None  # schema.LINE_CHECK as indexed; None skips the comparison
+
+
+class Samples(dict):
+    """read_samples' result: Sample by key, plus the files found changed since indexing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stale: set[str] = set()
 
 
 def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
@@ -63,17 +78,19 @@ def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
 
 
 def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
-                 texts_only: bool = False) -> dict[str, Sample]:
+                 texts_only: bool = False) -> Samples:
     """Samples at the given locations by key, read in file order with one open per file.
 
     With texts_only the token tables are left empty, which is several times faster.
     """
-    found = {}
+    found = Samples()
     ordered = sorted(locations, key=lambda loc: (loc.file, loc.offset, loc.item))
     for file, group in groupby(ordered, key=lambda loc: loc.file):
         fmt = formats.get(file, "native")
         for loc, sample in _read_file(root / file, list(group), fmt, texts_only):
             found[S.sample_key(loc.file, loc.line, loc.item)] = sample
+            if sample.stale:
+                found.stale.add(loc.file)
     return found
 
 
@@ -90,20 +107,33 @@ def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) ->
             for loc, record in zip(group, records)]
 
 
-def _read_lines(path: Path, group: list[Location]) -> list[bytes]:
+def _read_lines(path: Path, group: list[Location]) -> list[bytes | None]:
+    """Each location's line, or None where it no longer sits between two line ends."""
     with open(path, "rb") as handle:
         out = []
         for loc in group:
-            handle.seek(loc.offset)
-            out.append(handle.read(loc.nbytes))
+            lead = min(loc.offset, 1)
+            handle.seek(loc.offset - lead)
+            data = handle.read(lead + loc.nbytes + 1)
+            raw, after = data[lead:lead + loc.nbytes], data[lead + loc.nbytes:]
+            whole = data[:lead] in (b"", b"\n") and after in (b"", b"\n")
+            out.append(raw if whole and len(raw) == loc.nbytes else None)
         return out
 
 
 def _failed(loc: Location, message: str) -> Sample:
-    return Sample(loc.file, loc.line, loc.step, error=message, item=loc.item)
+    return Sample(loc.file, loc.line, loc.step, error=message, item=loc.item, stale=True)
 
 
-def _sample_of(record: bytes | dict, loc: Location, fmt: str, texts_only: bool) -> Sample:
+def _changed(loc: Location, why: str = "") -> Sample:
+    return _failed(loc, f"{loc.file}:{loc.line}: the file changed on disk since it was indexed"
+                        f"{f' ({why})' if why else ''}; refresh to read it again")
+
+
+def _sample_of(record: bytes | dict | None, loc: Location, fmt: str, texts_only: bool
+               ) -> Sample:
+    if record is None or (loc.check is not None and loc.check != _check(record)):
+        return _changed(loc)
     try:
         obj = record if isinstance(record, dict) else parse_object(record)
         samples = samples_of(obj, fmt, context_of(loc.file, -1))
@@ -111,8 +141,14 @@ def _sample_of(record: bytes | dict, loc: Location, fmt: str, texts_only: bool) 
         if isinstance(sample, BadLine):
             raise sample
     except (BadLine, IndexError) as err:
-        return _failed(loc, f"{loc.file}:{loc.line}: changed on disk ({err})")
+        return _changed(loc, str(err))
+    if sample[S.STEP] != loc.step:
+        return _changed(loc, f"step {sample[S.STEP]}, indexed as {loc.step}")
     return sample_from(sample, loc, texts_only)
+
+
+def _check(record: bytes | dict) -> int:
+    return record_check(record) if isinstance(record, dict) else line_check(record)
 
 
 def _read_rows(path: Path, indices: list[int]) -> list[dict]:
