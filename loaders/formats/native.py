@@ -3,14 +3,13 @@
 Forks add `advantages`, `kl`, `entropy` (per-token lists, kept as token arrays),
 `data_source`, `rm_response`, `img_path` (kept as text) and write `values: null` without a
 critic.  Validation files (rollout_data_rank_val{N}.jsonl) or lines with `validation: true`
-are kept apart from training samples.
+are kept apart from training samples: the summary reads that flag strictly (a string "false"
+is not true) and adds the file's, so the line's own value is left as written here.
 """
 from __future__ import annotations
 
-from loaders import schema as S
 from loaders.formats.context import FileContext
 
 
 def normalize(record: dict, context: FileContext) -> list[dict]:
-    record[S.VALIDATION] = bool(record.get(S.VALIDATION)) or context.validation
     return [record]

@@ -39,8 +39,7 @@ def normalize_board(record: dict, context: FileContext) -> list[dict]:
         record[S.TOKEN_REWARDS] = rewards
     if "old_log_probs2_entropy" in record and "entropy" not in record:
         record["entropy"] = record.pop("old_log_probs2_entropy")
-    record[S.VALIDATION] = bool(record.get(S.VALIDATION)) or context.validation
-    return [record]
+    return [record]  # `validation` as written: the summary reads it strictly
 
 
 def explode_dump(record: dict, context: FileContext) -> list[dict]:

@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
 from loaders import schema as S
+from loaders.formats.context import context_of
+from loaders.index.extras import FieldProblem, extra_column, extras
 from loaders.parse import kl
-from loaders.parse.arrays import BadField, aligned_length, float_array, is_number_list, pack_floats
+from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
+from loaders.parse.fields import flag
 from loaders.parse.text import text_id, text_of
 
-FieldProblem = Callable[[str], None]
-_RESERVED = frozenset(S.SUMMARY_DTYPES)
+__all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
 
 
 def scalar(value: object) -> float:
@@ -61,14 +63,14 @@ class SummaryBatch:
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
         row = dict(where)
         row[S.STEP] = obj[S.STEP]
-        row[S.VALIDATION] = bool(obj.get(S.VALIDATION, False))
+        row[S.VALIDATION] = _validation(obj, where.get(S.FILE, ""), problem)
         n, mismatch = aligned_length(obj)
         row[S.RESPONSE_LEN] = n
         row[S.LENGTH_MISMATCH] = mismatch
         nan_count = self._scalars(obj, row, problem) + self._critic(obj, row, n, problem)
         row[S.NAN_COUNT] = nan_count
         _texts(obj, row)
-        _extras(obj, row, problem)
+        row.update(extras(obj, problem))
         self._log_ratio(obj, row, n, problem)
         self.rows.append(row)
 
@@ -162,28 +164,16 @@ def _texts(obj: dict, row: dict) -> None:
             row[chars] = len(text)
 
 
-def extra_column(key: str) -> str:
-    """Column name for a key the schema does not know; prefixed when it would collide."""
-    return f"extra_{key}" if key in _RESERVED else key
+@lru_cache(maxsize=4096)
+def _validation_file(rel: str) -> bool:
+    return context_of(rel, -1).validation
 
 
-def _extras(obj: dict, row: dict, problem: FieldProblem) -> None:
-    for key, value in obj.items():
-        if key in S.KNOWN_KEYS:
-            continue
-        if value is None or isinstance(value, (bool, int, float)):
-            try:
-                row[extra_column(key)] = math.nan if value is None else float(value)
-            except OverflowError:
-                problem(f"{key}: number out of range")
-        elif is_number_list(value):
-            try:
-                arr = float_array(value)
-            except BadField as err:
-                problem(f"{key}: {err}")
-                continue
-            finite = arr[np.isfinite(arr)]
-            mean = float(finite.mean()) if finite.size else math.nan
-            row[extra_column(S.extra_array_mean(key))] = mean
-        else:
-            row[extra_column(key)] = text_of(value)[: S.PREVIEW_CHARS]
+def _validation(obj: dict, rel: str, problem: FieldProblem) -> bool:
+    """A validation sample: its file is named so, or its line says `validation` strictly."""
+    try:
+        line = flag(obj.get(S.VALIDATION))
+    except BadField as err:
+        problem(f"{S.VALIDATION}: {err}")
+        line = False
+    return line or _validation_file(rel)

@@ -1,0 +1,86 @@
+"""Columns for the keys the schema does not know: one column per key, never two in one.
+
+A scalar key keeps its name (prefixed `extra_` when a board column has it); a token array's
+mean goes to `KEY_mean`.  Two keys can still land on one name (`x` and `x_mean`; `rank` and
+`extra_rank`): then the name goes to the key written as is, then to the prefixed key, then
+to the derived mean (by key name within each), and every later claimant gets `_2`, `_3`, …
+appended and a problem.  The outcome depends on the line's keys, not on their order.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from loaders import schema as S
+from loaders.parse.arrays import BadField, float_array, is_number_list
+from loaders.parse.text import text_of
+
+FieldProblem = Callable[[str], None]
+_RESERVED = frozenset(S.SUMMARY_DTYPES)
+LITERAL, PREFIXED, DERIVED = 0, 1, 2  # who gets a contested name first
+
+
+class Claim(NamedTuple):
+    tier: int
+    key: str
+    column: str
+    value: object
+
+
+def extra_column(key: str) -> str:
+    """Column name for a key the schema does not know; prefixed when it would collide."""
+    return f"extra_{key}" if key in _RESERVED else key
+
+
+def extras(obj: dict, problem: FieldProblem) -> dict[str, object]:
+    """{column: value} for every key of obj the schema does not know."""
+    claims = [claim for key, value in obj.items() if key not in S.KNOWN_KEYS
+              and (claim := _claim(key, value, problem)) is not None]
+    if len({c.column for c in claims}) == len(claims):
+        return {c.column: c.value for c in claims}
+    return _resolve(claims, problem)
+
+
+def _claim(key: str, value: object, problem: FieldProblem) -> Claim | None:
+    column = extra_column(key)
+    tier = LITERAL if column == key else PREFIXED
+    if value is None or isinstance(value, (bool, int, float)):
+        try:
+            return Claim(tier, key, column, math.nan if value is None else float(value))
+        except OverflowError:
+            problem(f"{key}: number out of range")
+            return None
+    if is_number_list(value):
+        try:
+            arr = float_array(value)
+        except BadField as err:
+            problem(f"{key}: {err}")
+            return None
+        finite = arr[np.isfinite(arr)]
+        mean = float(finite.mean()) if finite.size else math.nan
+        return Claim(DERIVED, key, extra_column(S.extra_array_mean(key)), mean)
+    return Claim(tier, key, column, text_of(value)[: S.PREVIEW_CHARS])
+
+
+def _resolve(claims: list[Claim], problem: FieldProblem) -> dict[str, object]:
+    out: dict[str, object] = {}
+    owners: dict[str, str] = {}
+    for claim in sorted(claims, key=lambda c: (c.tier, c.key)):
+        name = claim.column
+        if name in out:
+            suffix = 2
+            while f"{claim.column}_{suffix}" in out:
+                suffix += 1
+            name = f"{claim.column}_{suffix}"
+            problem(f"{_what(claim)} would be column {claim.column!r}, already used by "
+                    f"{owners[claim.column]}; stored as {name!r}")
+        out[name] = claim.value
+        owners[name] = _what(claim)
+    return out
+
+
+def _what(claim: Claim) -> str:
+    return f"the mean of {claim.key!r}" if claim.tier == DERIVED else f"the key {claim.key!r}"
