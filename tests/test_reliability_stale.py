@@ -160,3 +160,17 @@ def test_refresh_parses_a_stale_file_again_whole(big, monkeypatch):
     fresh, status = refresh(discover(big), stored, stale={NAME})
     assert status == "partial" and [(c.rel, c.start) for c in seen] == [(NAME, 0)]
     assert len(fresh.frame) == len(run.samples)
+
+
+@pytest.mark.parametrize("make", ["native_forks", "verl", "roll_board", "roll_dump", "trl",
+                                  "nemo", "prime"])
+def test_every_format_reads_back_clean_with_its_check(tmp_path, make):
+    """No false alarms: every sample of an unchanged dump passes its line check."""
+    import format_fixtures as F
+
+    root = getattr(F, make)(tmp_path / make)
+    run = open_run(root)
+    locations = _locations(run)
+    found = read_samples(root, list(locations.values()), run.formats)
+    assert len(found) == len(run.samples) and not found.stale
+    assert not [s.error for s in found.values() if s.error]
