@@ -41,7 +41,7 @@ def _head(path: Path) -> bytes:
         while size < PEEK_BYTES:
             block = handle.read(_BLOCK)
             if not block:
-                return b"".join(blocks)  # end of file: the last line is whole
+                return b"".join(blocks)  # end of file: a half-written last line fails to parse
             blocks.append(block)
             size += len(block)
             newlines += block.count(b"\n")
