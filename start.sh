@@ -24,5 +24,5 @@ done
 dump_dir="${dump_dir:-${RL_BOARD_DUMP_DIR:-$here/samples/demo}}"
 
 cd "$here"
-exec "$VENV_PY" -m streamlit run rl_logging_board.py --server.port 8901 \
+exec "$VENV_PY" scripts/serve.py run rl_logging_board.py --server.port 8901 \
   ${st_args[@]+"${st_args[@]}"} -- --dump-dir "$dump_dir" ${app_args[@]+"${app_args[@]}"}

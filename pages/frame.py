@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from pages import routes, state
 from pages.loading import load_run, show_summary
@@ -45,7 +46,7 @@ def frame(config: BoardConfig) -> View | None:
         return None
     run_dir = choose_run(base)
     metrics_path = choose_metrics_path(config)
-    run = load_run(run_dir)
+    run = load_run(run_dir, base)
     if run is None:
         return None
     show_summary(run)
@@ -71,7 +72,10 @@ def _redirect_old_links(pages: dict[str, st.Page]) -> None:
         return
     params = {k: st.query_params.get_all(k) for k in st.query_params if k != "page"}
     if wanted in pages:
-        st.switch_page(pages[wanted], query_params=params)
+        try:
+            st.switch_page(pages[wanted], query_params=params)
+        except StreamlitAPIException:  # mid-session the frame's widgets own their params
+            st.switch_page(pages[wanted], query_params={})
     st.query_params.pop("page", None)
 
 
@@ -82,6 +86,7 @@ def main(argv: list[str]) -> None:
     config = parse_config(argv)
     pages = routes.st_pages(_show)
     st.session_state[state.PAGES] = pages
+    state.apply_pending()
     navigation = st.navigation(list(pages.values()), position="sidebar")
     _redirect_old_links(pages)
     try:

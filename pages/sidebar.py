@@ -9,7 +9,7 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
-from loaders.find.walk import dump_dirs
+from pages.loading import refresh, sub_runs
 from pages.view import DisplayOptions
 
 WHOLE_DIR = "."
@@ -31,12 +31,16 @@ def choose_dir(config: BoardConfig) -> Path | None:
     if error:
         st.error(error)
         return None
+    if st.sidebar.button("Refresh", key="refresh", icon=":material/refresh:",
+                         help="Read the dir again: new files, appended lines, metric logs, "
+                              "alerts.toml. Until then the board shows what it read."):
+        refresh(path)
     return path
 
 
 def choose_run(base: Path) -> Path:
     """Sub-runs are dirs under the dump dir that directly hold dumps."""
-    runs = dump_dirs(base)
+    runs = sub_runs(base)
     options = [WHOLE_DIR] + [r for r in runs if r != WHOLE_DIR]
     if len(options) == 1:
         return base

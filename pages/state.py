@@ -10,8 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 PAGES = "_board_pages"  # session key: the st.Page objects by url path, set by the frame
-# widgets of the frame (sidebar), shared by every page and carried across jumps
-FRAME_PARAMS = ("dir", "run", "metrics", "split", "step", "kl", "pad", "marker", "tokenizer")
+PENDING = "_board_pending"  # session key: widget values a jump asked for, set on the next run
 
 
 def query(name: str, default: str | None = None) -> str | None:
@@ -32,27 +31,25 @@ def fresh(key: str, value: object) -> bool:
     return True
 
 
-def frame_params(**changes: str | int | None) -> dict[str, str]:
-    """The frame's current URL parameters with `changes` applied (None drops one)."""
-    params = {name: st.query_params[name] for name in FRAME_PARAMS if name in st.query_params}
-    for name, value in changes.items():
-        if value is None:
-            params.pop(name, None)
-        else:
-            params[name] = str(value)
-    return params
-
-
 def go(url_path: str, **params: str | int | None) -> None:
     """Switch to another page, keeping the frame and setting the given view parameters."""
-    for name, value in params.items():
-        if value is not None and name in st.session_state:
-            st.session_state[name] = value
-    st.switch_page(st.session_state[PAGES][url_path], query_params=frame_params(**params))
+    _pend({k: v for k, v in params.items() if v is not None})
+    # bound widgets write their own parameters back once the target page has drawn them
+    st.switch_page(st.session_state[PAGES][url_path], query_params={})
 
 
 def select(**values: str | int) -> None:
-    """Set bound widgets on this page (a chart click choosing a step, say) and rerun."""
-    for name, value in values.items():
-        st.session_state[name] = value
+    """Set bound widgets (a chart click choosing a step, say) and rerun."""
+    _pend(values)
     st.rerun()
+
+
+def _pend(values: dict[str, str | int]) -> None:
+    # a drawn widget's value can't change in the same run: the next run sets it first
+    st.session_state.setdefault(PENDING, {}).update(values)
+
+
+def apply_pending() -> None:
+    """Give widgets the values a jump asked for, before any widget is drawn."""
+    for key, value in st.session_state.pop(PENDING, {}).items():
+        st.session_state[key] = value

@@ -54,11 +54,14 @@ def test_token_metrics_drive_heatmap_and_table(board_dump):
     assert not at.exception
 
 
-def test_choosing_another_sample_updates_url(board_dump):
+def test_choosing_another_sample_shows_it_and_its_link_reopens_it(board_dump):
     at = _sample(board_dump, "rollout_data_rank_0.jsonl:9")
+    before = [c.value for c in at.code]
     at.selectbox(key="sample").set_value("rollout_data_rank_1.jsonl:10").run()
-    assert at.query_params["sample"] in ("rollout_data_rank_1.jsonl:10",
-                                         ["rollout_data_rank_1.jsonl:10"])
+    assert [c.value for c in at.code] != before
+    again = _sample(board_dump, "rollout_data_rank_1.jsonl:10")  # the URL the widget writes
+    assert again.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:10"
+    assert [c.value for c in again.code] == [c.value for c in at.code]
 
 
 def test_unknown_sample_in_url_falls_back_to_the_first(board_dump):
