@@ -33,7 +33,8 @@ def test_pages_have_urls_and_history_lands_on_the_named_view(server):
         _heading(page, "Responses · step 2")
         page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Sample").click()
         _heading(page, "Sample · step 2")
-        assert re.search(r"/sample\?.*step=2", page.evaluate("location.href")), page.evaluate("location.href")
+        href = page.evaluate("location.href")
+        assert re.search(r"/sample\?.*step=2", href), href
         page.locator("[data-testid='stSidebarNav']").get_by_role("link", name="Rewards").click()
         _heading(page, "Rewards")
         page.go_back()
@@ -69,4 +70,5 @@ def test_old_page_links_redirect_to_the_route(server):
     with browser_page() as page:
         page.goto(f"{server}/?page=alerts&step=1")
         _heading(page, "Alerts")
-        assert "/alerts" in page.evaluate("location.href") and "page=" not in page.evaluate("location.href")
+        href = page.evaluate("location.href")
+        assert "/alerts" in href and "page=" not in href
