@@ -5,6 +5,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -30,7 +31,8 @@ def free_port() -> int:
 def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
     """`bash start.sh DUMP_DIR --server.port N` in the background; yields the base URL."""
     port = free_port()
-    log = open(dump_dir.parent / f"server-{port}.log", "wb")  # noqa: SIM115
+    # the log goes to a temp dir: never beside a dump that may be the committed demo
+    log = open(Path(tempfile.mkdtemp()) / f"server-{port}.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen(["bash", str(ROOT / "start.sh"), str(dump_dir),
                              f"--server.port={port}", "--server.address=127.0.0.1"],
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
