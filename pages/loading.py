@@ -10,6 +10,7 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.serve.catalog import Catalog
+from pages.figures.text import literal
 
 MAX_DIRS = 4  # dump dirs kept; each keeps up to catalog.KEEP_RUNS loaded runs
 
@@ -54,7 +55,7 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     try:
         return _catalog(str(base or path)).run(path, progress)
     except loaders.DumpError as err:
-        st.error(str(err))
+        st.error(literal(str(err)))
         return None
     finally:
         progress.clear()

@@ -9,6 +9,7 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
+from pages.figures.text import literal
 from pages.loading import refresh, sub_runs
 from pages.view import DisplayOptions
 
@@ -29,7 +30,7 @@ def choose_dir(config: BoardConfig) -> Path | None:
                                   help="Folder of *.jsonl rollout dumps (searched recursively)")
     path, error = resolve_dump_dir(typed, config.root)
     if error:
-        st.error(error)
+        st.error(literal(error))
         return None
     if st.sidebar.button("Refresh", key="refresh", icon=":material/refresh:",
                          help="Read the dir again: new files, appended lines, metric logs, "
@@ -60,7 +61,7 @@ def choose_metrics_path(config: BoardConfig) -> str | None:
         return None
     path, error = resolve_dump_dir(typed, config.root, allow_file=True)
     if error:
-        st.sidebar.error(error)
+        st.sidebar.error(literal(error))
         return None
     return str(path)
 
@@ -106,7 +107,7 @@ def display_options(config: BoardConfig) -> DisplayOptions:
     if tokenizer.strip():
         path, error = resolve_dump_dir(tokenizer, config.root)
         if error:
-            st.sidebar.error(f"Tokenizer dir: {error}")
+            st.sidebar.error(f"Tokenizer dir: {literal(error)}")
         else:
             tokenizer_dir = str(path)
     return DisplayOptions(pad, marker, estimator, tokenizer_dir)

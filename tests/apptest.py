@@ -1,6 +1,7 @@
 """Running the real board (entry script, sidebar, frame) under Streamlit's AppTest."""
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -23,11 +24,12 @@ def texts(at: AppTest) -> str:
                                   "warning", "info", "success")
              for e in getattr(at, kind)]
     parts += [e.value for e in at.sidebar.caption] + [e.value for e in at.sidebar.code]
-    return "\n".join(str(p) for p in parts)
+    return html.unescape("\n".join(str(p) for p in parts))
 
 
 def errors(at: AppTest) -> list[str]:
-    return [e.value for e in at.error] + [str(e.value) for e in at.exception]
+    """Error messages as the user reads them (character references decoded)."""
+    return [html.unescape(e.value) for e in at.error] + [str(e.value) for e in at.exception]
 
 
 def current_page(at: AppTest) -> str:

@@ -114,3 +114,19 @@ def test_highlight_limits_matches():
 ])
 def test_visible_token(token, expected):
     assert X.visible_token(token) == expected
+
+
+@pytest.mark.parametrize("name", ["![x](http://198.51.100.7/x.png)", "[a](http://h/)",
+                                  "<img src=http://h/y.png>", "$\\href{http://h}{x}$",
+                                  "**b** _i_ `c` # h | t |", "a\\b C:\\dir\\file_1.jsonl"])
+def test_literal_leaves_no_markdown_syntax_and_decodes_back(name):
+    import html as html_module
+
+    out = X.literal(name)
+    bare = re.sub(r"&#[0-9]+;", "", out)  # character references are shown as the character
+    assert not set(bare) & set("![]()<>$`*_#|\\&;")
+    assert html_module.unescape(out) == name
+
+
+def test_literal_keeps_line_breaks():
+    assert X.literal("a\nb") == "a  \nb"

@@ -1,4 +1,6 @@
 """Every trainer format through every page of the real board."""
+import html
+
 import format_fixtures as F
 import pytest
 from apptest import board, texts
@@ -60,5 +62,5 @@ def test_token_ids_without_transformers_warn_and_still_show(tmp_path, monkeypatc
     root = F.prime(tmp_path / "prime")
     at = board(root, page="sample")
     at.sidebar.text_input(key="tokenizer").input(str(tmp_path)).run()
-    assert any("optional 'transformers' package" in w.value for w in at.warning)
+    assert any("optional 'transformers' package" in html.unescape(w.value) for w in at.warning)
     assert "3 tokens" in texts(at)

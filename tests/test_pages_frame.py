@@ -1,4 +1,7 @@
 """The frame through the real entry script: dir box, run picker, loading summary, URL."""
+import html
+
+import pytest
 from apptest import board, current_page, errors, texts
 from conftest import make_sample, write_dump
 
@@ -84,3 +87,12 @@ def test_unknown_page_param_stays_on_the_current_page(dump_dir):
     assert not errors(at)
     assert current_page(at) == "rewards"
     assert "page" not in at.query_params
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "x" * 5000, "![x](http://198.51.100.7/x.png)"])
+def test_bad_dir_or_metrics_in_url_is_a_one_line_message(bad, dump_dir):
+    for at in (board(bad), board(dump_dir, metrics=bad)):
+        assert not at.exception
+        raw = [e.value for e in list(at.error) + list(at.sidebar.error)]
+        assert raw and all("\n" not in e and len(html.unescape(e)) < 1200 for e in raw)
+        assert all("Traceback" not in e and "![x](" not in e for e in raw)  # no Markdown

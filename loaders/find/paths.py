@@ -4,25 +4,45 @@ from __future__ import annotations
 from pathlib import Path
 
 
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: anything longer is not a path to open
+SHOWN_CHARS = 200  # how much of a refused path a message quotes
+
+
 def resolve_dump_dir(typed: str, root: str | None, allow_file: bool = False
                      ) -> tuple[Path | None, str | None]:
     """(resolved dir, None) or (None, message).  With a root, only dirs inside it are allowed.
 
     The path is resolved first, so `..` and symlinks that lead outside the root are refused.
+    A path that no file system call can take (a NUL byte, too long, a loop) gets a one-line
+    message quoting at most SHOWN_CHARS of it, never a traceback.
     """
     if not typed or not typed.strip():
         return None, "Enter a dump dir."
-    path = Path(typed.strip()).expanduser()
+    if "\x00" in typed or len(typed) > MAX_PATH_CHARS:
+        return None, f"Not a usable path: {_shown(typed)}"
+    try:
+        return _resolve(Path(typed.strip()).expanduser(), typed, root, allow_file)
+    except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
+        return None, f"Not a usable path: {_shown(typed)} ({type(err).__name__})"
+
+
+def _resolve(path: Path, typed: str, root: str | None, allow_file: bool
+             ) -> tuple[Path | None, str | None]:
     if root is not None:
         base = Path(root).expanduser().resolve()
         path = (base / path).resolve() if not path.is_absolute() else path.resolve()
         if path != base and base not in path.parents:
-            return None, f"Refused: {typed} is outside the allowed root {base}."
+            return None, f"Refused: {_shown(typed)} is outside the allowed root {base}."
     else:
         path = path.resolve()
     if not (path.is_dir() or (allow_file and path.is_file())):
-        return None, f"No such directory: {path}"
+        return None, f"No such directory: {_shown(str(path))}"
     return path, None
+
+
+def _shown(text: str) -> str:
+    text = text.replace("\x00", "\\0")
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"… ({len(text):,} chars)"
 
 
 def inside(path: Path, root: Path) -> bool:

@@ -44,3 +44,19 @@ def highlight(text: str, regex: re.Pattern | None, context: int = 80, limit: int
 def visible_token(token: str) -> str:
     """A token with its whitespace made visible: space as ·, tab as →, newline as ↵."""
     return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")
+
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:&=\"'@%^/;]")
+
+
+def literal(text: str) -> str:
+    """Text that Streamlit's Markdown (messages, captions, radio labels) shows as written.
+
+    Every ASCII punctuation character that Markdown, GFM autolinks or KaTeX could act on
+    becomes a numeric character reference: CommonMark shows those as the character itself
+    and never as syntax, and unlike a backslash escape it also keeps `http://` and `www.`
+    from being linked.  Newlines become hard breaks.  So a file, dir or metric name like
+    `![x](http://host/x.png)` is shown, never fetched or linked.
+    """
+    escaped = _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", text)
+    return escaped.replace("\r", "").replace("\n", "  \n")

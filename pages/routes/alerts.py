@@ -6,6 +6,7 @@ import streamlit as st
 from loaders.health.config import CONFIG_NAME
 from pages import state
 from pages.figures import health as build
+from pages.figures.text import literal
 from pages.view import View
 
 
@@ -13,7 +14,7 @@ def render(view: View) -> None:
     st.header("Alerts")
     health = view.run.health(view.metrics_path)
     for note in health.metrics.notes:
-        st.warning(note)
+        st.warning(literal(note))
     st.caption(f"Thresholds: rolling median ± k·MAD over the previous "
                f"{int(health.config['baseline']['window'])} steps; override them in "
                f"`{CONFIG_NAME}` in the run dir (see the README).")

@@ -6,6 +6,7 @@ import streamlit as st
 from loaders.health import views
 from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
+from pages.figures.text import literal
 from pages.view import View
 
 
@@ -41,7 +42,7 @@ def render(view: View) -> None:
     st.header("Health")
     health = view.run.health(view.metrics_path)
     for note in health.metrics.notes:
-        st.info(note)
+        st.info(literal(note))
     metrics = health.metrics.frame
     tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"],
                    key="panel", bind="query-params")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages.figures import metrics as build
+from pages.figures.text import literal
 from pages.view import View
 
 MAX_CHARTS = 24  # per group shown at once: more charts than this make every rerun slow
@@ -11,7 +12,7 @@ MAX_CHARTS = 24  # per group shown at once: more charts than this make every rer
 
 def _notes(health: object) -> None:
     for note in health.metrics.notes:
-        st.info(note)
+        st.info(literal(note))
 
 
 def render(view: View) -> None:
@@ -33,13 +34,14 @@ def render(view: View) -> None:
     try:
         groups = build.group_metrics(health.metrics.names, pattern)
     except ValueError as err:
-        st.error(str(err))
+        st.error(literal(str(err)))
         return
     if not groups:
         st.warning("No metric matches the filter.")
         return
     group = st.radio("Group", list(groups), key="group", bind="query-params", horizontal=True,
-                     help=" · ".join(f"{g}: {len(names)}" for g, names in groups.items()))
+                     format_func=literal,
+                     help=literal(" · ".join(f"{g}: {len(n)}" for g, n in groups.items())))
     names = groups.get(group, [])
     if len(names) > MAX_CHARTS:
         st.caption(f"Showing {MAX_CHARTS} of {len(names)} metrics; narrow the filter.")

@@ -10,7 +10,7 @@ import streamlit as st
 from loaders import schema as S
 from pages import state
 from pages.figures import tables
-from pages.figures.text import compile_search, highlight
+from pages.figures.text import compile_search, highlight, literal
 from pages.view import View
 
 MAX_MATCHES = 50
@@ -51,7 +51,7 @@ def render(view: View) -> None:
     reward_range, flags = _filters(rows)
     regex, error = compile_search(pattern)
     if error:
-        st.error(error)
+        st.error(literal(error))
     texts = _full_texts(view) if regex else None
     shown = tables.sort_rows(tables.filter_rows(rows, reward_range, flags, regex, texts),
                              column, descending)

@@ -6,7 +6,7 @@ import streamlit as st
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import compare, tokens
-from pages.figures.text import strip_pad, strip_system
+from pages.figures.text import literal, strip_pad, strip_system
 from pages.view import View
 
 
@@ -78,7 +78,7 @@ def _decoded(frame: object, tokenizer_dir: str) -> object:
     try:
         texts = decode_ids(frame[S.TOKEN].tolist(), tokenizer_dir)
     except TokenizerUnavailable as err:
-        st.warning(str(err))
+        st.warning(literal(str(err)))
         return frame
     return frame.assign(**{S.TOKEN: texts})
 
@@ -89,12 +89,12 @@ def render(view: View) -> None:
     key = _choose(view, rows)
     sample = view.run.sample(key)
     if sample.error:
-        st.error(sample.error)
+        st.error(literal(sample.error))
         return
     _lengths(view)
     _texts(sample, view)
     if sample.raw_lengths and len(set(sample.raw_lengths.values())) > 1:
-        st.warning("Length mismatch: " + ", ".join(f"{k}={v}" for k, v in
-                                                   sample.raw_lengths.items())
-                   + "; token arrays aligned at the first token and cut to the shortest.")
+        lengths = ", ".join(f"{k}={v}" for k, v in sample.raw_lengths.items())
+        st.warning(f"Length mismatch: {literal(lengths)}; token arrays aligned at the first "
+                   "token and cut to the shortest.")
     _tokens(sample, view)

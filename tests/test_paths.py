@@ -121,3 +121,18 @@ def test_home_is_expanded(tree, monkeypatch):
     monkeypatch.setenv("HOME", str(tree["root"]))
     assert resolve_dump_dir("~/runs/a", None) == (tree["inside"].resolve(), None)
     assert resolve_dump_dir("~/runs/a", "~") == (tree["inside"].resolve(), None)
+
+
+@pytest.mark.parametrize("typed", ["a\x00b", "x" * 5000, "/" + "y" * 300])
+def test_unusable_paths_get_a_short_message(typed, tmp_path):
+    for root in (None, str(tmp_path)):
+        path, error = resolve_dump_dir(typed, root)
+        assert path is None and error.startswith(("Not a usable path", "Refused"))
+        assert len(error) < 500
+
+
+def test_a_symlink_loop_is_refused_not_raised(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    path, error = resolve_dump_dir(str(tmp_path / "a"), None)
+    assert path is None and "Not a usable path" in error
