@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: anything longer is not a path to open
 SHOWN_CHARS = 200  # how much of a refused path a message quotes
 
