@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 
 from apptest import board  # noqa: E402
-from apptest import goto as goto_page  # noqa: E402
 from generate_metrics import write_metrics  # noqa: E402
 
 from pages.frame import RUN_SECONDS  # noqa: E402
@@ -35,6 +34,11 @@ def timed_run(at, label: str, results: list) -> None:
     results.append((label, at.session_state[RUN_SECONDS], wall))
 
 
+def open_page(at, url_path: str) -> None:
+    """The next run opens another route (through the `?page=` redirect, as a link would)."""
+    at.query_params["page"] = url_path
+
+
 def interactions(at) -> list:
     """(label, action) pairs; each action changes one widget."""
     steps = at.sidebar.select_slider(key="step").options
@@ -44,26 +48,26 @@ def interactions(at) -> list:
         ("band k", lambda: at.slider(key="band").set_value(2.0)),
         ("EMA smoothing", lambda: at.slider(key="ema").set_value(0.6)),
         ("zero shift", lambda: at.toggle(key="zero").set_value(True)),
-        ("page -> responses", lambda: goto_page(at, "responses")),
+        ("page -> responses", lambda: open_page(at, "responses")),
         ("sort by KL mean", lambda: at.selectbox(key="sort").set_value("KL k3 mean")),
         ("descending off", lambda: at.toggle(key="desc").set_value(False)),
         ("regex search", lambda: at.text_input(key="q").input("answer|boxed")),
         ("flag filter", lambda: at.multiselect(key="flags").select("truncated")),
-        ("page -> sample", lambda: goto_page(at, "sample")),
+        ("page -> sample", lambda: open_page(at, "sample")),
         ("next sample", lambda: at.selectbox(key="sample").set_value(
             at.selectbox(key="sample").options[0].split(" · ")[0])),
         ("colour by k3", lambda: at.selectbox(key="colour").set_value("k3")),
         ("step slider -> last", lambda: at.sidebar.select_slider(key="step").set_value(
             int(steps[-1]))),
-        ("page -> compare", lambda: goto_page(at, "compare")),
+        ("page -> compare", lambda: open_page(at, "compare")),
         ("compare EMA", lambda: at.slider(key="cmp_ema").set_value(0.5)),
         ("KL estimator -> k2", lambda: at.sidebar.selectbox(key="kl").set_value("k2")),
-        ("page -> metrics", lambda: goto_page(at, "metrics")),
+        ("page -> metrics", lambda: open_page(at, "metrics")),
         ("metric filter", lambda: at.text_input(key="filter").input("actor")),
-        ("page -> health", lambda: goto_page(at, "health")),
+        ("page -> health", lambda: open_page(at, "health")),
         ("per-rank value", lambda: at.radio(key="rank_value").set_value("tokens")),
-        ("page -> alerts", lambda: goto_page(at, "alerts")),
-        ("page -> rewards", lambda: goto_page(at, "rewards")),
+        ("page -> alerts", lambda: open_page(at, "alerts")),
+        ("page -> rewards", lambda: open_page(at, "rewards")),
     ]
 
 
