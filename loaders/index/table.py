@@ -40,7 +40,9 @@ def combine(parts: list[pd.DataFrame]) -> pd.DataFrame:
     parts = [p for p in parts if len(p)]
     if not parts:
         return empty_frame()
-    frame = pd.concat([p.astype({S.FILE: "string"}) for p in parts], ignore_index=True)
+    # one conversion after the concat: astype on each part copies every column of every part
+    frame = pd.concat(parts, ignore_index=True)
+    frame[S.FILE] = frame[S.FILE].astype("string")
     frame = typed(frame).sort_values(list(S.SORT_KEYS), kind="stable", ignore_index=True)
     frame[S.KEY] = sample_keys(frame)
     frame[S.TRUNCATED] = truncated(frame)
