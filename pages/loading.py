@@ -62,10 +62,13 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
 
 
 def refresh(base: Path) -> None:
-    """Look at the dump dir again: new files, appended lines, metric logs, alerts.toml."""
+    """Look at the dump dir again: new files, appended lines, metric logs, alerts.toml.
+    A reload that stalls is one message; the runs read before stay in use."""
     progress = _Progress()
     try:
         _catalog(str(base)).refresh(progress)
+    except loaders.DumpError as err:
+        st.error(literal(str(err)))
     finally:
         progress.clear()
 

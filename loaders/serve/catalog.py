@@ -3,11 +3,16 @@
 The board asks for the sub-run list, the run and its health on every widget click; on a
 network file system with thousands of files a walk (or a stat of every file) costs seconds,
 so here they are dictionary lookups and the disk is only looked at again on refresh().
+
+The walk and every load run in a worker thread (loaders.serve.watch) that callers wait on:
+a load reporting no progress for RL_BOARD_LOAD_STALL_SECONDS is given up on with a one-line
+message, and no lock another session needs is held by it meanwhile.
 """
 from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,44 +20,69 @@ from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
+from loaders.serve.watch import Load, Stalled, stall_seconds
 
 KEEP_RUNS = 4  # loaded runs kept per dump dir; the least recently used beyond are dropped
+_WALK = "walk"  # the walk's key among the loads (runs are keyed by their Path)
 
 
 @dataclass(frozen=True)
 class _Walk:
     listing: Listing
     sub_runs: tuple[str, ...]
+    error: str = ""  # why the dir could not be walked: every run of it says so
+
+
+class _Absent(Exception):
+    """Raised from inside Memo.get: the run is not held (nothing computed, nothing waited)."""
+
+
+def _absent() -> Run:
+    raise _Absent
 
 
 class Catalog:
     """The sub-runs of a dump dir and its loaded runs, shared by every session.
 
-    A failed load (DumpError) is remembered too, so a bad dir is not walked on every click.
+    A failed load (DumpError) is remembered too, so a bad dir is not walked on every click;
+    a stalled one is not, so a later call tries again.
     """
 
     def __init__(self, base: str | Path, keep: int = KEEP_RUNS) -> None:
         self.base = Path(base).expanduser().resolve()
-        self._walk_lock = threading.Lock()  # one walk at a time, for this dir only
+        self._lock = threading.Lock()  # guards _walk and _loads; never held while loading
         self._walk: _Walk | None = None
+        self._loads: dict[object, Load] = {}  # in flight, by key: joined by later callers
         self._runs: Memo[Path, Run | DumpError] = Memo(size=keep)
 
-    def _current(self) -> _Walk:
-        with self._walk_lock:
-            if self._walk is None:
-                self._walk = _walked(self.base)
-            return self._walk
+    def _current(self, progress: Progress | None = None) -> _Walk:
+        walk = self._walk
+        if walk is None:
+            walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
+                               f"walking {self.base}")
+        if isinstance(walk, DumpError):
+            raise walk
+        return walk
 
     def sub_runs(self) -> list[str]:
         """Dirs under the base (the base itself as '.') that directly hold dump files."""
-        return list(self._current().sub_runs)
+        try:
+            return list(self._current().sub_runs)
+        except DumpError:  # a stalled or failed walk: run() gives the message
+            return []
 
     def run(self, path: str | Path, progress: Progress | None = None) -> Run:
         """The run of path (the base or a dir under it), loaded on first use; DumpError when
-        it cannot be.  `progress` only reports when this call is the one that loads."""
+        it cannot be, or when its load made no progress for stall_seconds().  `progress`
+        reports (in the caller's thread) while this call waits for the load."""
         # abspath, not resolve: resolving costs a stat per path component on every click
         key = Path(os.path.abspath(Path(path).expanduser()))
-        found = self._runs.get(key, lambda: self._open(key, self._current(), progress))
+        try:
+            found = self._runs.get(key, _absent)
+        except _Absent:
+            walk = self._current(progress)
+            found = self._watch(key, lambda report: self._open(key, walk, report), progress,
+                                f"loading {key}")
         if isinstance(found, DumpError):
             raise found
         return found
@@ -64,12 +94,51 @@ class Catalog:
     def refresh(self, progress: Progress | None = None) -> None:
         """Walk the dir again and bring every loaded run up to date through its on-disk
         index (only what changed is parsed); a run that did not change stays as it was,
-        with its caches.  Sessions keep reading the previous runs until each is replaced."""
-        walk = _walked(self.base)
-        with self._walk_lock:
-            self._walk = walk
+        with its caches.  Sessions keep reading the previous runs until each is replaced.
+        DumpError (the first, after trying every run) when a reload made no progress."""
+        walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
+                           f"walking {self.base}")
+        if isinstance(walk, DumpError):
+            raise walk
+        stalled: list[DumpError] = []
         for key in self._runs.computed():
-            self._runs.recompute(key, lambda k=key: self._reopen(k, walk, progress))
+            try:
+                self._watch(key, lambda report, k=key: self._reopen(k, walk, report),
+                            progress, f"loading {key}")
+            except DumpError as err:
+                stalled.append(err)
+        if stalled:
+            raise stalled[0]
+
+    def _watch(self, key: object, work: Callable[[Progress], object],
+               progress: Progress | None, what: str) -> object:
+        """work's result for key, from a worker thread that later callers of key join;
+        DumpError when it reports nothing for stall_seconds() (it keeps running alone)."""
+        limit = stall_seconds()
+        with self._lock:
+            load = self._loads.get(key)
+            if load is not None and load.quiet_for() >= limit:
+                if load.given_up_for() < limit:  # given up on just now: no second wait
+                    raise _stalled(what, limit)
+                load = None  # long given up on: try again beside it
+            if load is None:
+                load = self._loads[key] = Load(work, lambda result, done: self._landed(
+                    key, done, result), what)
+        try:
+            return load.wait(progress, limit)
+        except Stalled:
+            raise _stalled(what, limit) from None
+
+    def _landed(self, key: object, load: Load, result: object) -> None:
+        """Keep a finished load's result, unless a later try of the same key replaced it."""
+        with self._lock:
+            if self._loads.get(key) is not load:
+                return
+            del self._loads[key]
+            if isinstance(result, _Walk):
+                self._walk = result
+            elif isinstance(key, Path) and isinstance(result, (Run, DumpError)):
+                self._runs.put(key, result)
 
     def _reopen(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
         old = self._runs.peek(path)
@@ -79,6 +148,8 @@ class Catalog:
         return new
 
     def _open(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
+        if walk.error:
+            return DumpError(walk.error)
         try:
             listing = _listing_of(path.resolve(), walk.listing)
             return open_run(path, progress=progress, listing=listing)
@@ -86,8 +157,16 @@ class Catalog:
             return err
 
 
+def _stalled(what: str, limit: float) -> DumpError:
+    return DumpError(f"{what} made no progress for {limit:g} s, so the board stopped waiting "
+                     f"(a hung network mount, or a file that never ends?); try again later")
+
+
 def _walked(base: Path) -> _Walk:
-    listing = scan(base) if base.is_dir() else Listing(base, (), ())
+    try:
+        listing = scan(base) if base.is_dir() else Listing(base, (), ())
+    except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a symlink loop
+        return _Walk(Listing(base, (), ()), (), f"cannot walk {base}: {err}")
     return _Walk(listing, tuple(sub_runs(listing)))
 
 
