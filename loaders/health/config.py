@@ -7,14 +7,22 @@ of DEFAULTS under a table named after its rule, e.g.
     k = 6.0
     [memory]
     reserved_fraction = 0.9
+
+Each value is checked against its default's type and LIMITS; a bad one is left out with a
+note (the rest of the file still applies), as are unknown tables and keys.
 """
 from __future__ import annotations
 
 import copy
+import math
+import os
+import stat
 import tomllib
 from pathlib import Path
 
 CONFIG_NAME = "alerts.toml"
+MAX_CONFIG_BYTES = 1 << 20  # an alerts file is a few lines: more is not one (or never ends)
+MAX_NOTES = 20  # about one file; the rest are counted
 DEFAULTS: dict[str, dict[str, float]] = {
     # shared by every spike test: baseline over the previous `window` steps
     "baseline": {"window": 20, "min_history": 5, "rel_floor": 0.05},
@@ -33,20 +41,135 @@ DEFAULTS: dict[str, dict[str, float]] = {
     # share of GRPO groups (same prompt, same step) whose rewards are all equal
     "zero_variance": {"warn_share": 0.5, "strong_share": 0.9, "min_groups": 4},
 }
+_K = (0.01, 1e6)  # robust stds: below, every wobble fires; far above, the rule is off anyway
+_STEPS = (1, 10_000)
+# (low, high), inclusive: outside them a rule breaks (a window of 0) or means nothing
+LIMITS: dict[str, dict[str, tuple[float, float]]] = {
+    "baseline": {"window": _STEPS, "min_history": _STEPS, "rel_floor": (0.0, 1e3)},
+    "divergence": {"k": _K, "same_step_slack": (0, 10_000)},
+    "memory": {"reserved_fraction": (0.01, 1.0), "gap_growth_steps": _STEPS},
+    "batch_runaway": {"k": _K, "min_ratio": (0.0, 1e6)},
+    "rank_imbalance": {"rel": (0.0, 1e6), "k": _K, "min_ranks": (2, 1_000_000)},
+    "inference": {"k": _K, "min_ratio": (0.0, 1.0)},
+    "reward_hacking": {"k": _K, "reward_window": _STEPS},
+    "zero_variance": {"warn_share": (0.0, 1.0), "strong_share": (0.0, 1.0),
+                      "min_groups": (1, 10**9)},
+}
+_TYPES = {"str": "text", "list": "a list", "dict": "a table", "bool": "true/false",
+          "datetime": "a date", "date": "a date", "time": "a time of day"}
 
 
-def load_config(path: Path | None = None) -> dict[str, dict[str, float]]:
-    """DEFAULTS updated from a TOML file; unknown tables or keys raise ValueError."""
+class _Ignored(Exception):
+    """Why the whole file is not used."""
+
+
+def load_config(path: Path | None = None, notes: list[str] | None = None,
+                within: Path | None = None) -> dict[str, dict[str, float]]:
+    """DEFAULTS updated from a TOML file.
+
+    With `notes`, each problem (an unreadable file, an unknown table or key, a value of the
+    wrong type or out of LIMITS) is added there and everything else still applies; without,
+    the first one raises ValueError.  `within` is the run dir the file belongs to: a link
+    leading out of it is not followed (an explicit --alerts-config path has none).
+    """
     config = copy.deepcopy(DEFAULTS)
-    if path is None or not path.exists():
+    if path is None or not os.path.lexists(path):
         return config
-    with open(path, "rb") as handle:
-        overrides = tomllib.load(handle)
-    for rule, values in overrides.items():
-        if rule not in config or not isinstance(values, dict):
-            raise ValueError(f"{path}: unknown alert rule [{rule}]")
-        for key, value in values.items():
-            if key not in config[rule]:
-                raise ValueError(f"{path}: unknown setting {rule}.{key}")
-            config[rule][key] = float(value)
+    found: list[str] = []
+    try:
+        _apply(_read(Path(path), within), config, path.name, found)
+    except _Ignored as why:
+        found.append(f"{path.name} ignored: {why}")
+    if found and notes is None:
+        raise ValueError(found[0])
+    if len(found) > MAX_NOTES:
+        found[MAX_NOTES:] = [f"{path.name}: {len(found) - MAX_NOTES} more problems not listed"]
+    if notes is not None:
+        notes.extend(found)
     return config
+
+
+def _read(path: Path, within: Path | None) -> dict:
+    """The file's tables; _Ignored when it is not a small regular file of TOML in reach."""
+    real = os.path.realpath(path)
+    if within is not None and not _is_under(real, os.path.realpath(within)):
+        raise _Ignored("it is a link leading outside the run dir, which is not followed")
+    try:
+        data = _read_capped(real)
+        return tomllib.loads(data.decode("utf-8"))
+    except OSError as err:
+        raise _Ignored(f"cannot read it: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise _Ignored("it is not UTF-8 text") from None
+    except (ValueError, RecursionError) as err:  # TOMLDecodeError is a ValueError
+        raise _Ignored(f"not valid TOML: {_shown(str(err), 200)}") from None
+
+
+def _is_under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _read_capped(real: str) -> bytes:
+    # O_NONBLOCK: a FIFO must not block the open; O_NOFOLLOW: `real` was checked, so a link
+    # swapped in since is refused; the fstat then turns away FIFOs, devices and dirs
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise _Ignored("it is not a regular file")
+        data = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise _Ignored(f"it is larger than {MAX_CONFIG_BYTES >> 20} MB")
+    return data
+
+
+def _apply(tables: dict, config: dict, name: str, found: list[str]) -> None:
+    for rule, values in tables.items():
+        if rule not in config:
+            found.append(f"{name}: unknown rule [{_shown(rule)}] ignored "
+                         f"(known: {', '.join(config)})")
+        elif not isinstance(values, dict):
+            found.append(f"{name}: {rule} = {_shown(repr(values))} ignored "
+                         f"(expected a table [{rule}] of settings)")
+        else:
+            for key, value in values.items():
+                _set(config[rule], rule, key, value, name, found)
+    base = config["baseline"]
+    if base["min_history"] > base["window"]:  # the rolling baseline refuses it
+        found.append(f"{name}: baseline.min_history = {base['min_history']} is more than "
+                     f"baseline.window = {base['window']}; {base['window']} used")
+        base["min_history"] = base["window"]
+
+
+def _set(settings: dict, rule: str, key: str, value: object, name: str,
+         found: list[str]) -> None:
+    if key not in settings:
+        found.append(f"{name}: unknown setting {rule}.{_shown(key)} ignored "
+                     f"(known in [{rule}]: {', '.join(settings)})")
+        return
+    default = DEFAULTS[rule][key]
+    why = _invalid(value, default, LIMITS[rule][key])
+    if why is None:
+        settings[key] = type(default)(value)
+    else:
+        found.append(f"{name}: {rule}.{key} = {_shown(repr(value))} ignored ({why}); "
+                     f"the default {default} applies")
+
+
+def _invalid(value: object, default: float, limits: tuple[float, float]) -> str | None:
+    """Why value cannot stand in for default, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"a number is expected, not {_TYPES.get(type(value).__name__, 'that')}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a finite number"
+    if isinstance(default, int) and value != int(value):
+        return "a whole number is expected"
+    low, high = limits
+    if not low <= value <= high:
+        return f"outside {low:g} to {high:g}"
+    return None
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """A name or value from the file, one line and short (the pages escape it as well)."""
+    text = text if text.isprintable() else repr(text)[1:-1]
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,7 +1,6 @@
 """A run's metric files, found once, and its health computed from them without a walk."""
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +42,6 @@ def walk_metrics(path: Path, exclude: frozenset[Path]) -> MetricWalk:
 
 def checked_health(root: Path, samples: pd.DataFrame, extra: Path | None,
                    files: dict[Path, str]) -> Health:
-    """Metrics, signals and alerts; a broken alerts.toml is reported and the defaults used."""
-    try:
-        return check(root, samples, extra, metric_files=files)
-    except ValueError as err:
-        health = check(root, samples, extra, config_path=Path(os.devnull), metric_files=files)
-        health.metrics.notes.append(f"{CONFIG_NAME} ignored: {err}")
-        return health
+    """Metrics, signals and alerts; what alerts.toml could not set is a note in
+    health.metrics.notes, and the defaults stand in for it."""
+    return check(root, samples, extra, metric_files=files)
