@@ -1,10 +1,13 @@
 """Finding metric files in a run and merging them into one frame indexed by step."""
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
@@ -54,8 +57,15 @@ def _walk(root: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         paths += [Path(dirpath) / name for name in filenames
-                  if inside(Path(dirpath) / name, root)]
+                  if _inside(Path(dirpath) / name, root)]
     return sorted(paths, key=lambda p: natural_key(str(p)))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return inside(path, root)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, which leads nowhere
+        return False
 
 
 def find_metric_files(*roots: Path, exclude: frozenset[Path] = frozenset()
@@ -86,25 +96,67 @@ def known_metric_files(logs: Iterable[Path], jsonl: Iterable[Path]) -> dict[Path
 def _points(path: Path, kind: str, notes: list[str]) -> list[lines.Point]:
     if kind == "tensorboard":
         return read_events(path, notes)
-    points = []
-    with open(path, "rb") as handle:
-        for raw in handle:
-            text = raw.decode("utf-8", errors="replace")
-            if kind == "jsonl":
-                point = _json_point(raw)
-            elif any(m in text for m in _MARKERS):
-                point = lines.from_roll(text) or lines.from_console(text.rstrip("\n"))
-            else:
-                continue
-            if point:
-                points.append(point)
+    dropped: list[str] = []
+    try:
+        with _open_regular(path) as handle:
+            points = _read_points(handle, kind, dropped)
+    except OSError as err:
+        notes.append(f"{path}: not read ({_why(err)})")
+        return []
+    if dropped:
+        names = ", ".join(_shown(name) for name in list(dict.fromkeys(dropped))[:3])
+        notes.append(f"{path}: {len(dropped):,} value(s) too large for a number left out "
+                     f"({names})")
     return points
 
 
-def _json_point(raw: bytes) -> lines.Point | None:
+def _open_regular(path: Path) -> BinaryIO:
+    """The file, opened for reading, when it is a regular file; OSError otherwise.
+
+    O_NONBLOCK: a FIFO (listed by the walk, or swapped in since) must not block the open,
+    and the fstat of the opened descriptor refuses it, so no check-then-open race is left.
+    A device such as /dev/zero would never end: refused the same way."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        return lines.from_json(lines.parse_object(raw.strip()))
-    except lines.BadLine:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _shown(name: str, limit: int = 60) -> str:
+    return name if len(name) <= limit else name[:limit] + "…"
+
+
+def _why(err: OSError) -> str:
+    if isinstance(err, FileNotFoundError):
+        return "it was removed after it was found"
+    if err.errno == errno.ELOOP:
+        return "a symlink loop"
+    return err.strerror or str(err)
+
+
+def _read_points(handle: BinaryIO, kind: str, dropped: list[str]) -> list[lines.Point]:
+    points = []
+    for raw in handle:
+        if kind == "jsonl":
+            point = _json_point(raw, dropped)
+        else:
+            text = raw.decode("utf-8", errors="replace")
+            if not any(m in text for m in _MARKERS):
+                continue
+            point = lines.from_roll(text, dropped) or lines.from_console(text.rstrip("\n"))
+        if point:
+            points.append(point)
+    return points
+
+
+def _json_point(raw: bytes, dropped: list[str]) -> lines.Point | None:
+    try:
+        return lines.from_json(lines.parse_object(raw.strip()), dropped)
+    except ValueError:  # a bad line, or an int too long for Python to convert at all
         return None
 
 

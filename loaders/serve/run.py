@@ -152,7 +152,10 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     if not root.is_dir():
         raise DumpError(f"no such directory: {root}")
     if listing is None:
-        listing = scan(root)
+        try:
+            listing = scan(root)
+        except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a link loop
+            raise DumpError(f"cannot walk {root}: {err}") from None
     elif listing.root != root:
         raise ValueError(f"listing of {listing.root} given for {root}")
     if not listing.dumps:
