@@ -174,3 +174,24 @@ def test_every_format_reads_back_clean_with_its_check(tmp_path, make):
     found = read_samples(root, list(locations.values()), run.formats)
     assert len(found) == len(run.samples) and not found.stale
     assert not [s.error for s in found.values() if s.error]
+
+
+def test_a_fresh_state_is_checked_by_content_until_it_is_old_enough(big, monkeypatch):
+    """Right after a write, reopening re-reads the sampled blocks (and stays a hit); once
+    past the racy window the state is renewed once, and from then on the stat suffices."""
+    import time
+
+    from loaders.index import refresh as R
+
+    open_run(big)
+    reads = []
+    real = R.content_hashes
+    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a) or real(*a))
+    assert open_run(big).cache == "hit" and len(reads) == 1
+    later = time.time_ns() + 10 * ondisk.RACY_NS
+    monkeypatch.setattr(R.time, "time_ns", lambda: later)
+    renewed = open_run(big)
+    assert renewed.cache == "partial" and not renewed.files[NAME].racy
+    monkeypatch.undo()
+    monkeypatch.setattr(R, "content_hashes", lambda *a: pytest.fail("read the file again"))
+    assert open_run(big).cache == "hit"

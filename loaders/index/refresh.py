@@ -46,9 +46,14 @@ def _unchanged(path: Path, old: FileState) -> bool:
 
 
 def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: int) -> Work:
-    if old is not None and old.same_stat(stat) and not (
-            old.racy and (old.format not in BY_NAME or not _unchanged(dump.path, old))):
-        return Work(dump, stat, old, old.format, checked_ns=checked)
+    if old is not None and old.same_stat(stat):
+        if not old.racy:
+            return Work(dump, stat, old, old.format, checked_ns=checked)
+        if old.format in BY_NAME and _unchanged(dump.path, old):
+            # checked by content; once out of the racy window the stat alone will do again
+            renewed = replace(old, checked_ns=checked)
+            return Work(dump, stat, old if renewed.racy else renewed, old.format,
+                        checked_ns=checked)
     kind = classify(dump.path, dump.rel)
     fmt = kind.format
     if fmt not in BY_NAME:
