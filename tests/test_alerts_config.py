@@ -59,7 +59,8 @@ def test_good_values_keep_their_default_type(tmp_path):
 
 
 def test_unknown_tables_and_keys_are_notes(tmp_path):
-    text = f"top = 1\ninference = [1]\n{VALID}[nope]\na = 1\n[divergence]\nkk = 1\nk = 6\n[memory.deep]\nx = 1\n"
+    text = (f"top = 1\ninference = [1]\n{VALID}[nope]\na = 1\n[divergence]\nkk = 1\nk = 6\n"
+            "[memory.deep]\nx = 1\n")
     health = _checked(tmp_path, text)
     notes = health.metrics.notes
     assert [n for n in notes if "unknown rule [nope]" in n]

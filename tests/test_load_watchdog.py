@@ -132,7 +132,10 @@ def test_a_slow_load_is_waited_for_while_it_reports_progress(tmp_path, monkeypat
         assert _joined(loader).steps == [0, 1, 2]
     finally:
         blocker.release.set()
-    assert seen[:6] == [(i, 6, loader) for i in range(6)]  # in the caller's own thread
+    # reports that come faster than the caller draws are merged into the latest one
+    assert len(seen) >= 3 and [d for d, total, _ in seen if total == 6] == sorted(
+        d for d, total, _ in seen if total == 6)
+    assert all(thread is loader for *_, thread in seen)  # drawn in the caller's own thread
 
 
 def test_a_stalled_refresh_is_a_message_and_the_old_run_stays(tmp_path, monkeypatch, stall):
