@@ -177,21 +177,27 @@ def test_every_format_reads_back_clean_with_its_check(tmp_path, make):
 
 
 def test_a_fresh_state_is_checked_by_content_until_it_is_old_enough(big, monkeypatch):
-    """Right after a write, reopening re-reads the sampled blocks (and stays a hit); once
-    past the racy window the state is renewed once, and from then on the stat suffices."""
+    """Right after a write, reopening re-reads the sampled blocks (and stays a hit, also
+    once past the racy window); the renewed state is saved with the next real change, and
+    from then on the stat suffices."""
     import time
 
     from loaders.index import refresh as R
 
+    other = write_dump(big / "rollout_data_rank_1.jsonl", [make_sample(0)])
     open_run(big)
     reads = []
     real = R.content_hashes
-    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a) or real(*a))
-    assert open_run(big).cache == "hit" and len(reads) == 1
+    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a[0].name) or real(*a))
+    assert open_run(big).cache == "hit" and NAME in reads
     later = time.time_ns() + 10 * ondisk.RACY_NS
     monkeypatch.setattr(R.time, "time_ns", lambda: later)
+    assert open_run(big).cache == "hit"  # renewing alone rewrites no index
+    with open(other, "ab") as handle:
+        handle.write(line_of(make_sample(1)))
     renewed = open_run(big)
     assert renewed.cache == "partial" and not renewed.files[NAME].racy
     monkeypatch.undo()
-    monkeypatch.setattr(R, "content_hashes", lambda *a: pytest.fail("read the file again"))
-    assert open_run(big).cache == "hit"
+    reads.clear()
+    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a[0].name) or real(*a))
+    assert open_run(big).cache == "hit" and NAME not in reads

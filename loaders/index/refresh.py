@@ -50,7 +50,8 @@ def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: 
         if not old.racy:
             return Work(dump, stat, old, old.format, checked_ns=checked)
         if old.format in BY_NAME and _unchanged(dump.path, old):
-            # checked by content; once out of the racy window the stat alone will do again
+            # checked by content; out of the racy window, the stat alone will do again once
+            # this renewed state is saved (with the next change: see _same_states)
             renewed = replace(old, checked_ns=checked)
             return Work(dump, stat, old if renewed.racy else renewed, old.format,
                         checked_ns=checked)
@@ -163,6 +164,14 @@ def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> File
 def _status(stored: Stored | None, works: list[Work], states: dict[str, FileState]) -> str:
     if stored is None or all(w.base is None for w in works):
         return "miss"
-    if any(w.chunks for w in works) or states != stored.files:
+    if any(w.chunks for w in works) or not _same_states(states, stored.files):
         return "partial"
     return "hit"
+
+
+def _same_states(new: dict[str, FileState], old: dict[str, FileState]) -> bool:
+    """Equal, but for check times renewed after a content check: those alone are not worth
+    rewriting the index (and losing a hit) for; they are saved with the next real change."""
+    return new == old or (new.keys() == old.keys() and all(
+        replace(state, checked_ns=old[rel].checked_ns) == old[rel]
+        for rel, state in new.items()))
