@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
 from pages import routes, state
@@ -65,11 +66,28 @@ def _show(route: routes.Route) -> None:
         route.render(view)
 
 
-def _redirect_old_links(pages: dict[str, st.Page]) -> None:
-    """`?page=NAME` (the links of earlier versions) opens that page's own route."""
+def _menu(box: DeltaGenerator, pages: dict[str, st.Page]) -> None:
+    """The sidebar menu: one st.page_link per route.
+
+    A page link keeps the frame's URL parameters (dir, step, ...) on every click, where
+    Streamlit's built-in menu drops them now and then (about one click in three here), which
+    would make the copied link of the new page lose the step.
+    """
+    for page in pages.values():
+        box.page_link(page)
+    box.divider()
+
+
+def _redirect_old_links(pages: dict[str, st.Page]) -> st.Page | None:
+    """`?page=NAME` (the links of earlier versions) opens that page's own route.
+
+    Switching needs the routes registered, so this calls st.navigation itself; the page it
+    returns is the one to run when NAME is not a route.
+    """
     wanted = st.query_params.get("page")
     if wanted is None:
-        return
+        return None
+    navigation = st.navigation(list(pages.values()), position="hidden")
     params = {k: st.query_params.get_all(k) for k in st.query_params if k != "page"}
     if wanted in pages:
         try:
@@ -77,6 +95,7 @@ def _redirect_old_links(pages: dict[str, st.Page]) -> None:
         except StreamlitAPIException:  # mid-session the frame's widgets own their params
             st.switch_page(pages[wanted], query_params={})
     st.query_params.pop("page", None)
+    return navigation
 
 
 def main(argv: list[str]) -> None:
@@ -89,10 +108,14 @@ def main(argv: list[str]) -> None:
     pages = routes.st_pages(_show)
     st.session_state[state.PAGES] = pages
     state.apply_pending()
-    navigation = st.navigation(list(pages.values()), position="sidebar")
-    _redirect_old_links(pages)
+    navigation = _redirect_old_links(pages)
+    menu = st.sidebar.container()
     try:
+        # the frame is drawn before st.navigation runs: its URL-bound widgets then belong to
+        # the app, not to one page, and page links keep their parameters on every click
         st.session_state[VIEW] = frame(config)
+        navigation = navigation or st.navigation(list(pages.values()), position="hidden")
+        _menu(menu, pages)
         navigation.run()
     finally:
         # the widget-latency benchmark reads the server time of the last run

@@ -4,8 +4,20 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+_pages_manager_init = PagesManager.__init__
+
+
+def _init_as_served(self: PagesManager, *args: object, **kwargs: object) -> None:
+    # AppTest sets uses_pages_directory back to None before every run, so each run would go
+    # through Streamlit's pages/-folder mode; the real server never does (scripts/serve.py)
+    PagesManager.uses_pages_directory = False
+    _pages_manager_init(self, *args, **kwargs)
+
+
+PagesManager.__init__ = _init_as_served
 ENTRY = str(Path(__file__).resolve().parents[1] / "rl_logging_board.py")
 
 
