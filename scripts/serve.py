@@ -10,10 +10,11 @@ this launcher sets it before the first session, which the entry cannot.
 """
 import sys
 
-from streamlit.runtime.pages_manager import PagesManager
-from streamlit.web import cli
-
-PagesManager.uses_pages_directory = False
-
 if __name__ == "__main__":
+    # imports stay under the guard: parser worker processes re-run this file as
+    # __mp_main__, and they must not pay for Streamlit (or pandas)
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
+    PagesManager.uses_pages_directory = False
     sys.exit(cli.main())

@@ -129,25 +129,39 @@ def test_cycle_finder_on_small_graphs():
     assert R.find_cycle({"x": {"a"}, "a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
 
 
-def _worker_modules() -> tuple[bool, bool]:
-    """Run inside a parser worker: what importing the scan function pulled in."""
-    import sys
+_WORKER_MODULES = """
+import sys
 
-    import loaders.index.pool  # noqa: F401  (what a worker unpickling scan_chunk imports)
 
+def modules():
+    import loaders.index.pool  # what a worker unpickling scan_chunk imports
     return "pandas" in sys.modules, "loaders.serve.run" in sys.modules
+"""
+# run with -c, as `python -m loaders` and the server's guarded launcher start: the workers
+# then re-import nothing of the parent's main module
+_PARENT = """
+import multiprocessing, sys
+from concurrent.futures import ProcessPoolExecutor
+
+import loaders
+from worker_modules import modules
+
+assert "loaders.serve.run" in sys.modules  # eager in the main process
+assert loaders.open_run.__module__ == "loaders.serve.run"
+with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+    print(pool.submit(modules).result())
+"""
 
 
-def test_parser_workers_stay_free_of_pandas_while_the_package_exports_eagerly():
-    import multiprocessing
+def test_parser_workers_stay_free_of_pandas_while_the_package_exports_eagerly(tmp_path):
+    """In a fresh interpreter: the probe must not carry what an earlier test imported."""
+    import os
+    import subprocess
     import sys
-    from concurrent.futures import ProcessPoolExecutor
 
-    import loaders
-
-    assert "loaders.serve.run" in sys.modules  # eager in the main process
-    assert loaders.open_run.__module__ == "loaders.serve.run"
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(1, mp_context=context) as pool:
-        has_pandas, has_run = pool.submit(_worker_modules).result()
-    assert (has_pandas, has_run) == (False, False)
+    (tmp_path / "worker_modules.py").write_text(_WORKER_MODULES)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-c", _PARENT], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(False, False)"
