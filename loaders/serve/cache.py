@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,33 @@ from loaders.serve.sample import Location, Sample, read_samples
 
 MAX_SAMPLES = 2048
 MAX_TEXT_STEPS = 8
+_LOCATION_COLUMNS = (S.KEY, S.FILE, S.LINE, S.OFFSET, S.NBYTES, S.STEP, S.ITEM, S.LINE_CHECK)
+
+
+class StaleFiles:
+    """Files a read found changed since indexing; shared by a run and its parts, whose
+    sessions read on many threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: set[str] = set()
+
+    def add(self, files: Iterable[str]) -> None:
+        with self._lock:
+            self._files.update(files)
+
+    def files(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._files)
+
+
+class Texts(dict):
+    """texts' result: full texts by key.  A sample of a file in `stale` (changed on disk
+    since indexing) is left out: what it holds now belongs to no row of the index."""
+
+    def __init__(self, texts: dict[str, dict[str, str]], stale: Iterable[str] = ()) -> None:
+        super().__init__(texts)
+        self.stale = frozenset(stale)
 
 
 class SampleStore:
@@ -19,23 +47,26 @@ class SampleStore:
 
     Shared by every session viewing the run: the LRU dicts are only touched under the lock,
     and files are read outside it, so one session's slow read holds up no other session.
+    A stale read (the line's bytes changed since indexing) is never cached, so a file put
+    back as it was reads clean again, and it is noted in `stale`.
     """
 
-    def __init__(self, root: Path, samples: pd.DataFrame, formats: dict[str, str]) -> None:
+    def __init__(self, root: Path, samples: pd.DataFrame, formats: dict[str, str],
+                 stale: StaleFiles | None = None) -> None:
         self.root = root
         self.frame = samples
         self.formats = formats
+        self.stale = stale if stale is not None else StaleFiles()
         self._lock = threading.RLock()
         self._locations: dict[str, Location] | None = None
         self._samples: OrderedDict[str, Sample] = OrderedDict()
-        self._texts: OrderedDict[int, dict[str, dict[str, str]]] = OrderedDict()
+        self._texts: OrderedDict[int, Texts] = OrderedDict()
 
     @property
     def locations(self) -> dict[str, Location]:
         with self._lock:
             if self._locations is None:
-                columns = [self.frame[c].tolist() for c in
-                           (S.KEY, S.FILE, S.LINE, S.OFFSET, S.NBYTES, S.STEP, S.ITEM)]
+                columns = [self.frame[c].tolist() for c in _LOCATION_COLUMNS]
                 self._locations = {row[0]: Location(*row[1:]) for row in zip(*columns)}
             return self._locations
 
@@ -50,14 +81,17 @@ class SampleStore:
             # the result is built from `have`, not the LRU, which may already have dropped
             # some of these (another session, or a step with more than MAX_SAMPLES samples)
             locations = self.locations
-            have.update(read_samples(self.root, [locations[k] for k in missing], self.formats))
+            found = read_samples(self.root, [locations[k] for k in missing], self.formats)
+            self.stale.add(found.stale)
+            have.update(found)
             with self._lock:
-                self._samples.update((k, have[k]) for k in missing)
+                self._samples.update((k, have[k]) for k in missing if not have[k].stale)
                 _trim(self._samples, MAX_SAMPLES)
         return [have[k] for k in keys]
 
-    def texts(self, step: int, keys: list[str]) -> dict[str, dict[str, str]]:
-        """Full texts of one step's samples, by key, cached for the last few steps."""
+    def texts(self, step: int, keys: list[str]) -> Texts:
+        """Full texts of one step's samples, by key, cached for the last few steps (but not
+        a step with stale samples: those are left out and their files named)."""
         with self._lock:
             if step in self._texts:
                 self._texts.move_to_end(step)
@@ -65,10 +99,13 @@ class SampleStore:
         locations = self.locations
         found = read_samples(self.root, [locations[k] for k in keys], self.formats,
                              texts_only=True)
-        texts = {key: sample.texts for key, sample in found.items()}
-        with self._lock:
-            self._texts[step] = texts
-            _trim(self._texts, MAX_TEXT_STEPS)
+        self.stale.add(found.stale)
+        texts = Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
+                      found.stale)
+        if not texts.stale:
+            with self._lock:
+                self._texts[step] = texts
+                _trim(self._texts, MAX_TEXT_STEPS)
         return texts
 
     def clear(self) -> None:

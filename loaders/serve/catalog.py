@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,6 +110,24 @@ class Catalog:
         if stalled:
             raise stalled[0]
 
+    def reparse(self, path: str | Path, files: Collection[str],
+                progress: Progress | None = None) -> Run:
+        """The run of path opened again with `files` (relative to it; a sample read found
+        their bytes changed since indexing) parsed again whole.  It replaces the run held,
+        so that run's cached samples go with it; sessions still holding the old run keep
+        reading it until their next call of run().  DumpError as run() raises it.
+
+        A load of path already in flight (a refresh) is joined rather than doubled: it may
+        not re-parse the files, and then a read names them stale again."""
+        key = Path(os.path.abspath(Path(path).expanduser()))
+        walk = self._current(progress)
+        stale = frozenset(files)
+        found = self._watch(key, lambda report: self._open(key, walk, report, stale),
+                            progress, f"loading {key}")
+        if isinstance(found, DumpError):
+            raise found
+        return found
+
     def _watch(self, key: object, work: Callable[[Progress], object],
                progress: Progress | None, what: str) -> object:
         """work's result for key, from a worker thread that later callers of key join;
@@ -147,12 +165,13 @@ class Catalog:
             return old
         return new
 
-    def _open(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
+    def _open(self, path: Path, walk: _Walk, progress: Progress | None,
+              stale: Collection[str] = ()) -> Run | DumpError:
         if walk.error:
             return DumpError(walk.error)
         try:
             listing = _listing_of(path.resolve(), walk.listing)
-            return open_run(path, progress=progress, listing=listing)
+            return open_run(path, progress=progress, listing=listing, stale=stale)
         except DumpError as err:
             return err
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_index
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
-from loaders.serve.cache import SampleStore
+from loaders.serve.cache import SampleStore, StaleFiles, Texts
 from loaders.serve.memo import Memo
 from loaders.serve.run_health import (
     MetricWalk,
@@ -48,6 +49,8 @@ class Run:
     metric_stamp: str = field(default="", repr=False)  # their stats (and alerts.toml's) then
     # walks of extra metrics paths, by path: shared with the parts, which have the same dir
     _walks: Memo[str, MetricWalk] = field(default_factory=Memo, repr=False)
+    # files a sample read found changed since indexing: shared with the parts, like _walks
+    _stale: StaleFiles = field(default_factory=StaleFiles, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
 
     @property
@@ -83,8 +86,9 @@ class Run:
         """Every sample of one step in full, in summary order."""
         return self.store.load(self.step_rows(step)[S.KEY].tolist())
 
-    def step_texts(self, step: int) -> dict[str, dict[str, str]]:
-        """Full prompt/response/ref_response/ground_truth of one step's samples, by key."""
+    def step_texts(self, step: int) -> Texts:
+        """Full prompt/response/ref_response/ground_truth of one step's samples, by key;
+        the samples of files changed since indexing are left out and named in `.stale`."""
         return self.store.texts(step, self.step_rows(step)[S.KEY].tolist())
 
     @property
@@ -95,7 +99,13 @@ class Run:
     @property
     def store(self) -> SampleStore:
         return self._memo.get("store", lambda: SampleStore(self.root, self.samples,
-                                                            self.formats))
+                                                            self.formats, self._stale))
+
+    @property
+    def stale_files(self) -> frozenset[str]:
+        """Files whose bytes a sample read found changed since this run indexed them: open
+        the run again with them re-parsed (Catalog.reparse) to read them."""
+        return self._stale.files()
 
     @property
     def has_validation(self) -> bool:
@@ -126,7 +136,7 @@ class Run:
         def make() -> Run:
             keep = self.samples[S.VALIDATION] == validation
             return replace(self, samples=self.samples[keep].reset_index(drop=True),
-                           _walks=self._walks)
+                           _walks=self._walks, _stale=self._stale)
         return self._memo.get(("part", validation), make)
 
     def unchanged(self, newer: Run) -> bool:
@@ -142,10 +152,11 @@ class Run:
 
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
-             listing: Listing | None = None) -> Run:
+             listing: Listing | None = None, stale: Collection[str] = ()) -> Run:
     """Load a dump dir through the on-disk index, parsing only what changed.
 
-    `listing` is a walk of root already made (a Catalog walks its dir once for every run).
+    `listing` is a walk of root already made (a Catalog walks its dir once for every run);
+    files named in `stale` (relative to root) are parsed again whole, whatever their stats.
     """
     started = time.perf_counter()
     root = Path(root).expanduser().resolve()
@@ -161,7 +172,7 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     if not listing.dumps:
         raise DumpError(f"no .jsonl dump files under {root}")
     stored = load_index(root) if use_cache else None
-    fresh, status = refresh(list(listing.dumps), stored, progress)
+    fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale)
     if all(state.format not in BY_NAME for state in fresh.files.values()):
         raise DumpError(_unknown_layout(fresh))
     index_path = None
