@@ -2,7 +2,9 @@
 every session; the disk is looked at again only when refresh(base) is called."""
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 import streamlit as st
@@ -13,6 +15,8 @@ from loaders.serve.catalog import Catalog
 from pages.figures.text import literal
 
 MAX_DIRS = 4  # dump dirs kept; each keeps up to catalog.KEEP_RUNS loaded runs
+LOADED = "_board_loaded"  # session key: (dump dir, run dir) of this rerun's run
+REPARSED = "_board_reparsed"  # session key: file versions this session re-parsed by itself
 
 
 class _Progress:
@@ -53,7 +57,9 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
     progress = _Progress()
     try:
-        return _catalog(str(base or path)).run(path, progress)
+        run = _catalog(str(base or path)).run(path, progress)
+        st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
+        return run
     except loaders.DumpError as err:
         st.error(literal(str(err)))
         return None
@@ -71,6 +77,52 @@ def refresh(base: Path) -> None:
         st.error(literal(str(err)))
     finally:
         progress.clear()
+
+
+def reparse(base: Path, run_dir: Path, files: Collection[str]) -> bool:
+    """Open run_dir (base, or a sub-run dir under it) again with `files` parsed whole, for
+    every session; False after showing why it could not be."""
+    progress = _Progress()
+    try:
+        _catalog(str(base)).reparse(run_dir, files, progress)
+        return True
+    except loaders.DumpError as err:
+        st.error(literal(str(err)))
+        return False
+    finally:
+        progress.clear()
+
+
+def recover_stale(run: loaders.Run, files: Collection[str]) -> None:
+    """After a read of this rerun's run found `files` changed since indexing (the page has
+    shown the error): re-parse them and rerun the page, by itself once per file version
+    per session, then only when the user asks.  Once per version, because a file the
+    re-parse cannot bring into agreement (rewritten again in between, say) would otherwise
+    rerun the page forever."""
+    where = st.session_state.get(LOADED)
+    if where is None or not files:
+        return
+    base, run_dir = where
+    versions = {(rel, _version(run.root / rel)) for rel in files}
+    done = st.session_state.setdefault(REPARSED, set())
+    if not versions <= done:
+        done.update(versions)
+        if reparse(base, run_dir, files):
+            st.rerun()
+        return
+    if st.button("Reload changed file", key="reload_stale",
+                 help="Parse the changed file again, so its rows and samples agree"
+                 ) and reparse(base, run_dir, files):
+        st.rerun()
+
+
+def _version(path: Path) -> tuple[int, ...] | None:
+    """What tells one version of a file from the next; None when it cannot be stat'ed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def show_summary(run: loaders.Run) -> None:

@@ -11,6 +11,7 @@ from loaders import schema as S
 from pages import state
 from pages.figures import tables
 from pages.figures.text import compile_search, highlight, literal
+from pages.loading import recover_stale
 from pages.view import View
 
 MAX_MATCHES = 50
@@ -69,12 +70,22 @@ def render(view: View) -> None:
 
 
 def _full_texts(view: View) -> dict:
-    return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE]
-            for key, texts in view.run.step_texts(view.step).items()}
+    found = view.run.step_texts(view.step)
+    if found.stale:
+        # their samples are left out of the search: what the files hold now belongs to no
+        # row of this table
+        names = ", ".join(sorted(found.stale))
+        st.error(literal(f"{names}: changed on disk since it was indexed; its samples are "
+                         "left out of the search until it is read again"))
+        recover_stale(view.run, found.stale)
+    return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE] for key, texts in found.items()}
 
 
 def _matches(shown: object, texts: dict, regex: object) -> None:
     keys = shown[S.KEY].tolist()[:MAX_MATCHES]
+    if not keys:  # st.html refuses an empty body
+        st.caption("No sample matches the search.")
+        return
     with st.expander(f"Matches in {len(shown)} samples (first {len(keys)} shown)",
                      expanded=True):
         st.html("".join(f'<div class="match"><b>{html.escape(key)}</b>'

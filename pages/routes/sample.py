@@ -7,6 +7,7 @@ from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import compare, tokens
 from pages.figures.text import literal, strip_pad, strip_system
+from pages.loading import recover_stale
 from pages.view import View
 
 
@@ -89,7 +90,10 @@ def render(view: View) -> None:
     key = _choose(view, rows)
     sample = view.run.sample(key)
     if sample.error:
+        # none of the sample's values: a stale one's are not what the index says
         st.error(literal(sample.error))
+        if sample.stale:
+            recover_stale(view.run, {sample.file})
         return
     _lengths(view)
     _texts(sample, view)
