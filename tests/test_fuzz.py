@@ -15,12 +15,7 @@ SEEDS, LINES = 30, 40
 # Mutation kinds that still crash open_run because of an open bug in the data core.  They
 # keep their own xfail test below and sit out of the mixed runs until fixed: delete an entry
 # once its bug is fixed and the mixed runs cover that kind again.
-OPEN_BUGS = {
-    "nest": "open bug: a text field nested ~1000 deep raises RecursionError in "
-            "loaders/parse/text.py text_of (str() of the value after orjson.dumps gives up)",
-    "surrogate": "open bug: a lone surrogate escape (\\ud800) in a text or a key raises "
-                 "UnicodeEncodeError when the summary rows become a DataFrame (pyarrow)",
-}
+OPEN_BUGS: dict[str, str] = {}
 MIXED = tuple(kind for kind in fuzz.MUTATIONS if kind not in OPEN_BUGS)
 
 

@@ -192,7 +192,9 @@ def test_huge_numbers_in_each_log_format():
     assert from_console(f"step:{BIG_INT} - a:1") is None
     roll = f'metrics_tag: {{"step": 2, "metrics": {{"a": {BIG_INT}, "b": 1}}}}'
     assert from_roll(roll) == (2, None, {"b": 1.0})
-    assert from_roll('metrics_tag: {"step": 2, "metrics": {"a": 1' + "0" * 5000 + "}}") is None
+    # an int past int()'s digit limit is read as text (parse.repair), so it is no metric
+    assert from_roll('metrics_tag: {"step": 2, "metrics": {"a": 1' + "0" * 5000 + "}}") == (
+        2, None, {})
 
 
 def test_non_finite_metrics_reach_the_rules_without_a_crash(tmp_path):

@@ -9,6 +9,7 @@ from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult, columns_of
 from loaders.index.summary import SummaryBatch
 from loaders.parse.record import BadLine, line_check, parse_object
+from loaders.parse.repair import problems_of
 
 
 def scan_jsonl(chunk: Chunk) -> ChunkResult:
@@ -70,12 +71,16 @@ def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResu
                fmt: str, context: FileContext) -> None:
     """Every sample of one stored record into the batch; unusable ones become problems."""
     line = where[S.LINE]
+    kept = False
     for item, sample in enumerate(samples_of(record, fmt, context)):
         if isinstance(sample, BadLine):
             result.problems.append((line, str(sample), True))
             continue
+        kept = True
         batch.add(sample, {**where, S.ITEM: item},
                   lambda reason: result.problems.append((line, reason, False)))
+    if kept:  # what parsing repaired (a lone surrogate, say) is a problem of a kept line
+        result.problems.extend((line, reason, False) for reason in problems_of(record))
 
 
 def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult, fmt: str,

@@ -8,6 +8,7 @@ import zlib
 import orjson
 
 from loaders import schema as S
+from loaders.parse.repair import SURROGATE_ESCAPE, long_int, repair
 
 BOM = b"\xef\xbb\xbf"
 
@@ -17,8 +18,19 @@ class BadLine(ValueError):
 
 
 def _strict_json(text: str) -> object:
-    # json.loads accepts the NaN/Infinity literals that Python's json.dumps writes
-    return json.loads(text)
+    """json.loads, which accepts the NaN/Infinity literals that Python's json.dumps writes;
+    an integer too long for int() is kept as text (repair() reports it) rather than
+    failing the whole line.  Objects come back repaired when they need it."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int() refused a literal past sys.get_int_max_str_digits()
+        obj = json.loads(text, parse_int=long_int)
+        return repair(obj) if isinstance(obj, dict) else obj
+    if isinstance(obj, dict) and SURROGATE_ESCAPE.search(text):
+        return repair(obj)
+    return obj
 
 
 def parse_record(raw: bytes) -> dict:
@@ -54,6 +66,8 @@ def _fallback_parse(raw: bytes) -> object:
         return _strict_json(text)
     except json.JSONDecodeError as err:
         raise BadLine(f"invalid JSON: {err.msg} (column {err.colno})") from None
+    except ValueError as err:  # none known past _strict_json's own; never a traceback
+        raise BadLine(f"invalid JSON: {str(err)[:80]}") from None
     except RecursionError:
         raise BadLine("invalid JSON: nested too deeply") from None
 
