@@ -45,8 +45,13 @@ def _shown(text: str) -> str:
 
 
 def inside(path: Path, root: Path) -> bool:
-    """False for a symlink that leads outside root (so --root cannot be bypassed)."""
-    if not path.is_symlink():
-        return True
-    target = path.resolve()
+    """False for a symlink that leads outside root (so --root cannot be bypassed), and for
+    one that leads nowhere: a loop, or a path the system refuses, is no file to read and
+    must not stop the walk it is part of."""
+    try:
+        if not path.is_symlink():
+            return True
+        target = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: pathlib's "Symlink loop" before 3.13
+        return False
     return target == root or root in target.parents
