@@ -1,28 +1,42 @@
 """The on-disk index: the summary frame as Parquet, with per-file state in its metadata.
 
 One file, ``index.parquet``, holds both, and it is replaced atomically (write to a temp file,
-fsync, rename), so a crash leaves the old index or none, never a torn one.  It lives in
-``DUMP_DIR/.rl_board_cache/``; when that is not writable, in
-``$RL_BOARD_CACHE_DIR`` or ``$XDG_CACHE_HOME/rl_logging_board/`` (default ``~/.cache``),
-under a folder named after a hash of the dump dir's absolute path.
+fsync, rename), so a crash leaves the old index or none, never a torn one.  Where it lives is
+loaders.index.cachedir's business; what is read back is checked by loaders.index.trust
+before any of it is used, since anyone who can write the dump dir can plant one.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loaders.find.walk import CACHE_DIR_NAME
+from loaders.formats import BY_NAME
+from loaders.index.cachedir import (
+    INDEX_NAME,
+    NoPlace,
+    locate,
+    read_index,
+    replace_index,
+    user_cache_dir,
+)
+from loaders.index.table import empty_frame
+from loaders.index.trust import (
+    Untrusted,
+    check_frame,
+    check_inside,
+    checked_problems,
+    checked_states,
+)
 
 INDEX_VERSION = 5
-INDEX_NAME = "index.parquet"
 _META_KEY = b"rl_logging_board"
 EDGE_BYTES = 4096
 SAMPLED_BLOCKS = 16  # spread between the edges: a rewrite in the middle shows at bounded cost
@@ -102,65 +116,80 @@ def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).hexdigest()
 
 
-def _user_cache_dir(root: Path) -> Path:
-    base = os.environ.get("RL_BOARD_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    base_dir = Path(base) if base else Path.home() / ".cache"
-    if not os.environ.get("RL_BOARD_CACHE_DIR"):
-        base_dir = base_dir / "rl_logging_board"
-    return base_dir / hashlib.sha1(str(root).encode()).hexdigest()[:16]
-
-
 def index_dir(root: Path) -> Path:
     """Where the index of a dump dir lives (next to the dump when it is writable)."""
-    local = root / CACHE_DIR_NAME
-    if os.access(local if local.exists() else root, os.W_OK):
-        return local
-    return _user_cache_dir(root)
+    return locate(root).path
 
 
 @dataclass
 class Stored:
     frame: pd.DataFrame
     files: dict[str, FileState]
-    problems: list[dict]
+    problems: list[dict]  # those marked "index" are about the cache itself: never saved
+
+
+def index_note(place: Path, reason: str) -> dict:
+    """A problem about the index cache, shown with the run's problems and never stored."""
+    return {"file": str(place / INDEX_NAME), "line": 0, "reason": reason, "dropped": False,
+            "index": True}
 
 
 def load_index(root: Path) -> Stored | None:
-    """The stored index of a dump dir, or None when there is none or it is unreadable."""
-    path = index_dir(root) / INDEX_NAME
-    if not path.exists():
-        return None
+    """The stored index of a dump dir, or None when there is none or it is of another
+    version.  One that is unreadable or cannot be trusted (see loaders.index.trust) is
+    ignored, as if there were none, with a note; so is an odd cache dir."""
+    root = Path(root).resolve()
+    place = locate(root)
+    notes = [index_note(place.path, place.note)] if place.note else []
     try:
-        table = pq.read_table(path)
-        meta = orjson.loads(table.schema.metadata[_META_KEY])
-    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
-        return None
+        stored = read_index(place.path, lambda handle: _from_table(pq.read_table(handle),
+                                                                   root))
+    except Untrusted as err:
+        stored, notes = None, [*notes, index_note(place.path, f"index ignored: {err}")]
+    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException) as err:
+        why = " ".join(str(err).split())[:120]
+        reason = f"index ignored: unreadable ({type(err).__name__}: {why})"
+        stored, notes = None, [*notes, index_note(place.path, reason)]
+    if stored is None:
+        return Stored(empty_frame(), {}, notes) if notes else None
+    stored.problems.extend(notes)
+    return stored
+
+
+def _from_table(table: pa.Table, root: Path) -> Stored | None:
+    meta = orjson.loads((table.schema.metadata or {}).get(_META_KEY, b"null"))
+    if not isinstance(meta, dict):
+        raise Untrusted("no board metadata")
     if meta.get("version") != INDEX_VERSION:
-        return None
-    files = {f["rel"]: FileState(**f) for f in meta["files"]}
-    return Stored(table.to_pandas(), files, meta["problems"])
+        return None  # written by another version of the board: rebuilt, nothing to say
+    if meta.keys() != {"version", "files", "problems"}:
+        raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
+    files = checked_states(meta["files"], FileState)
+    check_inside(root, list(files))
+    frame = table.to_pandas()
+    check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
+    return Stored(frame, files, checked_problems(meta["problems"]))
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:
     """Write the index atomically; returns its path, or None when no cache dir is writable."""
     meta = {"version": INDEX_VERSION, "files": [asdict(f) for f in stored.files.values()],
-            "problems": stored.problems}
+            "problems": [p for p in stored.problems if not p.get("index")]}
     table = pa.Table.from_pandas(stored.frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                            _META_KEY: orjson.dumps(meta)})
-    target_dir = index_dir(root)
+    root = Path(root).resolve()
+    place = locate(root).path
+
+    def write(handle: BinaryIO) -> None:
+        pq.write_table(table, handle, compression="zstd")
+
     try:
-        target_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=target_dir)
-    except OSError:
+        return replace_index(place, write)
+    except NoPlace:
+        if place == user_cache_dir(root):
+            return None
+    try:  # the dump's own cache dir became a link or a file since it was located
+        return replace_index(user_cache_dir(root), write)
+    except NoPlace:
         return None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            pq.write_table(table, handle, compression="zstd")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target_dir / INDEX_NAME)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target_dir / INDEX_NAME

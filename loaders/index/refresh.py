@@ -107,7 +107,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     keep = {w.dump.rel for w in works if w.base is not None}
     if stored is not None:
         parts.append(stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
-        problems = [p for p in stored.problems if p["file"] in keep]
+        problems = [p for p in stored.problems if p["file"] in keep or p.get("index")]
     for work in works:
         state, frames, found = _apply(work, by_file.get(work.dump.rel, []))
         states[work.dump.rel] = state

@@ -1,0 +1,138 @@
+"""Checking an index read from disk before any of it is used.
+
+Whoever can write the dump dir (or the user cache dir) can plant an index, and the file
+paths in it are opened later to read samples back.  So every path must be a plain relative
+path that stays inside the dump dir, every sample row must belong to a dump file of the index
+and carry the key its file, line and item give, and the metadata must have exactly the shape
+this version writes.  Anything else raises Untrusted, and the index is rebuilt.
+"""
+from __future__ import annotations
+
+import os
+import stat as st
+from dataclasses import fields
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from loaders import schema as S
+from loaders.find.kind import METRICS, UNKNOWN
+from loaders.formats import BY_NAME
+
+_KNOWN_FORMATS = frozenset(BY_NAME) | {METRICS, UNKNOWN}
+_TYPES = {"str": str, "int": int, "bool": bool}
+_PROBLEM = {"file": str, "line": int, "reason": str, "dropped": bool}
+_SHOWN = 80
+
+
+class Untrusted(ValueError):
+    """Why a stored index is not used; the message completes "index ignored: …"."""
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def typed_fields(entry: object, types: dict[str, type], what: str) -> dict:
+    """entry when it is a dict with exactly these keys, each of its type; raises Untrusted."""
+    if not isinstance(entry, dict) or entry.keys() != types.keys():
+        keys = sorted(map(str, entry)) if isinstance(entry, dict) else type(entry).__name__
+        raise Untrusted(f"malformed {what}: {_shown(keys)}")
+    for key, kind in types.items():
+        if type(entry[key]) is not kind:  # `is`: True is not an int here
+            raise Untrusted(f"malformed {what}: {key} = {_shown(entry[key])}")
+    return entry
+
+
+def state_types(state_class: type) -> dict[str, type]:
+    """{field: type} of a dataclass whose fields are all str, int or bool."""
+    return {f.name: _TYPES[str(f.type)] for f in fields(state_class)}
+
+
+def checked_states(entries: object, state_class: type) -> dict[str, object]:
+    """The file states by path, each checked (shape, format, a path inside the dump dir)."""
+    if not isinstance(entries, list):
+        raise Untrusted(f"malformed file list: {type(entries).__name__}")
+    types = state_types(state_class)
+    states = {}
+    for entry in entries:
+        state = state_class(**typed_fields(entry, types, "file entry"))
+        relative_path(state.rel)
+        if state.format not in _KNOWN_FORMATS:
+            raise Untrusted(f"unknown format {_shown(state.format)} for {_shown(state.rel)}")
+        if state.rel in states:
+            raise Untrusted(f"{_shown(state.rel)} listed twice")
+        states[state.rel] = state
+    return states
+
+
+def checked_problems(entries: object) -> list[dict]:
+    if not isinstance(entries, list):
+        raise Untrusted(f"malformed problem list: {type(entries).__name__}")
+    return [typed_fields(entry, _PROBLEM, "problem") for entry in entries]
+
+
+def relative_path(rel: str) -> None:
+    """Raises Untrusted unless rel is a normalised relative path with no `..`."""
+    pure = PurePosixPath(rel)
+    if (not rel or "\x00" in rel or pure.is_absolute() or ".." in pure.parts
+            or pure.as_posix() != rel or rel == "."):
+        raise Untrusted(f"a file path leads outside the dump dir: {_shown(rel)}")
+
+
+def check_inside(root: Path, rels: list[str]) -> None:
+    """Each path, resolved (its dirs, and the file where it is a link), stays inside root."""
+    real_root = os.path.realpath(root)
+    dirs = {str(PurePosixPath(rel).parent) for rel in rels}
+    for rel in sorted(dirs - {"."}):
+        _resolves_inside(real_root, os.path.join(real_root, rel), rel)
+    for rel in rels:
+        path = os.path.join(real_root, rel)
+        try:
+            link = st.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            continue  # gone: the refresh notices, and nothing is read from it
+        if link:
+            _resolves_inside(real_root, path, rel)
+
+
+def _resolves_inside(real_root: str, path: str, rel: str) -> None:
+    try:
+        real = os.path.realpath(path, strict=False)
+    except (OSError, RuntimeError):
+        raise Untrusted(f"{_shown(rel)} cannot be resolved") from None
+    if real != real_root and not real.startswith(real_root.rstrip("/") + "/"):
+        raise Untrusted(f"a file path leads outside the dump dir: {_shown(rel)}")
+
+
+def check_frame(frame: pd.DataFrame, dump_files: set[str]) -> None:
+    """Every schema column with its dtype, extras numeric or text, rows of the dump files
+    listed with their own keys, and no negative place in a file."""
+    for name, dtype in S.SUMMARY_DTYPES.items():
+        if name not in frame.columns or not _has_dtype(frame[name], dtype):
+            raise Untrusted(f"column {name!r} missing or not {dtype}")
+    for name in frame.columns.difference(list(S.SUMMARY_DTYPES)):
+        if not (_has_dtype(frame[name], "float64") or _has_dtype(frame[name], "string")):
+            raise Untrusted(f"column {_shown(name)} is {frame[name].dtype}")
+    files = frame[S.FILE].cat.categories if len(frame) else []
+    stray = [f for f in files if f not in dump_files]
+    if stray:
+        raise Untrusted(f"samples of a file it does not index: {_shown(stray[0])}")
+    # imported here: table imports the summary code, which index users need not load
+    from loaders.index.table import sample_keys
+
+    if len(frame) and not frame[S.KEY].equals(sample_keys(frame)):
+        raise Untrusted("a sample key does not match its file, line and item")
+    for name in (S.LINE, S.OFFSET, S.NBYTES, S.ITEM):
+        if len(frame) and frame[name].min() < 0:
+            raise Untrusted(f"negative {name}")
+
+
+def _has_dtype(column: pd.Series, dtype: str) -> bool:
+    if dtype == "category":
+        return isinstance(column.dtype, pd.CategoricalDtype) and (
+            column.cat.categories.empty or pd.api.types.is_string_dtype(column.cat.categories))
+    if dtype == "string":
+        return isinstance(column.dtype, pd.StringDtype)
+    return str(column.dtype) == dtype

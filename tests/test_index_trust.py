@@ -1,0 +1,175 @@
+"""A planted or malformed index is ignored and rebuilt, with a note; never trusted, never a
+crash.  Whoever can write the dump dir can write DUMP_DIR/.rl_board_cache/index.parquet."""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.index import ondisk
+from loaders.index.table import sample_keys
+
+META = b"rl_logging_board"
+OUTSIDE = "../../outside/secret.jsonl"
+
+
+def _index(root: Path) -> Path:
+    return root / ".rl_board_cache" / "index.parquet"
+
+
+def _plant(root: Path, frame_edit: Callable[[pd.DataFrame], pd.DataFrame] = lambda f: f,
+           meta_edit: Callable[[dict], object] = lambda m: m) -> None:
+    """Rewrite the stored index of root with its frame and metadata edited."""
+    table = pq.read_table(_index(root))
+    meta = orjson.loads(table.schema.metadata[META])
+    frame = frame_edit(table.to_pandas())
+    planted = pa.Table.from_pandas(frame, preserve_index=False)
+    planted = planted.replace_schema_metadata({**planted.schema.metadata,
+                                               META: orjson.dumps(meta_edit(meta))})
+    pq.write_table(planted, _index(root))
+
+
+def _secret(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside" / "secret.jsonl"
+    write_dump(outside, [make_sample(s, response="SECRET") for s in range(3)])
+    return outside
+
+
+def _rows_renamed(frame: pd.DataFrame) -> pd.DataFrame:
+    frame[S.FILE] = frame[S.FILE].astype("string").where(
+        frame[S.FILE] != "rollout_data_rank_1.jsonl", OUTSIDE).astype("category")
+    frame[S.KEY] = sample_keys(frame)
+    return frame
+
+
+def _states_renamed(to: str) -> Callable[[dict], dict]:
+    def edit(meta: dict) -> dict:
+        for entry in meta["files"]:
+            if entry["rel"] == "rollout_data_rank_1.jsonl":
+                entry["rel"] = to
+        return meta
+    return edit
+
+
+def _key_swapped(frame: pd.DataFrame) -> pd.DataFrame:
+    frame[S.KEY] = frame[S.KEY].astype("string")
+    frame.loc[0, S.KEY] = "rollout_data_rank_1.jsonl:2"
+    return frame
+
+
+@pytest.mark.parametrize("plant", [
+    dict(frame_edit=_rows_renamed),
+    dict(frame_edit=_rows_renamed, meta_edit=_states_renamed(OUTSIDE)),
+    dict(frame_edit=_rows_renamed, meta_edit=_states_renamed("/tmp/outside/secret.jsonl")),
+    dict(meta_edit=_states_renamed("./rollout_data_rank_1.jsonl")),
+    dict(frame_edit=_key_swapped),
+], ids=["rows", "rows_and_states", "absolute", "not_normalised", "key"])
+def test_a_planted_index_naming_other_files_is_ignored(dump_dir, tmp_path, plant):
+    _secret(tmp_path)
+    first = open_run(dump_dir)
+    _plant(dump_dir, **plant)
+    run = open_run(dump_dir)
+    assert run.cache == "miss" and len(run.samples) == len(first.samples)
+    assert set(run.samples[S.FILE]) == {"rollout_data_rank_0.jsonl", "rollout_data_rank_1.jsonl"}
+    assert [p for p in run.problems if p["reason"].startswith("index ignored: ")]
+    texts = [run.sample(key).texts[S.RESPONSE] for key in run.samples[S.KEY]]
+    assert "SECRET" not in texts
+    assert open_run(dump_dir).cache == "hit"  # rebuilt, and the note is gone with the plant
+    assert not [p for p in open_run(dump_dir).problems if "index ignored" in p["reason"]]
+
+
+def test_a_file_path_through_a_linked_dir_leading_out_is_ignored(tmp_path):
+    outside = _secret(tmp_path).parent
+    root = tmp_path / "run"
+    write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(s) for s in range(3)])
+    open_run(root)
+    os.symlink(outside, root / "linked")
+    _plant(root, lambda f: f, _add_state("linked/secret.jsonl"))
+    run = open_run(root)
+    assert run.cache == "miss"
+    assert [p for p in run.problems if "leads outside" in p["reason"]]
+
+
+def _add_state(rel: str) -> Callable[[dict], dict]:
+    def edit(meta: dict) -> dict:
+        meta["files"].append({**meta["files"][0], "rel": rel})
+        return meta
+    return edit
+
+
+def _entry(change: Callable[[dict], None]) -> Callable[[dict], dict]:
+    def edit(meta: dict) -> dict:
+        change(meta["files"][0])
+        return meta
+    return edit
+
+
+@pytest.mark.parametrize("meta_edit", [
+    _entry(lambda e: e.update(evil=1)),
+    _entry(lambda e: e.pop("size")),
+    _entry(lambda e: e.update(size="12")),
+    _entry(lambda e: e.update(ends_mid_line=1)),
+    _entry(lambda e: e.update(format="no_such_format")),
+    lambda m: {**m, "files": {"a": 1}},
+    lambda m: {**m, "files": [1, 2]},
+    lambda m: {**m, "problems": [{"file": "x"}]},
+    lambda m: {**m, "extra": True},
+    lambda m: [m],
+    lambda m: "not an object",
+], ids=["unknown_key", "missing_key", "str_size", "int_bool", "format", "files_dict",
+        "files_ints", "problem", "meta_key", "meta_list", "meta_str"])
+def test_malformed_metadata_is_rebuilt_with_a_note(dump_dir, meta_edit):
+    first = open_run(dump_dir)
+    _plant(dump_dir, meta_edit=meta_edit)
+    run = open_run(dump_dir)
+    assert run.cache == "miss" and len(run.samples) == len(first.samples)
+    assert [p for p in run.problems if p["reason"].startswith("index ignored: ")]
+
+
+@pytest.mark.parametrize("version", [ondisk.INDEX_VERSION + 1, str(ondisk.INDEX_VERSION), None])
+def test_an_index_of_another_version_is_rebuilt_quietly(dump_dir, version):
+    open_run(dump_dir)
+    _plant(dump_dir, meta_edit=lambda m: {**m, "version": version})
+    run = open_run(dump_dir)
+    assert run.cache == "miss" and not run.problems
+
+
+def test_a_column_of_the_wrong_type_is_rebuilt(dump_dir):
+    open_run(dump_dir)
+    _plant(dump_dir, lambda f: f.assign(**{S.STEP: f[S.STEP].astype("string")}))
+    run = open_run(dump_dir)
+    assert run.cache == "miss" and run.samples[S.STEP].dtype == "int64"
+
+
+def _timed(work: Callable[[], object], wait: float = 20.0) -> object:
+    box: dict = {}
+    thread = threading.Thread(target=lambda: box.update(value=work()), daemon=True)
+    thread.start()
+    thread.join(wait)
+    assert not thread.is_alive(), "hung"
+    return box["value"]
+
+
+def test_an_index_that_is_a_fifo_or_a_link_is_never_read(dump_dir, tmp_path):
+    elsewhere = tmp_path / "copy"
+    write_dump(elsewhere / "rollout_data_rank_0.jsonl", [make_sample(0)])
+    open_run(elsewhere)
+    (dump_dir / ".rl_board_cache").mkdir()
+    os.mkfifo(_index(dump_dir))
+    run = _timed(lambda: open_run(dump_dir))
+    assert run.cache == "miss" and [p for p in run.problems if "not a regular" in p["reason"]]
+    _index(dump_dir).unlink()
+    os.symlink(_index(elsewhere), _index(dump_dir))
+    run = open_run(dump_dir)
+    assert run.cache == "miss" and [p for p in run.problems if "index ignored" in p["reason"]]
+    assert not _index(dump_dir).is_symlink()  # replaced by a real index, the link not followed
