@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loaders.find.kind import detect
-from loaders.find.paths import inside
 
 CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
@@ -40,12 +39,23 @@ def rank_of(name: str) -> int:
     return int(match.group(1)) if match else -1
 
 
-def _usable(path: Path, rel: str, root: Path) -> bool:
+def _named(rel: str) -> bool:
     try:
         rel.encode("utf-8")  # names that are not UTF-8 cannot be shown or indexed
     except UnicodeEncodeError:
         return False
-    return inside(path, root)
+    return True
+
+
+def _within(path: str, real_root: str) -> bool:
+    """A link's target stays under real_root.  A link in a loop resolves to itself (the
+    refresh then reports it as unreadable); realpath never raises on one, unlike resolve."""
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip("/") + "/")
+
+
+def _kept(path: Path, real_root: str) -> bool:
+    return not path.is_symlink() or _within(str(path), real_root)
 
 
 def stat_fingerprint(files: Iterable[tuple[str, Path]]) -> str:
@@ -84,27 +94,36 @@ class Listing:
         """The same walk seen from a sub-dir, as if that dir had been walked itself."""
         sub = self.root / rel_dir
         prefix = rel_dir.rstrip("/") + "/"
+        real_sub = os.path.realpath(sub)
         dumps = [DumpFile(d.path, d.rel[len(prefix):], d.rank) for d in self.dumps
-                 if d.rel.startswith(prefix) and inside(d.path, sub)]
-        logs = [p for p in self.logs if sub in p.parents and inside(p, sub)]
+                 if d.rel.startswith(prefix) and _kept(d.path, real_sub)]
+        logs = [p for p in self.logs if sub in p.parents and _kept(p, real_sub)]
         return Listing(sub, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))), tuple(logs))
 
 
 def scan(root: Path) -> Listing:
     """Walk root once, recursively, skipping hidden dirs (and so the cache) and prime-rl
-    steps not yet marked STABLE: every *.jsonl (and TRL completions_*.parquet) and log."""
+    steps not yet marked STABLE: every *.jsonl (and TRL completions_*.parquet) and log.
+
+    Links to dirs are not followed (so no dir loop is walked); a linked file counts when its
+    target stays inside root.  A file that is a FIFO or a link in a loop is listed all the
+    same, so the refresh names it as a problem instead of it vanishing.
+    """
     dumps, logs = [], []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+    real_root = os.path.realpath(root)
+    todo = [(Path(root), "")]
+    while todo:  # a stack, not recursion: a deep tree must not exhaust Python's stack
+        here, prefix = todo.pop()
+        subdirs, files = _entries(here)
         if here.name == "token_exports":
-            dirnames[:] = _stable_steps(here, dirnames)
-        for name in filenames:
-            rel = (here / name).relative_to(root).as_posix()
+            subdirs = _stable_steps(here, subdirs)
+        todo.extend((here / d, f"{prefix}{d}/") for d in reversed(subdirs))
+        for name, link in files:
+            rel = prefix + name
             dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(rel))
-            if name.startswith(".") or not (dump or is_metric_name(name)):
+            if not (dump or is_metric_name(name)) or not _named(rel):
                 continue
-            if not _usable(here / name, rel, root):
+            if link and not _within(str(here / name), real_root):
                 continue
             if dump:
                 dumps.append(DumpFile(here / name, rel, rank_of(name)))
@@ -112,6 +131,32 @@ def scan(root: Path) -> Listing:
                 logs.append(here / name)
     return Listing(root, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))),
                    tuple(sorted(logs, key=lambda p: natural_key(str(p)))))
+
+
+def _entries(here: Path) -> tuple[list[str], list[tuple[str, bool]]]:
+    """(dirs to walk, (file name, is a link) pairs) of one dir, hidden names left out.  A link
+    to a dir is neither; a dir that cannot be listed (gone, no permission) has neither."""
+    dirs, files = [], []
+    try:
+        with os.scandir(here) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                link = entry.is_symlink()
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(entry.name)
+                elif not (link and _is_dir(entry)):
+                    files.append((entry.name, link))
+    except OSError:
+        pass
+    return sorted(dirs), files
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # follows the link; a loop or broken link is not a dir
+    except OSError:
+        return False
 
 
 def discover(root: Path) -> list[DumpFile]:
