@@ -112,16 +112,12 @@ class Catalog:
 
     def reparse(self, path: str | Path, files: Collection[str],
                 progress: Progress | None = None) -> Run:
-        """The run of path opened again with `files` (relative to it; a sample read found
-        their bytes changed since indexing) parsed again whole.  It replaces the run held,
-        so that run's cached samples go with it; sessions still holding the old run keep
-        reading it until their next call of run().  DumpError as run() raises it.
-
-        A load of path already in flight (a refresh) is joined rather than doubled: it may
-        not re-parse the files, and then a read names them stale again."""
+        """The run of path opened again with `files` (relative to it; a read found their
+        bytes changed since indexing) parsed whole.  It replaces the run held, and so its
+        cached samples; DumpError as run() raises it.  A load of path in flight (a refresh)
+        is joined, not doubled: if it did not re-parse them, a read names them again."""
         key = Path(os.path.abspath(Path(path).expanduser()))
-        walk = self._current(progress)
-        stale = frozenset(files)
+        walk, stale = self._current(progress), frozenset(files)
         found = self._watch(key, lambda report: self._open(key, walk, report, stale),
                             progress, f"loading {key}")
         if isinstance(found, DumpError):
