@@ -64,7 +64,19 @@ def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
     for _ in range(1100):  # one by one: makedirs itself recurses once per level
         deep = deep / "d"
         deep.mkdir()
-    write_dump(deep / "rollout_data_rank_3.jsonl", [make_sample(0)])
-    write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(0)])
-    dumps = scan(root).dumps
-    assert sorted(d.rank for d in dumps) == [0, 3]
+    try:
+        write_dump(deep / "rollout_data_rank_3.jsonl", [make_sample(0)])
+        write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(0)])
+        dumps = scan(root).dumps
+        assert sorted(d.rank for d in dumps) == [0, 3]
+    finally:
+        _remove_deep(root / "d", deep)
+
+
+def _remove_deep(top: Path, bottom: Path) -> None:
+    """shutil.rmtree (and so pytest's clean-up of old tmp dirs) recurses once per level."""
+    for path in bottom.iterdir():
+        path.unlink()
+    while bottom != top.parent:
+        bottom.rmdir()
+        bottom = bottom.parent
