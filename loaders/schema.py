@@ -130,6 +130,9 @@ SUMMARY_DTYPES: dict[str, str] = {
     TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
 }
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
+# extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
+# its line, which the Sample view shows, and is a problem of its file
+MAX_EXTRA_COLUMNS = 256
 SORT_KEYS = (STEP, RANK, FILE, LINE, ITEM)
 
 

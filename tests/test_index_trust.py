@@ -53,10 +53,9 @@ def _rows_renamed(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _states_renamed(to: str) -> Callable[[dict], dict]:
-    def edit(meta: dict) -> dict:
-        for entry in meta["files"]:
-            if entry["rel"] == "rollout_data_rank_1.jsonl":
-                entry["rel"] = to
+    def edit(meta: dict) -> dict:  # the file states are stored by field: {field: [values]}
+        rels = meta["files"]["rel"]
+        rels[rels.index("rollout_data_rank_1.jsonl")] = to
         return meta
     return edit
 
@@ -102,32 +101,42 @@ def test_a_file_path_through_a_linked_dir_leading_out_is_ignored(tmp_path):
 
 def _add_state(rel: str) -> Callable[[dict], dict]:
     def edit(meta: dict) -> dict:
-        meta["files"].append({**meta["files"][0], "rel": rel})
+        for name, values in meta["files"].items():
+            values.append(rel if name == "rel" else values[0])
         return meta
     return edit
 
 
-def _entry(change: Callable[[dict], None]) -> Callable[[dict], dict]:
+def _files(change: Callable[[dict], None]) -> Callable[[dict], dict]:
     def edit(meta: dict) -> dict:
-        change(meta["files"][0])
+        change(meta["files"])
         return meta
     return edit
+
+
+def _first(name: str, value: object) -> Callable[[dict], None]:
+    return lambda files: files[name].__setitem__(0, value)
 
 
 @pytest.mark.parametrize("meta_edit", [
-    _entry(lambda e: e.update(evil=1)),
-    _entry(lambda e: e.pop("size")),
-    _entry(lambda e: e.update(size="12")),
-    _entry(lambda e: e.update(ends_mid_line=1)),
-    _entry(lambda e: e.update(format="no_such_format")),
+    _files(lambda f: f.update(evil=[1] * len(f["rel"]))),
+    _files(lambda f: f.pop("size")),
+    _files(lambda f: f["size"].pop()),
+    _files(_first("size", "12")),
+    _files(_first("size", None)),
+    _files(_first("rel", None)),
+    _files(_first("ends_mid_line", 1)),
+    _files(_first("format", "no_such_format")),
+    _files(lambda f: f.update(rel=["rollout_data_rank_0.jsonl"] * len(f["rel"]))),
+    lambda m: {**m, "files": [{"rel": "x"}]},
     lambda m: {**m, "files": {"a": 1}},
-    lambda m: {**m, "files": [1, 2]},
     lambda m: {**m, "problems": [{"file": "x"}]},
     lambda m: {**m, "extra": True},
     lambda m: [m],
     lambda m: "not an object",
-], ids=["unknown_key", "missing_key", "str_size", "int_bool", "format", "files_dict",
-        "files_ints", "problem", "meta_key", "meta_list", "meta_str"])
+], ids=["unknown_key", "missing_key", "short_column", "str_size", "null_size", "null_rel",
+        "int_bool", "format", "twice", "files_list", "files_dict", "problem", "meta_key",
+        "meta_list", "meta_str"])
 def test_malformed_metadata_is_rebuilt_with_a_note(dump_dir, meta_edit):
     first = open_run(dump_dir)
     _plant(dump_dir, meta_edit=meta_edit)

@@ -1,11 +1,19 @@
-"""Byte-range chunks of dump files, and what parsing one chunk yields."""
+"""Byte-range chunks of dump files, bundles of small ones, and what parsing one yields."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from loaders import schema as S
+from loaders.index.extras import kept_extras
+
 CHUNK_BYTES = 16 << 20
+# a file this small costs more in fixed costs (a task, a batch, a frame) than in parsing,
+# so such chunks are scanned together, up to BUNDLE_BYTES a task
+SMALL_CHUNK_BYTES = 1 << 20
+BUNDLE_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -18,22 +26,71 @@ class Chunk:
     continues_line: bool = False  # first bytes finish a line that an earlier parse accepted
     format: str = "native"  # a loaders.formats name
 
+    @property
+    def nbytes(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Small chunks, each the only one of its file, scanned as one task into one batch."""
+    parts: tuple[Chunk, ...]
+
+    @property
+    def path(self) -> str:  # the first part's, for whoever watches what is scanned
+        return self.parts[0].path
+
+    @property
+    def nbytes(self) -> int:
+        return sum(part.nbytes for part in self.parts)
+
+
+Task = Chunk | Bundle
+
 
 @dataclass
 class ChunkResult:
-    chunk: Chunk
+    chunk: Task
     rows: object = None  # columns {name: list} from the worker; the caller may convert them
     problems: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, reason, dropped)
     lines: int = 0
     parsed_until: int = 0
     ends_mid_line: bool = False
     pending_bytes: int = 0
+    nrows: int = 0  # rows this chunk added (to its bundle's batch, for a bundle's part)
+    parts: list[ChunkResult] = field(default_factory=list)  # a bundle's, whose rows they hold
+    dropped: dict[str, list[str]] = field(default_factory=dict)  # by file: see columns_of
+    # content hashes of [0, parsed_until), when the scan read all of it (a whole small file)
+    hashes: tuple[str, str, str] | None = None
+
+
+def bundled(chunks: list[Chunk]) -> list[Task]:
+    """The tasks that scan these chunks: small ones, each the only chunk of its file, in
+    bundles of about BUNDLE_BYTES (in order, after the others: the big ones start first)."""
+    per_file = Counter(chunk.rel for chunk in chunks)
+    small = [c for c in chunks if c.nbytes <= SMALL_CHUNK_BYTES and per_file[c.rel] == 1]
+    if len(small) < 2:
+        return list(chunks)
+    rels = {c.rel for c in small}
+    tasks: list[Task] = [c for c in chunks if c.rel not in rels]
+    group: list[Chunk] = []
+    size = 0
+    for chunk in small:
+        group.append(chunk)
+        size += chunk.nbytes
+        if size >= BUNDLE_BYTES:
+            tasks.append(Bundle(tuple(group)))
+            group, size = [], 0
+    if group:
+        tasks.append(Bundle(tuple(group)) if len(group) > 1 else group[0])
+    return tasks
 
 
 def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
                 continues_line: bool = False, target: int = CHUNK_BYTES,
                 fmt: str = "native") -> list[Chunk]:
-    """Split [start, size) at newlines into chunks of about `target` bytes."""
+    """Split [start, size) at newlines into chunks of about `target` bytes.  Raises OSError
+    when the file cannot be opened (the caller lists it as a problem, unparsed)."""
     bounds = [start]
     with open(path, "rb") as handle:
         pos = start + target
@@ -59,10 +116,30 @@ def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
     return size
 
 
-def columns_of(rows: list[dict]) -> dict[str, list]:
-    """Rows as columns (missing values None): far smaller to send between processes."""
+def columns_of(rows: list[dict]) -> tuple[dict[str, list], dict[str, list[str]]]:
+    """Rows as columns (missing values None): far smaller to send between processes.
+
+    At most MAX_EXTRA_COLUMNS extra columns (see extras.kept_extras): one line of 200,000
+    keys would otherwise cost 200,000 columns of every row.  Also, by file, the extra
+    columns left out (they stay in the line, which the Sample view reads).
+    """
     names = dict.fromkeys(name for row in rows for name in row)
-    return {name: [row.get(name) for row in rows] for name in names}
+    extra = [name for name in names if name not in S.SUMMARY_DTYPES]
+    dropped: dict[str, list[str]] = {}
+    if len(extra) > S.MAX_EXTRA_COLUMNS:
+        gone = set(extra).difference(kept_extras(extra))
+        names = {name: None for name in names if name not in gone}
+        dropped = _dropped_by_file(rows, gone)
+    return {name: [row.get(name) for row in rows] for name in names}, dropped
+
+
+def _dropped_by_file(rows: list[dict], gone: set[str]) -> dict[str, list[str]]:
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        hit = gone.intersection(row)
+        if hit:
+            found.setdefault(row[S.FILE], set()).update(hit)
+    return {file: sorted(names) for file, names in found.items()}
 
 
 Progress = Callable[[int, int], None]  # (bytes done, bytes total)

@@ -8,8 +8,9 @@ appended and a problem.  The outcome depends on the line's keys, not on their or
 """
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -33,6 +34,20 @@ class Claim(NamedTuple):
 def extra_column(key: str) -> str:
     """Column name for a key the schema does not know; prefixed when it would collide."""
     return f"extra_{key}" if key in _RESERVED else key
+
+
+# the board reads these (truncation signals), so they are kept before any other
+_FIRST = tuple(extra_column(k) for k in ("truncated", "is_truncated", "finish_reason",
+                                          "stop_reason"))
+
+
+def kept_extras(names: Iterable[str]) -> list[str]:
+    """The extra columns a run keeps: those the board reads, then by name, up to
+    MAX_EXTRA_COLUMNS.  By name, so the choice depends on which keys exist, not on the
+    order files were parsed in (a partial refresh keeps what a full parse would)."""
+    names = set(names)
+    first = [name for name in _FIRST if name in names][: S.MAX_EXTRA_COLUMNS]
+    return first + heapq.nsmallest(S.MAX_EXTRA_COLUMNS - len(first), names.difference(first))
 
 
 def extras(obj: dict, problem: FieldProblem) -> dict[str, object]:

@@ -7,28 +7,42 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from loaders.formats import BY_NAME
-from loaders.index.chunk import Chunk, ChunkResult, Progress
+from loaders.index.chunk import Bundle, Chunk, ChunkResult, Progress, Task, columns_of
 from loaders.index.scan_jsonl import scan_jsonl
 from loaders.index.scan_parquet import scan_parquet
+from loaders.index.summary import SummaryBatch
 
 INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
 
 
-def scan_chunk(chunk: Chunk) -> ChunkResult:
-    """Parse one chunk; line numbers in the result are relative to the chunk's first line."""
-    if BY_NAME[chunk.format].tabular:
-        return scan_parquet(chunk)
-    return scan_jsonl(chunk)
+def scan_chunk(task: Task) -> ChunkResult:
+    """Parse one chunk, or a bundle of them into one batch (its parts' results, in order, in
+    .parts); line numbers are relative to each chunk's first line."""
+    batch = SummaryBatch()
+    if isinstance(task, Bundle):
+        result = ChunkResult(task, parts=[_scan_into(part, batch) for part in task.parts])
+    else:
+        result = _scan_into(task, batch)
+    result.rows, result.dropped = columns_of(batch.finish())
+    return result
 
 
-def scan_all(chunks: list[Chunk], progress: Progress | None = None,
+def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
+    before = len(batch.rows)
+    scan = scan_parquet if BY_NAME[chunk.format].tabular else scan_jsonl
+    result = scan(chunk, batch)
+    result.nrows = len(batch.rows) - before
+    return result
+
+
+def scan_all(chunks: list[Task], progress: Progress | None = None,
              convert: Callable[[dict], object] = lambda columns: columns) -> list[ChunkResult]:
     """Scan every chunk, in worker processes when the work is big enough; keeps chunk order.
 
     `convert` turns each result's columns into what the caller keeps (a DataFrame, say) as
     soon as the result arrives, so raw rows of the whole dump never pile up.
     """
-    total = sum(c.end - c.start for c in chunks)
+    total = sum(c.nbytes for c in chunks)
     workers = min(len(chunks), len(os.sched_getaffinity(0)))
     if total < INLINE_BYTES or workers < 2:
         return _scan_inline(chunks, total, progress, convert)
@@ -41,20 +55,20 @@ def scan_all(chunks: list[Chunk], progress: Progress | None = None,
             result = future.result()
             result.rows = convert(result.rows)
             results[futures[future]] = result
-            done += chunks[futures[future]].end - chunks[futures[future]].start
+            done += chunks[futures[future]].nbytes
             if progress:
                 progress(done, total)
     return results
 
 
-def _scan_inline(chunks: list[Chunk], total: int, progress: Progress | None,
+def _scan_inline(chunks: list[Task], total: int, progress: Progress | None,
                  convert: Callable[[dict], object]) -> list[ChunkResult]:
     results, done = [], 0
     for chunk in chunks:
         result = scan_chunk(chunk)
         result.rows = convert(result.rows)
         results.append(result)
-        done += chunk.end - chunk.start
+        done += chunk.nbytes
         if progress:
             progress(done, total)
     return results

@@ -19,10 +19,11 @@ from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.walk import DumpFile
 from loaders.formats import BY_NAME
-from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, plan_chunks
+from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
+from loaders.index.merge import Tagged, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.pool import scan_all
-from loaders.index.table import combine
+from loaders.index.table import cap_extras, combine
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
@@ -99,24 +100,36 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     old_files = stored.files if stored else {}
     works = [work for dump in files if (work := _work_for(
         dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
-    results = scan_all([c for w in works for c in w.chunks], progress, convert=pd.DataFrame)
-    by_file: dict[str, list[ChunkResult]] = {}
-    for result in results:
-        by_file.setdefault(result.chunk.rel, []).append(result)
-    states, parts, problems = {}, [], []
+    tasks = bundled([c for w in works for c in w.chunks])
+    results = scan_all(tasks, progress, convert=pd.DataFrame)
+    bundles, by_file, dropped = split(results, {w.dump.rel: w.base.lines for w in works
+                                                if w.base is not None})
+    states, frames, problems = {}, [], []
     keep = {w.dump.rel for w in works if w.base is not None}
     if stored is not None:
-        parts.append(stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
         problems = [p for p in stored.problems if p["file"] in keep or p.get("index")]
     for work in works:
-        state, frames, found = _apply(work, by_file.get(work.dump.rel, []))
+        state, found_frames, found = _apply(work, by_file.get(work.dump.rel, []))
         states[work.dump.rel] = state
-        parts.extend(frames)
+        frames.extend((work.dump.rel, frame) for frame in found_frames)
         problems.extend(found)
     status = _status(stored, works, states)
     if status == "hit":
         return stored, status
+    parts = _in_file_order(works, frames + bundles)
+    if stored is not None:
+        parts.insert(0, stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
+    parts, lost = cap_extras(parts)
+    counts = {f: len(dropped.get(f, set()) | lost.get(f, set())) for f in {*dropped, *lost}}
+    problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
     return Stored(combine(parts), states, problems), status
+
+
+def _in_file_order(works: list[Work], frames: list[Tagged]) -> list[pd.DataFrame]:
+    """The frames in the order of their (first) files, so extra columns come in the order
+    a file-by-file parse meets them, whatever the bundles."""
+    position = {work.dump.rel: i for i, work in enumerate(works)}
+    return [frame for _, frame in sorted(frames, key=lambda item: position[item[0]])]
 
 
 def _apply(work: Work, results: list[ChunkResult]
@@ -129,7 +142,7 @@ def _apply(work: Work, results: list[ChunkResult]
         problems.append({"file": work.dump.rel, "line": 0, "dropped": False,
                          "reason": work.reason})
     for result in results:
-        if len(result.rows):
+        if result.rows is not None and len(result.rows):  # a bundle's part has none
             result.rows[S.LINE] += line_base
             frames.append(result.rows)
         for line, reason, dropped in result.problems:
@@ -150,7 +163,8 @@ def _state(work: Work, results: list[ChunkResult], lines: int, bad: int) -> File
     last = results[-1] if results else None
     parsed = last.parsed_until if last else 0
     try:
-        head, tail, blocks = content_hashes(work.dump.path, parsed)
+        head, tail, blocks = (last.hashes if last is not None and last.hashes
+                              else content_hashes(work.dump.path, parsed))
     except OSError:  # gone or unreadable since: the next refresh will not trust this state
         head = tail = blocks = ""
     fields = stat_fields(stat, work.checked_ns) if stat is not None else {
@@ -172,6 +186,8 @@ def _status(stored: Stored | None, works: list[Work], states: dict[str, FileStat
 def _same_states(new: dict[str, FileState], old: dict[str, FileState]) -> bool:
     """Equal, but for check times renewed after a content check: those alone are not worth
     rewriting the index (and losing a hit) for; they are saved with the next real change."""
-    return new == old or (new.keys() == old.keys() and all(
-        replace(state, checked_ns=old[rel].checked_ns) == old[rel]
-        for rel, state in new.items()))
+    # `is` first: most states are the stored ones, and replace() costs ~20 us a file
+    return new.keys() == old.keys() and all(
+        state is old[rel] or state == old[rel]
+        or replace(state, checked_ns=old[rel].checked_ns) == old[rel]
+        for rel, state in new.items())

@@ -6,16 +6,17 @@ from collections.abc import Iterator
 from loaders import schema as S
 from loaders.formats import samples_of
 from loaders.formats.context import FileContext, context_of
-from loaders.index.chunk import Chunk, ChunkResult, columns_of
+from loaders.index.chunk import Chunk, ChunkResult
+from loaders.index.hashes import data_hashes
 from loaders.index.summary import SummaryBatch
 from loaders.parse.record import BadLine, line_check, parse_object
 from loaders.parse.repair import problems_of
 
 
-def scan_jsonl(chunk: Chunk) -> ChunkResult:
-    """Parse one chunk of lines; line numbers are relative to the chunk's first line."""
+def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
+    """Parse one chunk of lines into the batch; line numbers are relative to the chunk's
+    first line.  The result holds everything but the rows, which the batch collects."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
-    batch = SummaryBatch()
     context = context_of(chunk.rel, chunk.rank)
     try:
         with open(chunk.path, "rb") as handle:
@@ -24,7 +25,6 @@ def scan_jsonl(chunk: Chunk) -> ChunkResult:
     except OSError as err:
         result.problems.append((0, f"cannot read: {err.strerror}", False))
         result.parsed_until = chunk.start
-        result.rows = columns_of([])
         return result
     for offset, raw, terminated in _lines(data, chunk.continues_line):
         line = result.lines + 1
@@ -36,7 +36,8 @@ def scan_jsonl(chunk: Chunk) -> ChunkResult:
         result.lines = line
         if raw.strip():
             _add(batch, raw, where, result, chunk.format, context)
-    result.rows = columns_of(batch.finish())
+    if chunk.start == 0:  # the whole parsed part is in hand: no second read to hash it
+        result.hashes = data_hashes(data, result.parsed_until)
     return result
 
 

@@ -5,27 +5,25 @@ import pyarrow.parquet as pq
 
 from loaders import schema as S
 from loaders.formats.context import context_of
-from loaders.index.chunk import Chunk, ChunkResult, columns_of
+from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
 from loaders.index.summary import SummaryBatch
 from loaders.parse.record import record_check
 
 
-def scan_parquet(chunk: Chunk) -> ChunkResult:
-    """Every row of the file; line is the 1-based row number, offset the row index."""
+def scan_parquet(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
+    """Every row of the file into the batch; line is the 1-based row number, offset the row
+    index.  The result holds everything but the rows, which the batch collects."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
-    batch = SummaryBatch()
     context = context_of(chunk.rel, chunk.rank)
     try:
         table = pq.read_table(chunk.path)
     except (OSError, ValueError) as err:
         result.problems.append((0, f"unreadable Parquet file: {err}", True))
-        result.rows = columns_of([])
         return result
     for index, record in enumerate(table.to_pylist()):
         where = {S.FILE: chunk.rel, S.LINE: index + 1, S.RANK: chunk.rank, S.OFFSET: index,
                  S.NBYTES: 0, S.LINE_CHECK: record_check(record)}
         add_record(batch, record, where, result, chunk.format, context)
     result.lines = table.num_rows
-    result.rows = columns_of(batch.finish())
     return result

@@ -164,7 +164,7 @@ def _texts(obj: dict, row: dict) -> None:
             row[chars] = len(text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it
 def _validation_file(rel: str) -> bool:
     return context_of(rel, -1).validation
 

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.index.extras import kept_extras
 from loaders.index.summary import extra_column
 
 _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
@@ -33,6 +34,27 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
             known = frame[name].notna()
             frame[name] = numeric if numeric[known].notna().all() else frame[name].astype("string")
     return frame
+
+
+def cap_extras(parts: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], dict[str, set[str]]]:
+    """The parts with at most MAX_EXTRA_COLUMNS extra columns over all of them (each part
+    is capped by its worker; together they may still hold more), and by file, the extra
+    columns dropped here that had a value in one of its rows."""
+    extra = {name for part in parts for name in part.columns if name not in S.SUMMARY_DTYPES}
+    if len(extra) <= S.MAX_EXTRA_COLUMNS:
+        return parts, {}
+    gone = extra.difference(kept_extras(extra))
+    capped, dropped = [], {}
+    for part in parts:
+        names = [name for name in part.columns if name in gone]
+        if names:
+            held = part[names].notna().groupby(part[S.FILE].astype("string")).any()
+            for file, row in held.iterrows():
+                if row.any():
+                    dropped.setdefault(str(file), set()).update(row.index[row.to_numpy()])
+            part = part.drop(columns=names)
+        capped.append(part)
+    return capped, dropped
 
 
 def combine(parts: list[pd.DataFrame]) -> pd.DataFrame:

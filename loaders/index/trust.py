@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat as st
 from dataclasses import fields
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pandas as pd
 
@@ -23,6 +23,8 @@ _KNOWN_FORMATS = frozenset(BY_NAME) | {METRICS, UNKNOWN}
 _TYPES = {"str": str, "int": int, "bool": bool}
 _PROBLEM = {"file": str, "line": int, "reason": str, "dropped": bool}
 _SHOWN = 80
+_NONE = object()
+_NAMES = frozenset({"", ".", ".."})  # a part of a path that is not a plain name
 
 
 class Untrusted(ValueError):
@@ -50,14 +52,22 @@ def state_types(state_class: type) -> dict[str, type]:
     return {f.name: _TYPES[str(f.type)] for f in fields(state_class)}
 
 
-def checked_states(entries: object, state_class: type) -> dict[str, object]:
-    """The file states by path, each checked (shape, format, a path inside the dump dir)."""
-    if not isinstance(entries, list):
-        raise Untrusted(f"malformed file list: {type(entries).__name__}")
+def checked_states(columns: object, state_class: type) -> dict[str, object]:
+    """The file states by path, from {field: [value per file]}, each checked (shape, types,
+    format, a path that stays inside the dump dir)."""
     types = state_types(state_class)
+    if not isinstance(columns, dict) or columns.keys() != types.keys():
+        raise Untrusted(f"malformed file list: {_shown(columns)}")
+    lengths = {len(v) if isinstance(v, list) else -1 for v in columns.values()}
+    if len(lengths) != 1 or -1 in lengths:
+        raise Untrusted("malformed file list: columns of different lengths")
+    for name, kind in types.items():
+        wrong = next((v for v in columns[name] if type(v) is not kind), _NONE)  # True: no int
+        if wrong is not _NONE:
+            raise Untrusted(f"malformed file entry: {name} = {_shown(wrong)}")
     states = {}
-    for entry in entries:
-        state = state_class(**typed_fields(entry, types, "file entry"))
+    for values in zip(*(columns[name] for name in types)):
+        state = state_class(*values)
         relative_path(state.rel)
         if state.format not in _KNOWN_FORMATS:
             raise Untrusted(f"unknown format {_shown(state.format)} for {_shown(state.rel)}")
@@ -74,18 +84,17 @@ def checked_problems(entries: object) -> list[dict]:
 
 
 def relative_path(rel: str) -> None:
-    """Raises Untrusted unless rel is a normalised relative path with no `..`."""
-    pure = PurePosixPath(rel)
-    if (not rel or "\x00" in rel or pure.is_absolute() or ".." in pure.parts
-            or pure.as_posix() != rel or rel == "."):
+    """Raises Untrusted unless rel is a normalised relative path with no `..` (string
+    checks, not PurePosixPath: this runs once per file of the dump on every reopen)."""
+    if (not rel or "\x00" in rel or rel.startswith("/")
+            or not _NAMES.isdisjoint(rel.split("/"))):
         raise Untrusted(f"a file path leads outside the dump dir: {_shown(rel)}")
 
 
 def check_inside(root: Path, rels: list[str]) -> None:
     """Each path, resolved (its dirs, and the file where it is a link), stays inside root."""
     real_root = os.path.realpath(root)
-    dirs = {str(PurePosixPath(rel).parent) for rel in rels}
-    for rel in sorted(dirs - {"."}):
+    for rel in sorted({rel.rpartition("/")[0] for rel in rels} - {""}):
         _resolves_inside(real_root, os.path.join(real_root, rel), rel)
     for rel in rels:
         path = os.path.join(real_root, rel)
