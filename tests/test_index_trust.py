@@ -182,3 +182,27 @@ def test_an_index_that_is_a_fifo_or_a_link_is_never_read(dump_dir, tmp_path):
     run = open_run(dump_dir)
     assert run.cache == "miss" and [p for p in run.problems if "index ignored" in p["reason"]]
     assert not _index(dump_dir).is_symlink()  # replaced by a real index, the link not followed
+
+
+def test_every_column_an_index_is_written_with_reads_back_as_trusted(tmp_path):
+    """No false alarms: text of digits (a verl uid) becomes an int64 column, a flag a bool."""
+    root = tmp_path / "run"
+    write_dump(root / "rollout_data_rank_0.jsonl", [
+        make_sample(s, uid=str(1000 + s), acc=s, note=None, flag=True, tags=["a"], text="t")
+        for s in range(3)])
+    first = open_run(root)
+    assert first.samples["uid"].dtype == "int64"
+    again = open_run(root)
+    assert again.cache == "hit" and not again.problems
+
+
+@pytest.mark.parametrize("make", ["native_forks", "verl", "roll_board", "roll_dump", "trl",
+                                  "nemo", "prime"])
+def test_every_format_reopens_as_a_trusted_hit(tmp_path, make):
+    import format_fixtures as F
+
+    root = getattr(F, make)(tmp_path / make)
+    open_run(root)
+    again = open_run(root)
+    assert again.cache == "hit"
+    assert not [p for p in again.problems if "index ignored" in p["reason"]]

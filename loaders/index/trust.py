@@ -122,8 +122,10 @@ def check_frame(frame: pd.DataFrame, dump_files: set[str]) -> None:
         if name not in frame.columns or not _has_dtype(frame[name], dtype):
             raise Untrusted(f"column {name!r} missing or not {dtype}")
     for name in frame.columns.difference(list(S.SUMMARY_DTYPES)):
-        if not (_has_dtype(frame[name], "float64") or _has_dtype(frame[name], "string")):
-            raise Untrusted(f"column {_shown(name)} is {frame[name].dtype}")
+        # numeric of any width (text of digits becomes int64) or text, as table.typed makes
+        column = frame[name]
+        if not (_has_dtype(column, "string") or pd.api.types.is_numeric_dtype(column.dtype)):
+            raise Untrusted(f"column {_shown(name)} is {column.dtype}")
     files = frame[S.FILE].cat.categories if len(frame) else []
     stray = [f for f in files if f not in dump_files]
     if stray:
