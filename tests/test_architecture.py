@@ -135,7 +135,8 @@ import sys
 
 def modules():
     import loaders.index.pool  # what a worker unpickling scan_chunk imports
-    return "pandas" in sys.modules, "loaders.serve.run" in sys.modules
+    # pandas and pyarrow each cost a worker tens of MB: a jsonl scan needs neither
+    return "pandas" in sys.modules or "pyarrow" in sys.modules, "loaders.serve.run" in sys.modules
 """
 # run with -c, as `python -m loaders` and the server's guarded launcher start: the workers
 # then re-import nothing of the parent's main module

@@ -9,7 +9,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from loaders.formats import BY_NAME
 from loaders.index.chunk import Bundle, Chunk, ChunkResult, Progress, Task, columns_of
 from loaders.index.scan_jsonl import scan_jsonl
-from loaders.index.scan_parquet import scan_parquet
 from loaders.index.summary import SummaryBatch
 
 INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
@@ -29,8 +28,14 @@ def scan_chunk(task: Task) -> ChunkResult:
 
 def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     before = len(batch.rows)
-    scan = scan_parquet if BY_NAME[chunk.format].tabular else scan_jsonl
-    result = scan(chunk, batch)
+    if BY_NAME[chunk.format].tabular:
+        # imported here, not at the top: pyarrow costs every worker ~50 MB of memory and
+        # most dumps are jsonl; scan_parquet imports nothing that leads back here
+        from loaders.index.scan_parquet import scan_parquet
+
+        result = scan_parquet(chunk, batch)
+    else:
+        result = scan_jsonl(chunk, batch)
     result.nrows = len(batch.rows) - before
     return result
 
