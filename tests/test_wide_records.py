@@ -32,17 +32,19 @@ def _keys(prefix: str, count: int) -> dict[str, float]:
 
 def test_a_line_with_too_many_keys_keeps_the_first_by_name(tmp_path):
     root = tmp_path / "run"
-    wide = make_sample(1, finish_reason="length", **_keys("k", CAP + 44))
+    wide = make_sample(1, finish_reason="length", z_adv=[0.5] * 6, **_keys("k", CAP + 43))
     write_dump(root / "rollout_data_rank_0.jsonl", [make_sample(0), wide, make_sample(2)])
     run = open_run(root)
     assert len(_extras(run)) == CAP and "finish_reason" in _extras(run)
     assert _extras(run)[-1] == f"k{CAP - 2:03d}"  # finish_reason took one place
     assert _cap_notes(run) == {"rollout_data_rank_0.jsonl": [
-        f"45 extra keys beyond the first {CAP} are not columns (they stay in the line: "
-        "the Sample view shows them)"]}
+        f"45 extra keys beyond the first {CAP} are not columns (they stay in the line; "
+        "token arrays among them still show as tokens)"]}
     key = run.samples[run.samples[S.STEP] == 1][S.KEY].iloc[0]
     assert run.samples.set_index(S.KEY).loc[key, S.TRUNCATED]
-    assert run.sample(key).error is None
+    sample = run.sample(key)
+    assert sample.error is None and "z_adv_mean" not in _extras(run)
+    assert list(sample.tokens["z_adv"]) == [0.5] * 6  # an array past the cap, still tokens
     again = open_run(root)
     assert again.cache == "hit" and _extras(again) == _extras(run)
     assert _cap_notes(again) == _cap_notes(run)
@@ -73,7 +75,7 @@ def test_a_partial_refresh_keeps_what_a_full_parse_keeps(tmp_path):
     assert _extras(full) == sorted([*_keys("a", 200), *_keys("b", CAP - 200)])
     assert _cap_notes(partial) == _cap_notes(full) == {"rollout_data_rank_0.jsonl": [
         f"{400 - CAP} extra keys beyond the first {CAP} are not columns (they stay in the "
-        "line: the Sample view shows them)"]}
+        "line; token arrays among them still show as tokens)"]}
 
 
 def test_a_grown_file_keeps_one_note(tmp_path):

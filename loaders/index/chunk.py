@@ -121,7 +121,7 @@ def columns_of(rows: list[dict]) -> tuple[dict[str, list], dict[str, list[str]]]
 
     At most MAX_EXTRA_COLUMNS extra columns (see extras.kept_extras): one line of 200,000
     keys would otherwise cost 200,000 columns of every row.  Also, by file, the extra
-    columns left out (they stay in the line, which the Sample view reads).
+    columns left out (they stay in the line, and a token array among them in the tokens).
     """
     names = dict.fromkeys(name for row in rows for name in row)
     extra = [name for name in names if name not in S.SUMMARY_DTYPES]

@@ -46,7 +46,7 @@ def split(results: list[ChunkResult], line_bases: dict[str, int]
 
 def cap_note(count: int) -> str:
     return (f"{count} extra keys beyond the first {S.MAX_EXTRA_COLUMNS} are not columns "
-            "(they stay in the line: the Sample view shows them)")
+            "(they stay in the line; token arrays among them still show as tokens)")
 
 
 def with_cap_notes(problems: list[dict], dropped: dict[str, int], parsed: Collection[str]
