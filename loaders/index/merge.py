@@ -44,6 +44,13 @@ def split(results: list[ChunkResult], line_bases: dict[str, int]
     return frames, by_file, dropped
 
 
+def in_file_order(files: list[str], frames: list[Tagged]) -> list[pd.DataFrame]:
+    """The frames in the order of their (first) files, so extra columns come in the order
+    a file-by-file parse meets them, whatever the bundles."""
+    position = {rel: i for i, rel in enumerate(files)}
+    return [frame for _, frame in sorted(frames, key=lambda item: position[item[0]])]
+
+
 def cap_note(count: int) -> str:
     return (f"{count} extra keys beyond the first {S.MAX_EXTRA_COLUMNS} are not columns "
             "(they stay in the line; token arrays among them still show as tokens)")

@@ -20,7 +20,7 @@ from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.walk import DumpFile
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
-from loaders.index.merge import Tagged, split, with_cap_notes
+from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.pool import scan_all
 from loaders.index.table import cap_extras, combine
@@ -116,20 +116,20 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     status = _status(stored, works, states)
     if status == "hit":
         return stored, status
-    parts = _in_file_order(works, frames + bundles)
+    parts = in_file_order([w.dump.rel for w in works], frames + bundles)
     if stored is not None:
         parts.insert(0, stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
+    return _capped(parts, states, problems, dropped, works), status
+
+
+def _capped(parts: list[pd.DataFrame], states: dict[str, FileState], problems: list[dict],
+            dropped: dict[str, set[str]], works: list[Work]) -> Stored:
+    """The new index, its extra columns capped over the whole run, one note a file that
+    lost some (in its worker, `dropped`, or here)."""
     parts, lost = cap_extras(parts)
     counts = {f: len(dropped.get(f, set()) | lost.get(f, set())) for f in {*dropped, *lost}}
     problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
-    return Stored(combine(parts), states, problems), status
-
-
-def _in_file_order(works: list[Work], frames: list[Tagged]) -> list[pd.DataFrame]:
-    """The frames in the order of their (first) files, so extra columns come in the order
-    a file-by-file parse meets them, whatever the bundles."""
-    position = {work.dump.rel: i for i, work in enumerate(works)}
-    return [frame for _, frame in sorted(frames, key=lambda item: position[item[0]])]
+    return Stored(combine(parts), states, problems)
 
 
 def _apply(work: Work, results: list[ChunkResult]
