@@ -15,7 +15,7 @@ from loaders.serve.catalog import Catalog
 from loaders.serve.run import DumpError
 
 WAIT = 20.0
-STALL = 0.5
+STALL = 1.0  # small for a fast test, yet above what a tiny load takes on a busy CI machine
 
 
 def _dump(root: Path, steps: int = 3) -> Path:
@@ -113,11 +113,24 @@ def test_a_slow_load_is_waited_for_while_it_reports_progress(tmp_path, monkeypat
     quiet = index_refresh.scan_all
 
     def slow(chunks, progress=None, convert=lambda columns: columns):
-        if any(c.path.startswith(str(a)) for c in chunks):
-            for i in range(6):  # 1.2 s in all, more than the limit, never quiet for long
-                time.sleep(stall * 0.4)
-                progress(i, 6)
-        return quiet(chunks, progress, convert)
+        if not any(c.path.startswith(str(a)) for c in chunks):
+            return quiet(chunks, progress, convert)
+        for i in range(6):  # 1.2 s in all, more than the limit, never quiet for long
+            time.sleep(stall * 0.4)
+            progress(i, 6)
+        # the real scan reports too while it runs: on a loaded machine (CI) it alone can
+        # take longer than the limit, and a load that reports is never given up on
+        finished = threading.Event()
+
+        def heartbeat() -> None:
+            while not finished.wait(stall * 0.3):
+                progress(6, 6)
+
+        threading.Thread(target=heartbeat, daemon=True).start()
+        try:
+            return quiet(chunks, progress, convert)
+        finally:
+            finished.set()
 
     monkeypatch.setattr(index_refresh, "scan_all", slow)
     seen: list[tuple[int, int]] = []
