@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TypeVar
 
 import streamlit as st
 
@@ -13,6 +14,8 @@ import loaders
 from loaders import schema as S
 from loaders.serve.catalog import Catalog
 from pages.figures.text import literal
+
+T = TypeVar("T")
 
 MAX_DIRS = 4  # dump dirs kept; each keeps up to catalog.KEEP_RUNS loaded runs
 LOADED = "_board_loaded"  # session key: (dump dir, run dir) of this rerun's run
@@ -52,14 +55,11 @@ def sub_runs(base: Path) -> list[str]:
     return _catalog(str(base)).sub_runs()
 
 
-def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
-    """The loaded run of path (base, or a sub-run dir under it), or None after showing why it
-    could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
+def _attempt(action: Callable[[_Progress], T]) -> T | None:
+    """Run one load with a progress bar; a DumpError becomes its one-line message (None)."""
     progress = _Progress()
     try:
-        run = _catalog(str(base or path)).run(path, progress)
-        st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
-        return run
+        return action(progress)
     except loaders.DumpError as err:
         st.error(literal(str(err)))
         return None
@@ -67,30 +67,26 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
         progress.clear()
 
 
+def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
+    """The loaded run of path (base, or a sub-run dir under it), or None after showing why it
+    could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
+    run = _attempt(lambda progress: _catalog(str(base or path)).run(path, progress))
+    if run is not None:
+        st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
+    return run
+
+
 def refresh(base: Path) -> None:
     """Look at the dump dir again: new files, appended lines, metric logs, alerts.toml.
     A reload that stalls is one message; the runs read before stay in use."""
-    progress = _Progress()
-    try:
-        _catalog(str(base)).refresh(progress)
-    except loaders.DumpError as err:
-        st.error(literal(str(err)))
-    finally:
-        progress.clear()
+    _attempt(lambda progress: _catalog(str(base)).refresh(progress))
 
 
 def reparse(base: Path, run_dir: Path, files: Collection[str]) -> bool:
     """Open run_dir (base, or a sub-run dir under it) again with `files` parsed whole, for
     every session; False after showing why it could not be."""
-    progress = _Progress()
-    try:
-        _catalog(str(base)).reparse(run_dir, files, progress)
-        return True
-    except loaders.DumpError as err:
-        st.error(literal(str(err)))
-        return False
-    finally:
-        progress.clear()
+    catalog = _catalog(str(base))
+    return _attempt(lambda progress: catalog.reparse(run_dir, files, progress)) is not None
 
 
 def recover_stale(run: loaders.Run, files: Collection[str]) -> None:
