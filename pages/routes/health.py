@@ -1,7 +1,11 @@
 """Health page: stage times, memory, per-rank load, stability and data quality."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from loaders.health import views
 from loaders.metric_names import clip_fraction_column
@@ -10,7 +14,7 @@ from pages.figures.text import literal
 from pages.view import View
 
 
-def _timing_and_memory(metrics: object, tabs: list) -> None:
+def _timing_and_memory(metrics: pd.DataFrame, tabs: Sequence[DeltaGenerator]) -> None:
     with tabs[0]:
         stages = views.stage_times(metrics)
         if stages.columns.empty:
@@ -26,7 +30,7 @@ def _timing_and_memory(metrics: object, tabs: list) -> None:
                             key="c_memory")
 
 
-def _ranks(view: View, metrics: object) -> None:
+def _ranks(view: View, metrics: pd.DataFrame) -> None:
     value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value",
                      bind="query-params",
                      horizontal=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from loaders.health.check import Health
 from pages.figures import metrics as build
 from pages.figures.text import literal
 from pages.view import View
@@ -10,7 +11,7 @@ from pages.view import View
 MAX_CHARTS = 24  # per group shown at once: more charts than this make every rerun slow
 
 
-def _notes(health: object) -> None:
+def _notes(health: Health) -> None:
     for note in health.metrics.notes:
         st.info(literal(note))
 

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
@@ -17,7 +19,7 @@ from pages.view import View
 MAX_MATCHES = 50
 
 
-def _controls(view: View, rows: object) -> tuple:
+def _controls(view: View, rows: pd.DataFrame) -> tuple[str, bool, str]:
     choices = tables.sort_choices(view.options.kl_estimator)
     left, mid, right = st.columns([2, 1, 3])
     sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="sort",
@@ -31,7 +33,7 @@ def _controls(view: View, rows: object) -> tuple:
     return column, descending, pattern
 
 
-def _filters(rows: object) -> tuple:
+def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
     reward = rows[S.REWARD][np.isfinite(rows[S.REWARD].to_numpy(dtype=float))]
     left, right = st.columns(2)
     reward_range = None
@@ -81,7 +83,7 @@ def _full_texts(view: View) -> dict:
     return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE] for key, texts in found.items()}
 
 
-def _matches(shown: object, texts: dict, regex: object) -> None:
+def _matches(shown: pd.DataFrame, texts: dict[str, str], regex: re.Pattern) -> None:
     keys = shown[S.KEY].tolist()[:MAX_MATCHES]
     if not keys:  # st.html refuses an empty body
         st.caption("No sample matches the search.")

@@ -1,8 +1,10 @@
 """Sample page: one response next to its reference, and its tokens."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from loaders import Sample
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import compare, tokens
@@ -11,7 +13,7 @@ from pages.loading import recover_stale
 from pages.view import View
 
 
-def _choose(view: View, rows: object) -> str:
+def _choose(view: View, rows: pd.DataFrame) -> str:
     keys = rows[S.KEY].tolist()
     if st.session_state.get("sample") not in (None, *keys):
         del st.session_state["sample"]  # a sample of another step: start at the first
@@ -19,7 +21,7 @@ def _choose(view: View, rows: object) -> str:
     return st.selectbox("Sample (file:line)", keys, key="sample", bind="query-params")
 
 
-def _texts(sample: object, view: View) -> None:
+def _texts(sample: Sample, view: View) -> None:
     opts = view.options
     gap = sample.scalars[S.REWARD] - sample.scalars[S.REF_REWARD]
     c1, c2, c3 = st.columns(3)
@@ -46,7 +48,7 @@ def _lengths(view: View) -> None:
                       None if change is None else f"{change:+,.1f} vs previous step")
 
 
-def _tokens(sample: object, view: View) -> None:
+def _tokens(sample: Sample, view: View) -> None:
     frame = tokens.drop_padding(sample.tokens, view.options.pad_token)
     if frame.empty:
         st.info("This sample has no token-level data.")
@@ -72,7 +74,7 @@ def _tokens(sample: object, view: View) -> None:
     st.dataframe(tokens.metrics_table(part, chosen), width="stretch")
 
 
-def _decoded(frame: object, tokenizer_dir: str) -> object:
+def _decoded(frame: pd.DataFrame, tokenizer_dir: str) -> pd.DataFrame:
     """Token ids shown as text when the user points at a local tokenizer."""
     if not tokenizer_dir:
         return frame
