@@ -43,6 +43,16 @@ def write_dump(path: Path, samples: list[dict], extra: bytes = b"") -> Path:
     path.write_bytes(b"".join(line_of(s) for s in samples) + extra)
     return path
 
+def edit_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Overwrite `old` (which must occur once) with a same-length `new`, in place, as `sed -i`
+    would leave a file whose size stays the same."""
+    data = path.read_bytes()
+    assert len(old) == len(new) and data.count(old) == 1
+    with open(path, "r+b") as handle:
+        handle.seek(data.index(old))
+        handle.write(new)
+
+
 
 @pytest.fixture
 def dump_dir(tmp_path: Path) -> Path:

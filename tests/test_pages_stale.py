@@ -5,7 +5,7 @@ import os
 
 import pytest
 from apptest import board, errors, texts
-from conftest import make_sample, write_dump
+from conftest import edit_in_place, make_sample, write_dump
 
 from loaders.serve.catalog import Catalog
 
@@ -25,12 +25,8 @@ def dump(tmp_path):
 def _edit(path, old: bytes, new: bytes) -> None:
     """Overwrite `old` with a same-length `new` in place, restoring the mtime, so only the
     line's own check can tell."""
-    data = path.read_bytes()
-    assert len(old) == len(new) and data.count(old) == 1
     stat = path.stat()
-    with open(path, "r+b") as handle:
-        handle.seek(data.index(old))
-        handle.write(new)
+    edit_in_place(path, old, new)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 

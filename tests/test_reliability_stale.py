@@ -4,7 +4,7 @@ indexed says so (and names the file) instead of showing a second set of numbers.
 import os
 
 import pytest
-from conftest import line_of, make_sample, write_dump
+from conftest import edit_in_place, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
@@ -30,13 +30,6 @@ def _reward(run, line: int) -> float:
     return float(rows[S.REWARD].iloc[0])
 
 
-def _edit_middle(path, old: bytes, new: bytes) -> None:
-    """Overwrite `old` (which must occur once) with a same-length `new`, in place."""
-    data = path.read_bytes()
-    assert len(old) == len(new) and data.count(old) == 1
-    with open(path, "r+b") as handle:
-        handle.seek(data.index(old))
-        handle.write(new)
 
 
 def _restore_times(path, stat: os.stat_result) -> None:
@@ -47,7 +40,7 @@ def test_same_length_edit_in_the_middle_with_mtime_restored_is_reparsed(big):
     path = big / NAME
     assert _reward(open_run(big), 31) == 0.28
     before = path.stat()
-    _edit_middle(path, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(path, b'"reward":0.28,', b'"reward":0.98,')
     _restore_times(path, before)
     assert path.stat().st_size == before.st_size
     run = open_run(big)
@@ -84,7 +77,7 @@ def test_bad_line_fixed_in_place_is_picked_up(big):
     first = open_run(big)
     assert first.bad_lines == 1 and 7 not in first.steps
     before = path.stat()
-    _edit_middle(path, bad, good)
+    edit_in_place(path, bad, good)
     _restore_times(path, before)
     run = open_run(big)
     assert run.bad_lines == 0 and 7 in run.steps and len(run.samples) == 61
@@ -95,7 +88,7 @@ def test_an_edit_in_the_same_clock_tick_is_caught_by_content(big, monkeypatch):
     were (coarse file clocks): a state that fresh is checked by content on reopen."""
     path = big / NAME
     open_run(big)
-    _edit_middle(path, b'"reward":0.28,', b'"reward":0.66,')
+    edit_in_place(path, b'"reward":0.28,', b'"reward":0.66,')
     monkeypatch.setattr(ondisk.FileState, "same_stat", lambda self, stat: True)
     assert _reward(open_run(big), 31) == 0.66
 
@@ -132,7 +125,7 @@ def test_a_sample_read_after_a_same_length_edit_is_an_error_naming_the_file(big)
     locations = _locations(run)
     key = f"{NAME}:31"
     assert read_samples(big, [locations[key]], run.formats)[key].scalars[S.REWARD] == 0.28
-    _edit_middle(big / NAME, b'"reward":0.28,', b'"reward":0.99,')
+    edit_in_place(big / NAME, b'"reward":0.28,', b'"reward":0.99,')
     found = read_samples(big, [locations[key], locations[f"{NAME}:1"]], run.formats)
     sample = found[key]
     assert sample.error and "changed on disk" in sample.error and sample.stale

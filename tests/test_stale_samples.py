@@ -5,7 +5,7 @@ import os
 import threading
 
 import pytest
-from conftest import make_sample, write_dump
+from conftest import edit_in_place, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
@@ -27,13 +27,6 @@ def big(tmp_path):
     return root
 
 
-def _edit(path, old: bytes, new: bytes) -> None:
-    """Overwrite `old` (which must occur once) with a same-length `new`, in place."""
-    data = path.read_bytes()
-    assert len(old) == len(new) and data.count(old) == 1
-    with open(path, "r+b") as handle:
-        handle.seek(data.index(old))
-        handle.write(new)
 
 
 def _table_reward(run, key: str) -> float:
@@ -43,7 +36,7 @@ def _table_reward(run, key: str) -> float:
 def test_a_sample_edited_after_indexing_is_a_stale_error_not_a_second_number(big):
     run = open_run(big)
     assert _table_reward(run, KEY) == 0.28
-    _edit(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
     sample = run.sample(KEY)
     assert sample.stale and sample.error and "changed on disk" in sample.error
     assert not sample.scalars and not sample.texts
@@ -55,7 +48,7 @@ def test_a_stale_sample_is_not_cached(big):
     path = big / NAME
     run = open_run(big)
     original = path.read_bytes()
-    _edit(path, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(path, b'"reward":0.28,', b'"reward":0.98,')
     assert run.sample(KEY).stale
     path.write_bytes(original)  # put back: the index describes these bytes again
     assert run.sample(KEY).scalars[S.REWARD] == 0.28
@@ -65,7 +58,7 @@ def test_step_texts_leave_stale_samples_out_name_their_file_and_are_not_cached(b
     path = big / NAME
     run = open_run(big)
     original = path.read_bytes()
-    _edit(path, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(path, b'"reward":0.28,', b'"reward":0.98,')
     texts = run.step_texts(1)
     assert texts.stale == {NAME} and KEY not in texts
     assert f"{NAME}:30" in texts and run.stale_files == {NAME}
@@ -76,7 +69,7 @@ def test_step_texts_leave_stale_samples_out_name_their_file_and_are_not_cached(b
 
 def test_a_part_shares_the_stale_files_of_its_run(big):
     run = open_run(big)
-    _edit(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
     assert run.part(False).sample(KEY).stale
     assert run.stale_files == {NAME}
 
@@ -94,7 +87,7 @@ def test_catalog_reparse_brings_the_table_and_the_sample_into_agreement(big):
     catalog = Catalog(big)
     run = catalog.run(big)
     stat = (big / NAME).stat()
-    _edit(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
     os.utime(big / NAME, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # stats alone miss it
     assert run.sample(KEY).stale
     new = catalog.reparse(big, run.stale_files)
@@ -107,7 +100,7 @@ def test_catalog_reparse_brings_the_table_and_the_sample_into_agreement(big):
 
 def test_stale_files_are_recorded_from_many_threads(big):
     run = open_run(big)
-    _edit(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
+    edit_in_place(big / NAME, b'"reward":0.28,', b'"reward":0.98,')
     keys = [f"{NAME}:{line}" for line in range(1, 61)] + [f"{OTHER}:1"]
     errors = []
 
