@@ -23,6 +23,24 @@ VALID_REWARD = "valid_reward"
 REF_VALID_REWARD = "ref_valid_reward"
 VALIDATION = "validation"  # true for validation samples, kept apart from training
 
+# a trainer's own id of a sample's group (the prompt it answers), most specific first:
+# slime's Sample.group_index, verifiers' example_id, prime-rl's platform problem_id, and
+# `uid` (verl's group id, which its own dump leaves out, but custom dumps add); without one,
+# the unpadded prompt text is the group (what NeMo-RL and OpenRLHF do in memory)
+GROUP_KEYS = ("group_index", "example_id", "problem_id", "uid", "group_id")
+GROUP_BY_PROMPT = "prompt"
+# what marks a sample the trainer did not train on (kept, counted, shown apart): slime's
+# status "aborted"/"failed", verl's stop_reason "aborted", ROLL's finish_reason "abort",
+# verifiers' `error`, slime's remove_sample, NeMo-RL's sample_loss_mask 0
+STATUS_KEYS = ("status", "rollout_status", "finish_reason", "stop_reason")
+EXCLUDED_STATUSES = frozenset({"aborted", "abort", "failed", "failure", "error", "errored",
+                               "filtered", "dropped", "skipped", "cancelled", "canceled"})
+FILTER_FLAG_KEYS = ("filtered", "is_filtered", "aborted", "is_aborted", "remove_sample")
+ERROR_KEYS = ("error", "errors", "exception")
+LOSS_WEIGHT_KEYS = ("sample_loss_mask", "loss_multiplier")  # 0: no loss from this sample
+# a trainer's advantage: a scalar per sample, or a token array (its mean is the sample's)
+ADVANTAGE_KEYS = ("advantage", "advantages", "adv")
+
 CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
              TOKEN_REWARDS, REWARD, STEP)
 OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD)
@@ -40,7 +58,11 @@ NBYTES = "nbytes"
 LINE_CHECK = "line_check"  # CRC-32 of the line's bytes (of the row's values for Parquet)
 ITEM = "item"  # position within the line, for formats that store many samples per line
 KEY = "key"  # "file:line", or "file:line#item" for item > 0: a sample's name in the UI
-PROMPT_ID = "prompt_id"
+PROMPT_ID = "prompt_id"  # hash of the prompt text without padding: one prompt across steps/runs
+GROUP_ID = "group_id"  # per step, the samples answering one prompt (a GRPO group)
+GROUP_SOURCE = "group_source"  # the key group_id came from: a trainer key, or "prompt"
+EXCLUDED = "excluded"  # filtered, aborted or errored: kept and shown, never in training stats
+EXCLUDED_BY = "excluded_by"  # why, e.g. "status=aborted" ("" when kept)
 
 # ---- summary frame: derived per-sample values -------------------------------------------
 PROMPT_CHARS = "prompt_chars"
@@ -118,6 +140,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     FILE: "category", LINE: "int64", RANK: "int32", OFFSET: "int64", NBYTES: "int64",
     LINE_CHECK: "int64",
     ITEM: "int64", KEY: "string", STEP: "int64", PROMPT_ID: "int64", VALIDATION: "bool",
+    GROUP_ID: "int64", GROUP_SOURCE: "category", EXCLUDED: "bool", EXCLUDED_BY: "string",
     PROMPT: "string", RESPONSE: "string", REF_RESPONSE: "string", GROUND_TRUTH: "string",
     PROMPT_CHARS: "int64", RESPONSE_CHARS: "int64", REF_RESPONSE_CHARS: "int64",
     RESPONSE_LEN: "int64",
@@ -140,6 +163,33 @@ def sample_key(file: str, line: int, item: int = 0) -> str:
     """A sample's name: "file:line", or "file:line#item" when a line holds many samples."""
     return f"{file}:{line}" if not item else f"{file}:{line}#{item}"
 
+
+# ---- GRPO groups: one row per (step, group), and one per prompt over the run ----------
+GROUP_SIZE = "size"
+GROUP_LEFT_OUT = "left_out"  # the group's samples the trainer did not train on
+PASS_RATE = "pass_rate"
+PASSED = "passed"  # per sample: counted as correct (see loaders.groups.table.passed)
+ADVANTAGE = "advantage"  # per sample: the trainer's, else derived from the group's rewards
+ADVANTAGE_SPREAD = "advantage_spread"  # max - min of the group's advantages
+TRUNCATED_SHARE = "truncated_share"
+ZERO_VARIANCE = "zero_variance"  # every reward of the group equal: no learning signal
+ALL_CORRECT = "all_correct"
+ALL_WRONG = "all_wrong"
+GROUP_KIND = "kind"  # "solved" (all pass), "unsolved" (none pass) or "mixed"
+GROUP_KINDS = ("solved", "unsolved", "mixed")
+# a correctness key some trainers log beside the reward (verl reward_extra_info `acc`)
+CORRECT_KEYS = ("acc", "correct", "is_correct", "accuracy")
+STEPS_SEEN = "steps_seen"
+FIRST_SOLVED = "first_solved"  # first step the prompt's group was solved
+LAST_UNSOLVED = "last_unsolved"  # last step it was unsolved
+ZERO_VARIANCE_STEPS = "zero_variance_steps"
+PASS_TREND = "pass_trend"  # least-squares slope of the pass rate per step
+PROMPT_CATEGORY = "category"  # the first of PROMPT_FLAGS that holds, else "other"
+# a prompt's flags over the run (each a bool column; they can overlap), for prompts seen at
+# >= 2 steps; "regressed": solved (all pass) and later at most half passing
+PROMPT_FLAGS = ("never solved", "always solved", "regressed", "stuck at zero variance",
+                "learning")
+SEEN_ONCE = "seen once"
 
 # ---- health signals: one value per step, from the metrics and the dump ------------------
 H_KL = "kl"  # policy KL from the trainer's metrics, else the dump's per-token KL

@@ -1,7 +1,11 @@
 """Seeded generator of realistic RL rollout dumps: one jsonl file per data-parallel rank.
 
     python samples/generate_dump.py OUT_DIR [--steps 10 --ranks 2 --samples-per-rank 8
-        --max-tokens 256 --seed 0] [--start-step N --append]
+        --max-tokens 256 --seed 0 --group-size 1] [--start-step N --append]
+
+With --group-size G > 1 each rank's batch is GRPO-shaped: samples_per_rank / G prompts,
+each answered G times, with 0/1 correctness rewards drawn from a per-prompt difficulty (so
+some groups are always solved, some never, most mixed) and verl's `uid` per group.
     python samples/generate_dump.py samples/demo --demo    # the committed demo dump
 
 Reward rises over the steps (and leans on length late in training), ref_reward stays flat,
@@ -35,10 +39,16 @@ class World:
     corpus: T.Corpus
     max_tokens: int
     last_step: int  # the step where training progress reaches 1
+    difficulty: np.ndarray | None = None  # per prompt, for GRPO groups: pass chance offset
 
 
-def make_world(seed: int, batch: int, max_tokens: int, last_step: int) -> World:
+def make_world(seed: int, batch: int, max_tokens: int, last_step: int,
+               group_size: int = 1) -> World:
     rng = np.random.default_rng([seed, 1])
+    if group_size > 1:  # prompts recur across steps, as epochs of a dataset do
+        pool = T.make_pool(rng, max(12, min(4096, 2 * batch // group_size)))
+        difficulty = np.random.default_rng([seed, 3]).uniform(-0.45, 1.1, len(pool))
+        return World(pool, T.build_corpus(rng), max_tokens, last_step, difficulty)
     pool = T.make_pool(rng, max(12, min(256, batch // 4)))
     return World(pool, T.build_corpus(rng), max_tokens, last_step)
 
@@ -91,13 +101,27 @@ def token_arrays(rng: np.random.Generator, lengths: np.ndarray, reward: np.ndarr
     return {key: np.split(arr, ends[:-1]) for key, arr in zip(ARRAYS, arrays)}
 
 
-def make_batch(world: World, rng: np.random.Generator, step: int, count: int) -> list[dict]:
+def group_prompts(world: World, rng: np.random.Generator, count: int, size: int,
+                  progress: float, truncated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(prompt index, 0/1 reward) of count // size groups of `size` answers each."""
+    prompts = np.repeat(rng.choice(len(world.pool), size=count // size, replace=False), size)
+    chance = np.clip(world.difficulty[prompts] + 0.5 * progress, 0.0, 1.0)
+    reward = (rng.random(len(prompts)) < chance).astype(np.float64)
+    return prompts, np.where(truncated[: len(prompts)], 0.0, reward)
+
+
+def make_batch(world: World, rng: np.random.Generator, step: int, count: int,
+               group_size: int = 1, rank: int = 0) -> list[dict]:
     """`count` samples of one step on one rank."""
     progress = min(1.0, step / max(world.last_step, 1))
     lengths, truncated = draw_lengths(rng, count, world.max_tokens, progress)
     reward, ref_reward = draw_rewards(rng, lengths, truncated, world.max_tokens, progress)
+    prompts = rng.integers(len(world.pool), size=count)
+    if group_size > 1:
+        prompts, reward = group_prompts(world, rng, count, group_size, progress, truncated)
+        count = len(prompts)
     samples = []
-    for i, k in enumerate(rng.integers(len(world.pool), size=count)):
+    for i, k in enumerate(prompts):
         prompt, truth = world.pool[k]
         answer = truth if reward[i] >= 0.5 else T.wrong_answer(rng, truth)
         tokens, text = world.corpus.response(rng, int(lengths[i]), None if truncated[i] else answer)
@@ -107,6 +131,8 @@ def make_batch(world: World, rng: np.random.Generator, step: int, count: int) ->
         samples.append({"step": step, "prompt": prompt, "response": text, "ref_response": ref_text,
                         "ground_truth": truth, "response_tokens": tokens, **dict.fromkeys(ARRAYS),
                         "reward": float(reward[i]), "ref_reward": float(ref_reward[i])})
+        if group_size > 1:
+            samples[-1]["uid"] = f"{step}-{rank}-{i // group_size}"
     arrays = token_arrays(rng, np.array([len(s["response_tokens"]) for s in samples]),
                           reward, progress)
     for i, sample in enumerate(samples):
@@ -116,7 +142,7 @@ def make_batch(world: World, rng: np.random.Generator, step: int, count: int) ->
 
 def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per_rank: int = 8,
                max_tokens: int = 256, seed: int = 0, start_step: int = 0,
-               append: bool = False) -> list[Path]:
+               append: bool = False, group_size: int = 1) -> list[Path]:
     """Write (or append) steps start_step.. of rollout_data_rank_{r}.jsonl; their paths.
 
     Training progress runs from step 0 to the last step written; appended steps continue
@@ -125,14 +151,14 @@ def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     last_step = start_step - 1 if append and start_step > 0 else start_step + steps - 1
-    world = make_world(seed, ranks * samples_per_rank, max_tokens, last_step)
+    world = make_world(seed, ranks * samples_per_rank, max_tokens, last_step, group_size)
     paths = [out / f"rollout_data_rank_{rank}.jsonl" for rank in range(ranks)]
     with ExitStack() as stack:
         handles = [stack.enter_context(open(p, "ab" if append else "wb")) for p in paths]
         for step in range(start_step, start_step + steps):
             for rank, handle in enumerate(handles):
                 rng = np.random.default_rng([seed, 2, step, rank])
-                batch = make_batch(world, rng, step, samples_per_rank)
+                batch = make_batch(world, rng, step, samples_per_rank, group_size, rank)
                 handle.write(b"".join(encode(sample) for sample in batch))
     return paths
 
@@ -209,7 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path)
     for flag, default in (("--steps", 10), ("--ranks", 2), ("--samples-per-rank", 8),
-                          ("--max-tokens", 256), ("--seed", 0), ("--start-step", 0)):
+                          ("--max-tokens", 256), ("--seed", 0), ("--start-step", 0),
+                          ("--group-size", 1)):
         parser.add_argument(flag, type=int, default=default)
     parser.add_argument("--append", action="store_true", help="append to existing rank files")
     parser.add_argument("--demo", action="store_true", help="write the committed demo dump")
@@ -222,7 +249,8 @@ def main(argv: list[str] | None = None) -> None:
         paths = sorted(args.out_dir.glob("rollout_data_rank_*.jsonl"))
     else:
         paths = write_dump(args.out_dir, args.steps, args.ranks, args.samples_per_rank,
-                           args.max_tokens, args.seed, args.start_step, args.append)
+                           args.max_tokens, args.seed, args.start_step, args.append,
+                           args.group_size)
     print(f"{sum(p.stat().st_size for p in paths) - before} bytes written")
 
 

@@ -32,7 +32,7 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
     prompt, response = _split_content(part.pop("content", None))
     sample = {key: value for key, value in part.items()
               if key not in ("token_ids", "generation_logprobs", "prev_logprobs", "rewards",
-                             "input_lengths", "sample_loss_mask")}
+                             "input_lengths")}
     sample[S.PROMPT] = prompt
     sample[S.RESPONSE] = text_of(response.get("content") if isinstance(response, dict)
                                  else response)

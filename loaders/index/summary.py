@@ -9,10 +9,11 @@ import numpy as np
 from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index.extras import FieldProblem, extra_column, extras
+from loaders.index.grouping import exclusion, group_of, prompt_id
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
 from loaders.parse.fields import flag
-from loaders.parse.text import text_id, text_of
+from loaders.parse.text import text_of
 
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
 
@@ -70,6 +71,9 @@ class SummaryBatch:
         nan_count = self._scalars(obj, row, problem) + self._critic(obj, row, n, problem)
         row[S.NAN_COUNT] = nan_count
         _texts(obj, row)
+        row[S.GROUP_ID], row[S.GROUP_SOURCE] = group_of(obj, row[S.PROMPT_ID])
+        row[S.EXCLUDED_BY] = exclusion(obj, problem)
+        row[S.EXCLUDED] = bool(row[S.EXCLUDED_BY])
         row.update(extras(obj, problem))
         self._log_ratio(obj, row, n, problem)
         self.rows.append(row)
@@ -151,7 +155,7 @@ _KL_COLUMNS = (S.LOG_RATIO_MEAN, S.LOG_RATIO_SUM, *map(S.kl_mean, S.KL_ESTIMATOR
 
 def _texts(obj: dict, row: dict) -> None:
     prompt = text_of(obj.get(S.PROMPT))
-    row[S.PROMPT_ID] = text_id(prompt)
+    row[S.PROMPT_ID] = prompt_id(prompt)
     # a prompt's question is at its end (after any system prompt), so keep its tail
     row[S.PROMPT] = prompt if len(prompt) <= S.PREVIEW_CHARS else (
         "…" + prompt[1 - S.PREVIEW_CHARS:])

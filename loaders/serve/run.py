@@ -17,6 +17,7 @@ from loaders.index.ondisk import FileState, index_dir, load_index, save_index
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
+from loaders.serve.groups import Groups
 from loaders.serve.memo import Memo
 from loaders.serve.run_health import (
     MetricWalk,
@@ -51,6 +52,9 @@ class Run:
     _walks: Memo[str, MetricWalk] = field(default_factory=Memo, repr=False)
     # files a sample read found changed since indexing: shared with the parts, like _walks
     _stale: StaleFiles = field(default_factory=StaleFiles, repr=False)
+    # samples the trainer did not train on (filtered, aborted, errored), once trained() split
+    # them off: shown apart, never in a statistic
+    left_out: pd.DataFrame | None = field(default=None, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
 
     @property
@@ -98,8 +102,19 @@ class Run:
 
     @property
     def store(self) -> SampleStore:
-        return self._memo.get("store", lambda: SampleStore(self.root, self.samples,
+        return self._memo.get("store", lambda: SampleStore(self.root, self._all_samples(),
                                                             self.formats, self._stale))
+
+    def _all_samples(self) -> pd.DataFrame:
+        if self.left_out is None or self.left_out.empty:
+            return self.samples
+        return pd.concat([self.samples, self.left_out], ignore_index=True)
+
+    def groups(self, group_key: str | None = None) -> Groups:
+        """GRPO groups and prompt history; `group_key` names a key to group by instead."""
+        return self._memo.get(("groups", group_key), lambda: Groups(
+            self.samples, self.left_out if self.left_out is not None else self.samples[:0],
+            group_key))
 
     @property
     def stale_files(self) -> frozenset[str]:
@@ -138,6 +153,15 @@ class Run:
             return replace(self, samples=self.samples[keep].reset_index(drop=True),
                            _walks=self._walks, _stale=self._stale)
         return self._memo.get(("part", validation), make)
+
+    def trained(self) -> Run:
+        """The samples the trainer trained on, as a run; the rest go to `left_out`."""
+        def make() -> Run:
+            out = self.samples[S.EXCLUDED].to_numpy()
+            return replace(self, samples=self.samples[~out].reset_index(drop=True),
+                           left_out=self.samples[out].reset_index(drop=True),
+                           _walks=self._walks, _stale=self._stale)
+        return self._memo.get("trained", make)
 
     def unchanged(self, newer: Run) -> bool:
         """True when newer, the same dir opened again, saw no change at all (dumps, metric

@@ -1,0 +1,106 @@
+"""A run's GRPO groups as the pages ask for them, each answer computed once and kept."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+from loaders.groups import advantage as adv
+from loaders.groups.history import previews, prompt_steps, prompt_table
+from loaders.groups.table import DEFAULT_PASS, group_table, mix, passed
+from loaders.index.extras import extra_column
+from loaders.serve.memo import Memo
+
+
+@dataclass(frozen=True)
+class GroupOptions:
+    advantage: str = adv.GRPO  # how to derive advantages when the dump has none
+    pass_threshold: float = DEFAULT_PASS
+    kl_estimator: str = S.K3
+    show_left_out: bool = False  # put left-out samples into the tables (said on the page)
+
+
+@dataclass(frozen=True)
+class StepGroups:
+    table: pd.DataFrame  # one row per group, indexed by group id
+    mix: dict[str, int]
+    advantage_source: str
+    pass_rule: str
+    left_out_samples: int  # at this step, whether shown or not
+    left_out_groups: int  # groups of this step with no trained sample at all
+
+
+class Groups:
+    """Group tables, members and prompt history of one run's samples (trained ones, plus
+    the left-out ones when asked).  `group_key` names a column to group by instead of the
+    indexed group id (the board's --group-key)."""
+
+    def __init__(self, samples: pd.DataFrame, left_out: pd.DataFrame,
+                 group_key: str | None = None) -> None:
+        self.samples = with_group_key(samples, group_key)
+        self.left_out = with_group_key(left_out, group_key)
+        self._memo: Memo[tuple, object] = Memo(size=64)
+
+    def rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
+        """One step's samples with their advantage and pass columns added."""
+        return self._memo.get(("rows", step, options), lambda: self._rows(step, options))
+
+    def _rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
+        rows = self.samples[self.samples[S.STEP] == step]
+        if options.show_left_out:
+            more = self.left_out[self.left_out[S.STEP] == step]
+            rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
+        rows = rows.copy()
+        rows[S.ADVANTAGE], _ = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
+        rows[S.PASSED], _ = passed(rows, options.pass_threshold)
+        return rows
+
+    def step(self, step: int, options: GroupOptions) -> StepGroups:
+        return self._memo.get(("step", step, options), lambda: self._step(step, options))
+
+    def _step(self, step: int, options: GroupOptions) -> StepGroups:
+        rows = self.rows(step, options)
+        outside = self.left_out[self.left_out[S.STEP] == step]
+        table = group_table(rows, rows[S.ADVANTAGE], rows[S.PASSED],
+                            S.kl_mean(options.kl_estimator), outside)
+        trained = self.samples.loc[self.samples[S.STEP] == step, S.GROUP_ID]
+        _, source = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
+        _, rule = passed(rows, options.pass_threshold)
+        wholly_out = outside.loc[~outside[S.GROUP_ID].isin(trained), S.GROUP_ID].nunique()
+        return StepGroups(table, mix(table), source, rule, len(outside), int(wholly_out))
+
+    def members(self, step: int, group_id: int, options: GroupOptions) -> pd.DataFrame:
+        """Every answer of one group, best reward first."""
+        rows = self.rows(step, options)
+        return rows[rows[S.GROUP_ID] == group_id].sort_values(
+            S.REWARD, ascending=False, kind="stable", na_position="last")
+
+    def history(self, threshold: float = DEFAULT_PASS) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(per prompt and step, per prompt) over the run's trained samples."""
+        return self._memo.get(("history", threshold), lambda: self._history(threshold))
+
+    def _history(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+        steps = prompt_steps(self.samples, passed(self.samples, threshold)[0])
+        return steps, prompt_table(steps, previews(self.samples))
+
+    def prompt(self, prompt_id: int, threshold: float = DEFAULT_PASS) -> pd.DataFrame:
+        """One prompt's group at every step it appears."""
+        steps, _ = self.history(threshold)
+        return steps[steps[S.PROMPT_ID] == prompt_id].reset_index(drop=True)
+
+
+def with_group_key(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:
+    """frame with GROUP_ID taken from the column of `key` when one was named and exists
+    (rows without a value keep their indexed id)."""
+    column = extra_column(key) if key else None
+    if column is None or column not in frame.columns:
+        return frame
+    values = frame[column]
+    hashed = pd.util.hash_pandas_object(values.astype("string"), index=False)
+    ids = hashed.to_numpy().view(np.int64)
+    out = frame.copy()
+    out[S.GROUP_ID] = np.where(values.notna(), ids, frame[S.GROUP_ID].to_numpy())
+    out[S.GROUP_SOURCE] = np.where(values.notna(), key, frame[S.GROUP_SOURCE].astype(str))
+    return out

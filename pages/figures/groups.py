@@ -1,0 +1,116 @@
+"""Pure builders of the Groups page: the group table, one group's answers, the group mix."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from loaders import schema as S
+from pages.figures.tables import extra_columns
+from pages.figures.text import strip_pad, strip_system
+from pages.view import DisplayOptions
+
+ID = "id"  # the group id as text: the URL and the table selection carry it
+FILTERS = {S.ZERO_VARIANCE: "zero variance", S.ALL_CORRECT: "all correct",
+           S.ALL_WRONG: "all wrong", "mixed": "mixed", S.GROUP_LEFT_OUT: "has left-out answers"}
+KIND_COLORS = {"solved": "#2ca02c", "mixed": "#1f77b4", "unsolved": "#d62728"}
+PREVIEW = 160
+HEAD_TAIL = 600  # characters kept at each end of a collapsed answer
+_FINISH = ("finish_reason", "stop_reason")
+
+
+def sort_choices() -> dict[str, str]:
+    """Sort labels -> group table columns."""
+    return {"reward mean": S.stat(S.REWARD, "mean"), "reward std": S.stat(S.REWARD, "std"),
+            "pass rate": S.PASS_RATE, "size": S.GROUP_SIZE,
+            "length mean": S.stat(S.RESPONSE_LEN, "mean"),
+            "length std": S.stat(S.RESPONSE_LEN, "std"), "truncated share": S.TRUNCATED_SHARE,
+            "KL mean": S.stat("kl", "mean"), "advantage spread": S.ADVANTAGE_SPREAD,
+            "reward min": S.stat(S.REWARD, "min"), "reward max": S.stat(S.REWARD, "max"),
+            "left out": S.GROUP_LEFT_OUT}
+
+
+def filter_groups(table: pd.DataFrame, flags: tuple[str, ...] = (),
+                  regex: re.Pattern | None = None) -> pd.DataFrame:
+    """Groups carrying every chosen flag whose prompt preview matches the regex."""
+    keep = np.ones(len(table), dtype=bool)
+    for flag in flags:
+        if flag == "mixed":
+            keep &= (table[S.GROUP_KIND] == "mixed").to_numpy()
+        elif flag == S.GROUP_LEFT_OUT:
+            keep &= (table[S.GROUP_LEFT_OUT] > 0).to_numpy()
+        else:
+            keep &= table[flag].to_numpy(dtype=bool)
+    if regex is not None:
+        keep &= np.array([bool(regex.search(t)) for t in table[S.PROMPT].fillna("")], dtype=bool)
+    return table[keep]
+
+
+def preview(text: str, options: DisplayOptions, system: bool = False,
+            limit: int = PREVIEW) -> str:
+    text = strip_pad(strip_system(text, options.system_marker) if system else text,
+                     options.pad_token)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def group_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
+    """The displayed group table (the group id as text in ID, for the selection)."""
+    flags = [", ".join(label for flag, label in FILTERS.items()
+                       if flag in (S.ZERO_VARIANCE, S.ALL_CORRECT, S.ALL_WRONG) and row[flag])
+             for row in table[[S.ZERO_VARIANCE, S.ALL_CORRECT, S.ALL_WRONG]].to_dict("records")]
+    shown = pd.DataFrame({
+        ID: table.index.astype(str),
+        S.PROMPT: [preview(t, options, system=True) for t in table[S.PROMPT].fillna("")],
+        S.GROUP_KIND: table[S.GROUP_KIND].to_numpy(), "flags": flags})
+    for column in sort_choices().values():
+        shown[column] = table[column].to_numpy()
+    return shown
+
+
+def mix_figure(steps: pd.DataFrame) -> go.Figure:
+    """Share of solved / mixed / unsolved groups per step (stacked), and the zero-variance
+    share as a line: the group mix over the run, one point per step."""
+    kinds = np.select([steps[S.PASS_RATE] >= 1.0, steps[S.PASS_RATE] <= 0.0],
+                      ["solved", "unsolved"], "mixed")
+    shares = pd.crosstab(steps[S.STEP], kinds, normalize="index")
+    zero = steps.groupby(S.STEP)[S.ZERO_VARIANCE].mean()
+    fig = go.Figure()
+    for kind in ("solved", "mixed", "unsolved"):
+        if kind in shares:
+            fig.add_trace(go.Scatter(x=shares.index, y=shares[kind], name=kind, stackgroup="mix",
+                                     line={"color": KIND_COLORS[kind], "width": 0.5}))
+    fig.add_trace(go.Scatter(x=zero.index, y=zero.to_numpy(), name="zero variance",
+                             line={"color": "#000", "dash": "dot"}))
+    fig.update_layout(title="Group mix per step (share of groups; prompt groups by text)",
+                      xaxis_title=S.STEP, yaxis={"title": "share of groups", "range": [0, 1]},
+                      xaxis={"tickformat": "d"}, hovermode="x unified",
+                      legend={"orientation": "h", "y": -0.25}, height=300)
+    return fig
+
+
+def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:
+    """One group's answers as displayed: rank by reward, the figures that explain the
+    advantage, and the key that opens the answer."""
+    finish = next((c for c in _FINISH if c in members and members[c].notna().any()), None)
+    return pd.DataFrame({
+        "#": np.arange(1, len(members) + 1), S.REWARD: members[S.REWARD].to_numpy(),
+        S.ADVANTAGE: members[S.ADVANTAGE].to_numpy(), S.PASSED: members[S.PASSED].to_numpy(),
+        S.RESPONSE_LEN: members[S.RESPONSE_LEN].to_numpy(),
+        S.TRUNCATED: members[S.TRUNCATED].to_numpy(),
+        f"KL {estimator} mean": members[S.kl_mean(estimator)].to_numpy(),
+        "finish": members[finish].astype("string").to_numpy() if finish else "",
+        "left out": members[S.EXCLUDED_BY].to_numpy(), S.KEY: members[S.KEY].to_numpy()})
+
+
+def head_tail(text: str, keep: int = HEAD_TAIL) -> str:
+    """A long text collapsed to its head and tail, saying how much is hidden."""
+    if len(text) <= 2 * keep + 80:
+        return text
+    return f"{text[:keep]}\n\n[… {len(text) - 2 * keep:,} characters hidden …]\n\n{text[-keep:]}"
+
+
+def trainer_columns(members: pd.DataFrame) -> list[str]:
+    """The extra scalar columns of these answers (reward parts such as acc, format)."""
+    return [c for c in extra_columns(members) if pd.api.types.is_numeric_dtype(members[c])]
