@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from pages import routes, state
+from pages import live, routes, state
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
@@ -50,11 +50,13 @@ def frame(config: BoardConfig) -> View | None:
     run = load_run(run_dir, base)
     if run is None:
         return None
+    following = live.follow(base, run_dir, run)
     show_summary(run)
     run = choose_split(run)
     if run.samples.empty:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return None
+    live.keep_newest(run.steps, following)
     step = choose_step(run.steps)
     options = display_options(config)
     return View(run, step, options, metrics_path)

@@ -13,6 +13,8 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.serve.catalog import Catalog
+from loaders.serve.follow import Follower
+from loaders.serve.follow import follower as follower_of
 from pages.figures.text import literal
 
 T = TypeVar("T")
@@ -74,6 +76,11 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     if run is not None:
         st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
     return run
+
+
+def follower(base: Path, run_dir: Path, min_gap: float) -> Follower:
+    """The one poller of run_dir's files in base's catalog, shared by every session."""
+    return follower_of(_catalog(str(base)), run_dir, min_gap)
 
 
 def refresh(base: Path) -> None:

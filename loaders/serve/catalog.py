@@ -18,6 +18,7 @@ from pathlib import Path
 
 from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
+from loaders.serve.grow import grown
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
 from loaders.serve.watch import Load, Stalled, stall_seconds
@@ -96,10 +97,7 @@ class Catalog:
         index (only what changed is parsed); a run that did not change stays as it was,
         with its caches.  Sessions keep reading the previous runs until each is replaced.
         DumpError (the first, after trying every run) when a reload made no progress."""
-        walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
-                           f"walking {self.base}")
-        if isinstance(walk, DumpError):
-            raise walk
+        walk = self._rewalk(progress)
         stalled: list[DumpError] = []
         for key in self._runs.computed():
             try:
@@ -109,6 +107,28 @@ class Catalog:
                 stalled.append(err)
         if stalled:
             raise stalled[0]
+
+    def follow(self, path: str | Path, walk: bool = False) -> Run:
+        """The held run of path with what its files gained since it was read (only the
+        files it knows, unless `walk`: then the dir is walked for new ones first); a run not
+        held yet is loaded.  See loaders.serve.grow; DumpError as run() raises it."""
+        key = Path(os.path.abspath(Path(path).expanduser()))
+        held = self._runs.peek(key)
+        if not isinstance(held, Run):
+            return self.run(path)
+        listing = _listing_of(key.resolve(), self._rewalk(None).listing) if walk else None
+        found = self._watch(key, lambda report: grown(held, listing, report), None,
+                            f"following {key}")
+        if isinstance(found, DumpError):
+            raise found
+        return found
+
+    def _rewalk(self, progress: Progress | None) -> _Walk:
+        walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
+                           f"walking {self.base}")
+        if isinstance(walk, DumpError):
+            raise walk
+        return walk
 
     def reparse(self, path: str | Path, files: Collection[str],
                 progress: Progress | None = None) -> Run:

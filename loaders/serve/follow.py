@@ -1,0 +1,124 @@
+"""Following a live run: a poll that stats the files a loaded run knows, and nothing else.
+
+A trainer appends to its dump for days while someone watches.  Each poll stats the run's
+known files (dump files, metric logs, alerts.toml); only when a stat changed is the run
+brought up to date (Catalog.follow: the grown bytes are parsed, a file replaced or rewritten
+under the board is checked by content and read again).  The dir is walked for new files at
+most every `walk_every` seconds, or when a caller asks.  Every session following the same run
+shares one Follower, so N open tabs cost one poll per interval, not N.
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+from loaders.index import ondisk
+from loaders.index.ondisk import FileState
+from loaders.serve.catalog import Catalog
+from loaders.serve.run import Run
+from loaders.serve.run_health import metric_stamp
+
+WALK_SECONDS = 30.0  # the dir is walked for new files at most this often
+Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+
+
+@dataclass(frozen=True)
+class Beat:
+    """What one poll found."""
+    run: Run  # the run as it is now (the same object when nothing changed)
+    last_write_ns: int  # the newest mtime among the run's files, 0 when none could be stat'ed
+    walked: bool  # this poll walked the dir for new files
+
+
+def _stamp(stat: os.stat_result) -> Stamp:
+    return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
+
+
+def _indexed(state: FileState) -> Stamp:
+    return state.size, state.mtime_ns, state.ctime_ns, state.inode
+
+
+class Follower:
+    """Polls one run of a catalog; thread-safe, shared by every session that follows it."""
+
+    def __init__(self, catalog: Catalog, path: Path, walk_every: float = WALK_SECONDS,
+                 min_gap: float = 0.0) -> None:
+        self.catalog, self.path = catalog, Path(path)
+        self.walk_every, self.min_gap = walk_every, min_gap
+        self._lock = threading.Lock()
+        self._walked_at = time.monotonic()  # the run was loaded from a walk just made
+        self._polled_at = -math.inf
+        self._confirmed: dict[str, Stamp] = {}  # stats a content check vouched for
+        self._last: Beat | None = None
+
+    def poll(self, walk: bool = False) -> Beat:
+        """The run now: stats only when nothing changed and no walk is due.  Polls closer
+        together than min_gap (other sessions' timers) share the last one's answer."""
+        with self._lock:
+            now = time.monotonic()
+            if not walk and self._last is not None and now - self._polled_at < self.min_gap:
+                return self._last
+            run = self.catalog.run(self.path)
+            due = walk or now - self._walked_at >= self.walk_every
+            stamps = _stat_all(run)
+            if due or self._changed(run, stamps):
+                checked_ns = time.time_ns()
+                run = self.catalog.follow(self.path, walk=due)
+                stamps = _stat_all(run)
+                self._confirm(run, stamps, checked_ns)
+                self._walked_at = now if due else self._walked_at
+            self._polled_at = now
+            self._last = Beat(run, max((s[1] for s in stamps.values() if s), default=0), due)
+            return self._last
+
+    def _changed(self, run: Run, stamps: dict[str, Stamp | None]) -> bool:
+        """A known file's stat moved (or it went), or one indexed too soon after a write to
+        trust its stat was not vouched for since, or a metric log or alerts.toml changed."""
+        for rel, state in run.files.items():
+            stamp = stamps.get(rel)
+            if stamp != _indexed(state):
+                return True
+            if state.racy and self._confirmed.get(rel) != stamp:
+                return True
+        return metric_stamp(run.root, run.metric_files) != run.metric_stamp
+
+    def _confirm(self, run: Run, stamps: dict[str, Stamp | None], checked_ns: int) -> None:
+        """After a refresh began at checked_ns: a file's stat then, unchanged now and older
+        than the racy window at that time, was checked by content and stays trustworthy (a
+        later write lands in a later clock tick and moves the stat)."""
+        for rel, stamp in stamps.items():
+            state = run.files.get(rel)
+            if (state is not None and stamp == _indexed(state)
+                    and max(stamp[1], stamp[2]) + ondisk.RACY_NS < checked_ns):
+                self._confirmed[rel] = stamp
+
+
+def _stat_all(run: Run) -> dict[str, Stamp | None]:
+    """One os.stat per known file (None for one that cannot be stat'ed)."""
+    stamps: dict[str, Stamp | None] = {}
+    for rel in run.files:
+        try:
+            stamps[rel] = _stamp(os.stat(run.root / rel))
+        except OSError:
+            stamps[rel] = None
+    return stamps
+
+
+_FOLLOWERS: weakref.WeakKeyDictionary[Catalog, dict[Path, Follower]] = (
+    weakref.WeakKeyDictionary())
+_REGISTRY_LOCK = threading.Lock()
+
+
+def follower(catalog: Catalog, path: Path, min_gap: float = 0.0) -> Follower:
+    """The one Follower of path in catalog (made on first use)."""
+    key = Path(os.path.abspath(path))
+    with _REGISTRY_LOCK:
+        by_path = _FOLLOWERS.setdefault(catalog, {})
+        if key not in by_path:
+            by_path[key] = Follower(catalog, key, min_gap=min_gap)
+        return by_path[key]

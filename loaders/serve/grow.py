@@ -1,0 +1,45 @@
+"""A loaded run brought up to date from its own frame and file states, not from the disk index.
+
+Following a live run re-opens it every few seconds; reading the Parquet index back each time
+would cost more than the few new lines.  The run in memory already is that index (its frame,
+file states and problems), so only what changed on disk is parsed (loaders.index.refresh:
+grown bytes, or a whole file rewritten or replaced under the board), and the index is saved
+when anything changed, so a later cold open starts from here.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
+from loaders.index.chunk import Progress
+from loaders.index.ondisk import Stored, save_index
+from loaders.index.refresh import refresh
+from loaders.serve.run import Run
+from loaders.serve.run_health import metric_stamp, run_metric_files
+
+
+def known_dumps(run: Run) -> list[DumpFile]:
+    """The files the run indexed (dumps, metric jsonl and skipped ones), as a walk lists them."""
+    rels = sorted(run.files, key=natural_key)
+    return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name)) for rel in rels]
+
+
+def grown(run: Run, listing: Listing | None = None, progress: Progress | None = None) -> Run:
+    """run with what changed on disk since it was indexed; run itself when nothing did.
+
+    Without a listing only the files it already knows are looked at (a stat each, and a
+    content check of those that changed or were written too recently for their stat to
+    tell); with one (a fresh walk of run.root) new files are indexed and vanished ones left.
+    """
+    started = time.perf_counter()
+    dumps = list(listing.dumps) if listing is not None else known_dumps(run)
+    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems), progress)
+    metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
+                    if listing is not None else run.metric_files)
+    stamp = metric_stamp(run.root, metric_files)
+    if status == "hit" and (metric_files, stamp) == (run.metric_files, run.metric_stamp):
+        return run
+    index_path = save_index(run.root, fresh) if status != "hit" else run.index_path
+    return Run(run.root, fresh.frame, fresh.files, fresh.problems, status,
+               time.perf_counter() - started, index_path, metric_files, stamp)

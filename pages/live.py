@@ -1,0 +1,101 @@
+"""Following a live run: the Follow toggle, a timer fragment that polls the run's files, and
+a step that keeps to the newest one unless the user picked another.
+
+The fragment reruns alone every POLL_SECONDS: it asks the run's Follower (loaders.serve.follow:
+stats of the known files, a walk for new files at most every 30 s) whether the run grew, and
+only then reruns the whole page, so charts, health panels and alerts are drawn from the grown
+run.  An idle tick costs the stats and one small caption.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import streamlit as st
+
+import loaders
+from loaders.serve.follow import Beat
+from pages.loading import follower
+
+RECENT_SECONDS = 300  # Follow is on by default when a dump file changed this recently
+POLL_ENV = "RL_BOARD_POLL_SECONDS"
+DEFAULT_POLL_SECONDS = 1.0
+NEWEST = "_board_newest_step"  # session key: the newest step when the page was last drawn
+FOLLOW_DEFAULT = "_board_follow_default"  # session key: (run dir, default) of this session
+
+
+def poll_seconds() -> float:
+    """$RL_BOARD_POLL_SECONDS (default 1 s), at least 0.2 s."""
+    try:
+        return max(0.2, float(os.environ.get(POLL_ENV, DEFAULT_POLL_SECONDS)))
+    except ValueError:
+        return DEFAULT_POLL_SECONDS
+
+
+def _newest_write_ns(run: loaders.Run) -> int:
+    return max((state.mtime_ns for state in run.files.values()), default=0)
+
+
+def _default_on(run_dir: Path, run: loaders.Run) -> bool:
+    """On when the run's newest file changed in the last RECENT_SECONDS; decided once per
+    session and run dir, so the toggle does not flip by itself when the run goes quiet."""
+    kept = st.session_state.get(FOLLOW_DEFAULT)
+    if kept is None or kept[0] != str(run_dir):
+        recent = time.time_ns() - _newest_write_ns(run) < RECENT_SECONDS * 1e9
+        kept = st.session_state[FOLLOW_DEFAULT] = (str(run_dir), recent)
+    return kept[1]
+
+
+def follow(base: Path, run_dir: Path, run: loaders.Run) -> bool:
+    """The Follow toggle and, when on, the live indicator that polls the run; True when on."""
+    on = st.sidebar.toggle(
+        "Follow", value=_default_on(run_dir, run), key="follow", bind="query-params",
+        help="Watch the run while it trains: new lines appear within seconds, and the step "
+             "stays on the newest one unless you pick another. On by default when a dump "
+             f"file changed in the last {RECENT_SECONDS // 60} minutes.")
+    if on:
+        with st.sidebar:
+            _ticker(str(base), str(run_dir), run)
+    return on
+
+
+@st.fragment(run_every=poll_seconds())
+def _ticker(base: str, run_dir: str, shown: loaders.Run) -> None:
+    try:
+        beat = follower(Path(base), Path(run_dir), poll_seconds() / 2).poll()
+    except loaders.DumpError as err:
+        st.caption(f"live · paused: {err}")
+        return
+    if beat.run is not shown:
+        st.rerun(scope="app")
+    st.caption(_indicator(beat), help="Checked every "
+               f"{poll_seconds():g} s: the run's files are stat'ed, the dir is walked for new "
+               "files every 30 s (Refresh walks it now)")
+
+
+def _indicator(beat: Beat) -> str:
+    if not beat.last_write_ns:
+        return "live · no file written yet"
+    ago = max(0.0, (time.time_ns() - beat.last_write_ns) / 1e9)
+    return f"live · last line {_duration(ago)} ago"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def keep_newest(steps: list[int], following: bool) -> None:
+    """While following, a step left at the newest one moves on to the new newest; a step the
+    user picked (any other) stays pinned.  Picking the newest step again follows again."""
+    newest = steps[-1] if steps else None
+    before = st.session_state.get(NEWEST)
+    st.session_state[NEWEST] = newest
+    if not following or newest is None or before is None or before == newest:
+        return
+    if st.session_state.get("step") == before:
+        st.session_state["step"] = newest
