@@ -15,6 +15,7 @@ from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
     choose_dir,
+    choose_left_out,
     choose_metrics_path,
     choose_run,
     choose_split,
@@ -29,14 +30,15 @@ DEMO_DIR = Path(__file__).resolve().parents[1] / "samples" / "demo"
 
 
 def parse_config(argv: list[str]) -> BoardConfig:
-    """--dump-dir / $RL_BOARD_DUMP_DIR (default samples/demo), --root / $RL_BOARD_ROOT and
-    --metrics / $RL_BOARD_METRICS."""
+    """--dump-dir / $RL_BOARD_DUMP_DIR (default samples/demo), --root / $RL_BOARD_ROOT,
+    --metrics / $RL_BOARD_METRICS and --group-key / $RL_BOARD_GROUP_KEY."""
     parser = argparse.ArgumentParser(prog="rl_logging_board.py")
     parser.add_argument("--dump-dir", default=os.environ.get("RL_BOARD_DUMP_DIR", str(DEMO_DIR)))
     parser.add_argument("--root", default=os.environ.get("RL_BOARD_ROOT"))
     parser.add_argument("--metrics", default=os.environ.get("RL_BOARD_METRICS", ""))
+    parser.add_argument("--group-key", default=os.environ.get("RL_BOARD_GROUP_KEY", ""))
     args, _ = parser.parse_known_args(argv)
-    return BoardConfig(args.dump_dir, args.root, args.metrics)
+    return BoardConfig(args.dump_dir, args.root, args.metrics, args.group_key)
 
 
 def frame(config: BoardConfig) -> View | None:
@@ -52,13 +54,13 @@ def frame(config: BoardConfig) -> View | None:
         return None
     following = live.follow(base, run_dir, run)
     show_summary(run)
-    run = choose_split(run)
+    run = choose_split(run).trained()
     if run.samples.empty:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return None
     live.keep_newest(run.steps, following)
     step = choose_step(run.steps)
-    options = display_options(config)
+    options = display_options(config, choose_left_out(run))
     return View(run, step, options, metrics_path)
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
+from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
 from pages.loading import refresh, sub_runs
 from pages.view import DisplayOptions
@@ -21,6 +22,7 @@ class BoardConfig:
     dump_dir: str
     root: str | None = None
     metrics: str = ""  # a second file or dir of training metrics
+    group_key: str = ""  # --group-key: the key that names a sample's GRPO group
 
 
 def choose_dir(config: BoardConfig) -> Path | None:
@@ -87,8 +89,9 @@ def choose_step(steps: list[int]) -> int:
                                     bind="query-params")
 
 
-def display_options(config: BoardConfig) -> DisplayOptions:
-    """Pad token, system-prompt marker, KL estimator and an optional tokenizer dir."""
+def display_options(config: BoardConfig, show_left_out: bool = False) -> DisplayOptions:
+    """Pad token, system-prompt marker, KL estimator, an optional tokenizer dir, and how
+    groups get advantages and passes."""
     defaults = DisplayOptions()
     with st.sidebar.expander("Display options"):
         pad = st.text_input("Pad token to strip", value=defaults.pad_token, key="pad",
@@ -103,6 +106,7 @@ def display_options(config: BoardConfig) -> DisplayOptions:
                                   bind="query-params",
                                   help="A local Hugging Face tokenizer folder; needs the "
                                        "optional transformers package. Nothing is downloaded.")
+        advantage, threshold = _group_options(defaults)
     tokenizer_dir = ""
     if tokenizer.strip():
         path, error = resolve_dump_dir(tokenizer, config.root)
@@ -110,4 +114,33 @@ def display_options(config: BoardConfig) -> DisplayOptions:
             st.sidebar.error(f"Tokenizer dir: {literal(error)}")
         else:
             tokenizer_dir = str(path)
-    return DisplayOptions(pad, marker, estimator, tokenizer_dir)
+    return DisplayOptions(pad, marker, estimator, tokenizer_dir, advantage, threshold,
+                          show_left_out, config.group_key)
+
+
+def _group_options(defaults: DisplayOptions) -> tuple[str, float]:
+    """How advantages are derived (when the dump has none) and what counts as a pass."""
+    mode = st.selectbox("Advantage (when the dump has none)", MODES, key="adv",
+                        index=MODES.index(defaults.advantage),
+                        format_func=LABELS.get, bind="query-params",
+                        help="Group-relative advantage derived from the group's rewards. "
+                             "A trainer's own advantage key always wins.")
+    threshold = st.number_input("Pass: reward ≥", value=defaults.pass_threshold, step=0.1,
+                                key="pass", bind="query-params",
+                                help="A sample passes when its reward reaches this; a "
+                                     "correctness key the trainer logged (acc, correct) "
+                                     "wins.")
+    return mode, float(threshold)
+
+
+def choose_left_out(run: loaders.Run) -> bool:
+    """Show the samples the trainer did not train on (filtered, aborted, errored)?  They
+    are counted here, shown in the tables on request, and never in a statistic."""
+    count = 0 if run.left_out is None else len(run.left_out)
+    if not count:
+        return False
+    reasons = run.left_out[S.EXCLUDED_BY].value_counts()
+    st.sidebar.caption(f"{count} samples left out of training: " + literal(
+        ", ".join(f"{reason} {n}" for reason, n in reasons.items())))
+    return st.sidebar.toggle("Show left-out samples in tables", key="left_out",
+                             bind="query-params")

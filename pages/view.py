@@ -5,6 +5,9 @@ from dataclasses import dataclass
 
 from loaders import Run
 from loaders import schema as S
+from loaders.groups.advantage import GRPO
+from loaders.groups.table import DEFAULT_PASS
+from loaders.serve.groups import GroupOptions, Groups
 
 
 @dataclass(frozen=True)
@@ -14,6 +17,10 @@ class DisplayOptions:
     system_marker: str = "<endofsystem>"
     kl_estimator: str = S.K3
     tokenizer_dir: str = ""  # local tokenizer to decode token ids (optional)
+    advantage: str = GRPO  # how advantages are derived when the dump has none
+    pass_threshold: float = DEFAULT_PASS  # a reward at or above it passes
+    show_left_out: bool = False  # filtered / failed samples in the tables (never the stats)
+    group_key: str = ""  # a key to group samples by instead of the indexed group id
 
 
 
@@ -24,3 +31,12 @@ class View:
     step: int
     options: DisplayOptions
     metrics_path: str | None = None  # a second place holding training metrics
+
+    @property
+    def groups(self) -> Groups:
+        return self.run.groups(self.options.group_key or None)
+
+    @property
+    def group_options(self) -> GroupOptions:
+        return GroupOptions(self.options.advantage, self.options.pass_threshold,
+                            self.options.kl_estimator, self.options.show_left_out)

@@ -47,11 +47,15 @@ def trainer_column(frame: pd.DataFrame) -> str | None:
     return None
 
 
-def advantages(frame: pd.DataFrame, groups: list[pd.Series],
-               mode: str = GRPO) -> tuple[pd.Series, str]:
-    """(advantage per sample, where it came from): the trainer's when the dump has one,
-    else derived by `mode`."""
+def source(frame: pd.DataFrame, mode: str = GRPO) -> str:
+    """Where `advantages` takes a frame's advantages from, for the page to say."""
+    column = trainer_column(frame)
+    return f"trainer ({column})" if column else f"derived, {LABELS[mode]}"
+
+
+def advantages(frame: pd.DataFrame, groups: list[pd.Series], mode: str = GRPO) -> pd.Series:
+    """Advantage per sample: the trainer's when the dump has one, else derived by `mode`."""
     column = trainer_column(frame)
     if column is not None:
-        return frame[column].astype(np.float64), f"trainer ({column})"
-    return derived(frame[S.REWARD], groups, mode), f"derived, {LABELS[mode]}"
+        return frame[column].astype(np.float64)
+    return derived(frame[S.REWARD], groups, mode)

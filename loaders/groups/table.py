@@ -21,6 +21,12 @@ def correct_column(frame: pd.DataFrame) -> str | None:
     return None
 
 
+def pass_rule(frame: pd.DataFrame, threshold: float = DEFAULT_PASS) -> str:
+    """What `passed` counts as a pass for this frame, for the page to say."""
+    column = correct_column(frame)
+    return f"{column} > 0.5" if column is not None else f"reward ≥ {threshold:g}"
+
+
 def passed(frame: pd.DataFrame, threshold: float = DEFAULT_PASS) -> tuple[pd.Series, str]:
     """(pass per sample, the rule): the trainer's correctness key when it logged one
     (> 0.5), else reward >= threshold.  A missing reward does not pass."""

@@ -108,6 +108,16 @@ class SampleStore:
                 _trim(self._texts, MAX_TEXT_STEPS)
         return texts
 
+    def texts_of(self, keys: list[str]) -> Texts:
+        """Full texts of a few samples (a group's answers), read now and not cached: a
+        group's lines are a handful of reads, and the LRUs stay for whole samples."""
+        locations = self.locations
+        found = read_samples(self.root, [locations[k] for k in keys], self.formats,
+                             texts_only=True)
+        self.stale.add(found.stale)
+        return Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
+                     found.stale)
+
     def clear(self) -> None:
         """Forget cached samples (benchmarks time cold reads with this)."""
         with self._lock:

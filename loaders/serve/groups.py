@@ -9,7 +9,7 @@ import pandas as pd
 from loaders import schema as S
 from loaders.groups import advantage as adv
 from loaders.groups.history import previews, prompt_steps, prompt_table
-from loaders.groups.table import DEFAULT_PASS, group_table, mix, passed
+from loaders.groups.table import DEFAULT_PASS, group_table, mix, pass_rule, passed
 from loaders.index.extras import extra_column
 from loaders.serve.memo import Memo
 
@@ -53,7 +53,7 @@ class Groups:
             more = self.left_out[self.left_out[S.STEP] == step]
             rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
         rows = rows.copy()
-        rows[S.ADVANTAGE], _ = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
+        rows[S.ADVANTAGE] = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
         rows[S.PASSED], _ = passed(rows, options.pass_threshold)
         return rows
 
@@ -66,8 +66,8 @@ class Groups:
         table = group_table(rows, rows[S.ADVANTAGE], rows[S.PASSED],
                             S.kl_mean(options.kl_estimator), outside)
         trained = self.samples.loc[self.samples[S.STEP] == step, S.GROUP_ID]
-        _, source = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
-        _, rule = passed(rows, options.pass_threshold)
+        source = adv.source(self.samples, options.advantage)
+        rule = pass_rule(self.samples, options.pass_threshold)
         wholly_out = outside.loc[~outside[S.GROUP_ID].isin(trained), S.GROUP_ID].nunique()
         return StepGroups(table, mix(table), source, rule, len(outside), int(wholly_out))
 

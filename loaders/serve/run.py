@@ -95,6 +95,11 @@ class Run:
         the samples of files changed since indexing are left out and named in `.stale`."""
         return self.store.texts(step, self.step_rows(step)[S.KEY].tolist())
 
+    def texts(self, keys: list[str]) -> Texts:
+        """Full texts of a few samples by key (files changed since indexing named in
+        `.stale`, their samples left out)."""
+        return self.store.texts_of(keys)
+
     @property
     def formats(self) -> dict[str, str]:
         """The detected format of each file ("unknown" for files that were skipped)."""

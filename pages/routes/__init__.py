@@ -11,7 +11,17 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from pages.routes import alerts, compare, health, metrics, responses, rewards, sample
+from pages.routes import (
+    alerts,
+    compare,
+    groups,
+    health,
+    metrics,
+    prompts,
+    responses,
+    rewards,
+    sample,
+)
 from pages.view import View
 
 
@@ -26,6 +36,8 @@ class Route:
 ROUTES = (
     Route("rewards", "Rewards", rewards.render, ":material/trending_up:"),
     Route("responses", "Responses", responses.render, ":material/table_rows:"),
+    Route("groups", "Groups", groups.render, ":material/workspaces:"),
+    Route("prompts", "Prompts", prompts.render, ":material/quiz:"),
     Route("sample", "Sample", sample.render, ":material/article:"),
     Route("compare", "RL vs reference", compare.render, ":material/compare_arrows:"),
     Route("metrics", "Metrics", metrics.render, ":material/monitoring:"),

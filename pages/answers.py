@@ -1,0 +1,109 @@
+"""One GRPO group opened: every answer side by side, the full text of one, and a word diff.
+
+Drawn under the Groups page's table; the group is the URL's `group` parameter.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from loaders import schema as S
+from pages import state
+from pages.figures import diff
+from pages.figures import groups as build
+from pages.figures.text import literal, strip_pad, strip_system
+from pages.view import View
+from pages.widgets import picked_row
+
+CARDS_PER_ROW = 4
+
+
+def _choose(table: pd.DataFrame, view: View) -> int | None:
+    ids = table.index.astype(str).tolist()
+    if st.session_state.get("group") not in (None, *ids):
+        del st.session_state["group"]  # a group of another step
+    labels = dict(zip(ids, table[S.PROMPT].fillna("")))
+    picked = st.selectbox("Group", ids, index=None, key="group", bind="query-params",
+                          placeholder="select a row above, or pick a group here",
+                          format_func=lambda g: build.preview(labels[g], view.options, True, 90))
+    return None if picked is None else int(picked)
+
+
+def render(view: View, table: pd.DataFrame) -> None:
+    st.subheader("One group")
+    group_id = _choose(table, view)
+    if group_id is None:
+        return
+    members = view.groups.members(view.step, group_id, view.group_options)
+    texts = view.run.texts(members[S.KEY].tolist())
+    if texts.stale:
+        st.error(literal(f"{', '.join(sorted(texts.stale))}: changed on disk since it was "
+                         "indexed; its answers are left out until it is read again"))
+    prompt = next((t[S.PROMPT] for t in texts.values()), members[S.PROMPT].iloc[0])
+    st.code(strip_system(prompt, view.options.system_marker) or "(empty prompt)",
+            language=None, wrap_lines=True, height=140)
+    _answers_table(view, members)
+    responses = {key: strip_pad(texts[key][S.RESPONSE], view.options.pad_token)
+                 for key in members[S.KEY] if key in texts}
+    _cards(members, responses)
+    _full_text(members, responses)
+    _diff(members, responses)
+
+
+def _answers_table(view: View, members: pd.DataFrame) -> None:
+    shown = build.answers(members, view.options.kl_estimator)
+    st.caption(f"{len(shown)} answers, best reward first · select a row to open it in Sample")
+    picked = picked_row(shown, "t_answers", 400, {S.KEY: None})
+    if picked is not None:
+        state.go("sample", sample=shown[S.KEY].iloc[picked])
+
+
+def _cards(members: pd.DataFrame, responses: dict[str, str]) -> None:
+    records = members.to_dict("records")
+    for start in range(0, len(records), CARDS_PER_ROW):
+        for column, (rank, row) in zip(st.columns(CARDS_PER_ROW),
+                                       enumerate(records[start:start + CARDS_PER_ROW], start + 1)):
+            column.caption(_card_title(rank, row))
+            column.code(build.head_tail(responses.get(row[S.KEY], "")) or "(empty)",
+                        language=None, wrap_lines=True, height=220)
+
+
+def _card_title(rank: int, row: dict) -> str:
+    parts = [f"#{rank}", f"reward {row[S.REWARD]:.4g}", f"adv {row[S.ADVANTAGE]:+.3g}",
+             f"{row[S.RESPONSE_LEN]:,} tokens"]
+    if row[S.TRUNCATED]:
+        parts.append("truncated")
+    if row[S.EXCLUDED_BY]:
+        parts.append(f"left out: {row[S.EXCLUDED_BY]}")
+    return literal(" · ".join(parts))
+
+
+def _full_text(members: pd.DataFrame, responses: dict[str, str]) -> None:
+    keys = members[S.KEY].tolist()
+    rank = st.selectbox("Full text of answer", range(1, len(keys) + 1), index=None,
+                        key="gfull", bind="query-params", placeholder="pick an answer #")
+    if rank is not None and rank <= len(keys):
+        st.code(responses.get(keys[rank - 1], "") or "(empty)", language=None,
+                wrap_lines=True, height=420)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _diff_html(old: str, new: str) -> tuple[str, tuple[int, int]]:
+    segments = diff.word_diff(old, new)
+    return diff.diff_html(segments), diff.changed_share(segments)
+
+
+def _diff(members: pd.DataFrame, responses: dict[str, str]) -> None:
+    keys = members[S.KEY].tolist()
+    if len(keys) < 2:
+        return
+    ranks = list(range(1, len(keys) + 1))
+    left, right = st.columns(2)
+    a = left.selectbox("Diff: from answer", ranks, index=0, key="da", bind="query-params")
+    b = right.selectbox("to answer", ranks, index=len(ranks) - 1, key="db",
+                        bind="query-params")
+    body, (removed, added) = _diff_html(responses.get(keys[a - 1], ""),
+                                        responses.get(keys[b - 1], ""))
+    st.caption(f"Word diff #{a} → #{b}: {removed:,} words removed, {added:,} added "
+               "(unchanged runs folded)")
+    st.html(body)

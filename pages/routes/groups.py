@@ -1,0 +1,83 @@
+"""Groups page: the chosen step's GRPO groups, and one group opened answer by answer."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from loaders import schema as S
+from loaders.serve.groups import StepGroups
+from pages import answers, state
+from pages.figures import groups as build
+from pages.figures.text import compile_search, literal
+from pages.view import View
+from pages.widgets import PERCENT, picked_row
+
+
+def _mix(found: StepGroups) -> None:
+    mix = found.mix
+    total = max(mix["groups"], 1)
+    cols = st.columns(5)
+    cols[0].metric("groups", f"{mix['groups']:,}")
+    for column, (name, label) in zip(cols[1:], ((S.ZERO_VARIANCE, "zero variance"),
+                                                 ("solved", "solved (all pass)"),
+                                                 ("unsolved", "unsolved (none pass)"),
+                                                 ("mixed", "mixed"))):
+        column.metric(label, f"{mix[name]:,}", f"{mix[name] / total:.0%} of groups",
+                      delta_color="off")
+
+
+def _caption(view: View, found: StepGroups) -> None:
+    parts = [f"advantage: {found.advantage_source}", f"pass: {found.pass_rule}",
+             f"groups by: {_sources(view)}"]
+    if found.left_out_samples:
+        shown = "shown, and in these statistics" if view.options.show_left_out else "hidden"
+        parts.append(f"{found.left_out_samples} left-out samples at this step ({shown}); "
+                     f"{found.left_out_groups} groups left out entirely")
+    st.caption(literal(" · ".join(parts)))
+
+
+def _sources(view: View) -> str:
+    rows = view.groups.samples
+    sources = rows.loc[rows[S.STEP] == view.step, S.GROUP_SOURCE].astype(str).value_counts()
+    return ", ".join(f"{name} ({n})" for name, n in sources.items()) or "—"
+
+
+def _controls() -> tuple[str, bool, tuple[str, ...], str]:
+    choices = build.sort_choices()
+    left, mid, right = st.columns([2, 1, 3])
+    sort = left.selectbox("Sort groups by", list(choices), key="gsort", bind="query-params")
+    descending = mid.toggle("Descending", value=True, key="gdesc", bind="query-params")
+    pattern = right.text_input("Regex search (prompt)", key="gq", bind="query-params")
+    flags = st.multiselect("Only groups that are", list(build.FILTERS), key="gflags",
+                           format_func=build.FILTERS.get, bind="query-params")
+    return choices[sort], descending, tuple(flags), pattern
+
+
+def _table(view: View, table: pd.DataFrame) -> None:
+    column, descending, flags, pattern = _controls()
+    regex, error = compile_search(pattern)
+    if error:
+        st.error(literal(error))
+    shown = build.filter_groups(table, flags, regex).sort_values(
+        column, ascending=not descending, na_position="last", kind="stable")
+    st.caption(f"{len(shown)} of {len(table)} groups · select a row to open the group")
+    rows = build.group_rows(shown, view.options)
+    picked = picked_row(rows, "t_groups", 460, {build.ID: None, S.PASS_RATE: PERCENT,
+                                                S.TRUNCATED_SHARE: PERCENT})
+    if picked is not None:
+        state.select(group=rows[build.ID].iloc[picked])
+
+
+def render(view: View) -> None:
+    st.header(f"Groups · step {view.step}")
+    found = view.groups.step(view.step, view.group_options)
+    if found.table.empty:
+        st.info("No trained samples at this step.")
+        return
+    _mix(found)
+    _caption(view, found)
+    _table(view, found.table)
+    answers.render(view, found.table)
+    with st.expander("Group mix over the run"):
+        steps, _ = view.groups.history(view.options.pass_threshold)
+        st.plotly_chart(build.mix_figure(steps), width="stretch", key="c_mix")
