@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 from conftest import make_sample, write_dump
 
@@ -86,9 +85,9 @@ def test_window_slices_rows(tmp_path):
     n = 300
     sample = make_sample(0, n=n, seed=3)
     tokens = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
-    assert K.WINDOW == 128
-    assert K.window(tokens, 0)[S.TOKEN_INDEX].tolist() == list(range(128))
-    assert K.window(tokens, 128)[S.TOKEN_INDEX].tolist() == list(range(128, 256))
+    assert K.WINDOW == 256
+    assert K.window(tokens, 0, width=128)[S.TOKEN_INDEX].tolist() == list(range(128))
+    assert K.window(tokens, 128, width=128)[S.TOKEN_INDEX].tolist() == list(range(128, 256))
     assert K.window(tokens, 250)[S.TOKEN_INDEX].tolist() == list(range(250, n))
     assert K.window(tokens, -7, width=3)[S.TOKEN_INDEX].tolist() == [0, 1, 2]
     assert K.window(tokens, n).empty
@@ -100,73 +99,17 @@ def test_window_of_unpadded_frame_counts_rows_not_indices(unpadded):
     assert part[S.TOKEN_INDEX].tolist() == [2, 3]
 
 
-# ---- heatmap ------------------------------------------------------------------------------
-
-def test_heatmap_rows_scaled_per_metric(unpadded):
-    metrics = [S.LOG_RATIO, "entropy", S.VALUE, S.TOKEN_REWARD]
-    fig = K.heatmap_figure(unpadded, metrics)
-    assert len(fig.data) == 1 and isinstance(fig.data[0], go.Heatmap)
-    heat = fig.data[0]
-    z, raw = np.asarray(heat.z, dtype=float), np.asarray(heat.customdata, dtype=float)
-    assert z.shape == raw.shape == (4, len(KEPT))
-    assert list(heat.y) == metrics
-    log_ratio = _kept(LP) - _kept(REF)
-    expected_raw = [log_ratio, _kept(ENTROPY), _kept(VALUES), _kept(TOKEN_REWARDS)]
-    np.testing.assert_allclose(raw, np.vstack(expected_raw))
-    for row in z:
-        assert np.nanmax(np.abs(row)) == pytest.approx(1.0)
-        assert np.all(np.abs(row[np.isfinite(row)]) <= 1.0)
-    # hand-picked scales: max |value| of each row in this window
-    np.testing.assert_allclose(z[0], log_ratio / 1.0)
-    np.testing.assert_allclose(z[1], _kept(ENTROPY) / 2.0)
-    np.testing.assert_allclose(z[2], _kept(VALUES) / 0.7)  # NaN stays NaN
-    assert np.isnan(z[2][2]) and np.isnan(raw[2][2])
-    np.testing.assert_allclose(z[3], [0, 0, 0, 0, 0, 1])
-    assert (heat.zmin, heat.zmax, heat.zmid) == (-1, 1, 0)
-
-
-def test_heatmap_all_zero_row_stays_zero(unpadded):
-    part = K.window(unpadded, 0, width=4)  # token_reward is 0 on all of these
-    z = np.asarray(K.heatmap_figure(part, [S.TOKEN_REWARD, S.LOGPROB]).data[0].z, dtype=float)
-    np.testing.assert_array_equal(z[0], [0, 0, 0, 0])
-    lp = _kept(LP)[:4]
-    np.testing.assert_allclose(z[1], lp / np.abs(lp).max())
-
-
-def test_heatmap_escapes_token_labels(unpadded):
-    fig = K.heatmap_figure(unpadded, [S.LOGPROB])
-    ticks = list(fig.layout.xaxis.ticktext)
-    assert ticks == [html.escape(label) for label in LABELS]
-    assert "1:&lt;b&gt;" not in ticks and "2:&lt;b&gt;" in ticks
-    assert not any("<b>" in t or "<img" in t for t in ticks)
-    assert list(fig.layout.xaxis.tickvals) == list(range(len(KEPT)))
-    hover = [t for row in fig.data[0].text for t in row]
-    assert not any("<b>" in t or "<img" in t for t in hover)
-
-
-def test_heatmap_height_grows_with_metrics(unpadded):
-    heights = [K.heatmap_figure(unpadded, list(S.TOKEN_METRICS[:k])).layout.height
-               for k in (1, 2, 5)]
-    assert heights[0] < heights[1] < heights[2]
-    assert heights[2] - heights[1] == 3 * (heights[1] - heights[0])  # linear in metrics
-
-
-def test_heatmap_without_metrics(unpadded):
-    heat = K.heatmap_figure(unpadded, []).data[0]
-    assert np.asarray(heat.z).size == 0
-
-
 # ---- table --------------------------------------------------------------------------------
 
-def test_metrics_table(unpadded):
+def test_metrics_table_one_row_per_token(unpadded):
     metrics = [S.LOGPROB, "entropy", S.VALUE]
     table = K.metrics_table(unpadded, metrics)
-    assert table.shape == (3, len(KEPT))
-    assert list(table.index) == metrics
-    assert list(table.columns) == LABELS
-    np.testing.assert_allclose(table.loc[S.LOGPROB], _kept(LP))
-    np.testing.assert_allclose(table.loc["entropy"], _kept(ENTROPY))
-    np.testing.assert_allclose(table.loc[S.VALUE], _kept(VALUES))
+    assert list(table.columns) == ["position", "token", *metrics]
+    assert table["position"].tolist() == KEPT
+    assert table["token"].tolist() == [label.split(":", 1)[1] for label in LABELS]
+    np.testing.assert_allclose(table[S.LOGPROB], _kept(LP))
+    np.testing.assert_allclose(table["entropy"], _kept(ENTROPY))
+    np.testing.assert_allclose(table[S.VALUE], _kept(VALUES))
 
 
 # ---- inline coloured text -----------------------------------------------------------------

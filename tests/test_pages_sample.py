@@ -42,14 +42,14 @@ def test_html_in_a_response_stays_text(board_dump):
     assert "<img" not in html and "&lt;img·src=x" in html
 
 
-def test_token_metrics_drive_heatmap_and_table(board_dump):
+def test_token_metrics_drive_the_window_table(board_dump):
     at = _sample(board_dump, "rollout_data_rank_0.jsonl:9")
     metrics = at.multiselect(key="tm")
     assert S.LOG_RATIO in metrics.value
     at = metrics.set_value([S.VALUE, S.PROB]).run()
     table = at.dataframe[-1].value
-    assert list(table.index) == [S.VALUE, S.PROB]
-    assert list(table.columns)[:2] == ["0:·t0", "1:·t1"]
+    assert list(table.columns) == ["position", "token", S.VALUE, S.PROB]
+    assert table["token"].tolist()[:2] == ["·t0", "·t1"]
     at.selectbox(key="colour").set_value(S.K3).run()
     assert not at.exception
 

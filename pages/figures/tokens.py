@@ -1,16 +1,17 @@
-"""Pure builders of the token views: windowing, heatmap, table and inline coloured text."""
+"""Pure builders of the token views: padding, windowing, the window's table and its inline
+coloured text (the overview strips are in token_strip, the jumps in token_top)."""
 from __future__ import annotations
 
 import html
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from pages.figures.text import visible_token
+from pages.figures.token_text import PLAIN, decoded, shown_token
 
-WINDOW = 128  # tokens per heatmap window: wide enough to read, narrow enough to stay legible
+WINDOW = 256  # tokens shown inline and in the table: a screenful to read, a bounded page
 
 
 def drop_padding(tokens: pd.DataFrame, pad: str) -> pd.DataFrame:
@@ -33,64 +34,51 @@ def window(tokens: pd.DataFrame, start: int, width: int = WINDOW) -> pd.DataFram
     return tokens.iloc[max(0, start): max(0, start) + width]
 
 
-def _labels(tokens: pd.DataFrame) -> list[str]:
-    return [f"{i}:{visible_token(t)}" for i, t in zip(tokens[S.TOKEN_INDEX], tokens[S.TOKEN])]
+def metrics_table(tokens: pd.DataFrame, metrics: list[str], style: str = PLAIN) -> pd.DataFrame:
+    """One row per token of the window: its position, its text (whitespace made visible)
+    and each metric."""
+    table = tokens[metrics].copy()
+    table.insert(0, "token", [shown_token(t, style) for t in tokens[S.TOKEN]])
+    table.insert(0, "position", tokens[S.TOKEN_INDEX].to_numpy())
+    return table.reset_index(drop=True)
 
 
-def heatmap_figure(tokens: pd.DataFrame, metrics: list[str]) -> go.Figure:
-    """Rows are metrics, columns are tokens; each row is scaled to its own range."""
-    z = np.vstack([_scaled(tokens[m].to_numpy(dtype=float)) for m in metrics]) if metrics \
-        else np.zeros((0, len(tokens)))
-    raw = np.vstack([tokens[m].to_numpy(dtype=float) for m in metrics]) if metrics else z
-    fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(len(tokens))), y=[html.escape(m) for m in metrics], customdata=raw,
-        colorscale="RdBu_r",
-        zmid=0, zmin=-1, zmax=1, text=[[html.escape(t) for t in _labels(tokens)]] * len(metrics),
-        hovertemplate="%{text}<br>%{y} = %{customdata:.4g}<extra></extra>",
-        colorbar={"title": "scaled per row"}))
-    fig.update_xaxes(tickvals=list(range(len(tokens))),
-                     ticktext=[html.escape(t) for t in _labels(tokens)], tickangle=-60)
-    fig.update_layout(height=140 + 32 * len(metrics), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      title="token metrics (each row scaled to ±max|value| of this window)")
-    return fig
-
-
-def _scaled(values: np.ndarray) -> np.ndarray:
+def colour_scale(values: np.ndarray) -> tuple[float, float] | None:
+    """(zero point, scale) of the colours: from the whole response, so a token has the same
+    colour in every window; None when there is no finite value."""
+    values = np.asarray(values, dtype=float)
     finite = values[np.isfinite(values)]
-    scale = np.abs(finite).max() if finite.size else 0.0
-    return values / scale if scale > 0 else np.zeros_like(values)
+    if not finite.size:
+        return None
+    signed = finite.min() < 0 < finite.max()
+    low = 0.0 if signed else float(finite.min())
+    return low, float(np.percentile(np.abs(finite - low), 99)) or 1.0
 
 
-def metrics_table(tokens: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
-    """Metrics as rows, tokens as columns named 'index:token' (whitespace made visible)."""
-    table = tokens[metrics].T
-    table.columns = _labels(tokens)
-    return table
-
-
-def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str]) -> str:
-    """The response as escaped, coloured spans; hover shows every metric; wraps naturally."""
+def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
+                scale: tuple[float, float] | None = None, style: str = PLAIN,
+                marked: frozenset[int] = frozenset()) -> str:
+    """The tokens as escaped, coloured spans; hover shows every metric; wraps naturally.
+    Tokens at positions in `marked` (past a threshold, or jumped to) are outlined."""
     values = tokens[metric].to_numpy(dtype=float) if metric in tokens else np.zeros(len(tokens))
-    colours = _colours(values)
+    colours = _colours(values, colour_scale(values) if scale is None else scale)
     columns = [tokens[m].to_numpy(dtype=float) for m in metrics]
     spans = []
     for i, (index, token) in enumerate(zip(tokens[S.TOKEN_INDEX], tokens[S.TOKEN])):
         title = html.escape(" | ".join(f"{m}={c[i]:.4g}" for m, c in zip(metrics, columns)))
-        text = html.escape(visible_token(str(token)))
-        spans.append(f'<span class="tok" style="background:{colours[i]}" '
-                     f'title="#{int(index)} {title}">{text}</span>'
-                     + ("<br>" if "\n" in str(token) else ""))
+        piece = decoded(str(token), style)
+        outline = ";outline:2px solid #ff9800" if int(index) in marked else ""
+        spans.append(f'<span class="tok" style="background:{colours[i]}{outline}" '
+                     f'title="#{int(index)} {title}">{html.escape(visible_token(piece))}</span>'
+                     + ("<br>" if "\n" in piece else ""))
     return ('<div class="tokens" style="font-family:monospace;line-height:1.9;'
             'white-space:normal;word-break:break-all">' + "".join(spans) + "</div>")
 
 
-def _colours(values: np.ndarray) -> list[str]:
-    finite = values[np.isfinite(values)]
-    if not finite.size:
+def _colours(values: np.ndarray, scale: tuple[float, float] | None) -> list[str]:
+    if scale is None:
         return ["transparent"] * len(values)
-    signed = finite.min() < 0 < finite.max()
-    low = 0.0 if signed else finite.min()
-    scale = np.percentile(np.abs(finite - low), 99) or 1.0
+    low, scale = scale
     out = []
     for v in values:
         if not np.isfinite(v):

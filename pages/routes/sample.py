@@ -6,10 +6,10 @@ import streamlit as st
 
 from loaders import Sample
 from loaders import schema as S
-from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
-from pages.figures import compare, tokens
+from pages.figures import compare
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.loading import recover_stale
+from pages.routes import sample_tokens
 from pages.view import View
 
 
@@ -48,44 +48,6 @@ def _lengths(view: View) -> None:
                       None if change is None else f"{change:+,.1f} vs previous step")
 
 
-def _tokens(sample: Sample, view: View) -> None:
-    frame = tokens.drop_padding(sample.tokens, view.options.pad_token)
-    if frame.empty:
-        st.info("This sample has no token-level data.")
-        return
-    frame = _decoded(frame, view.options.tokenizer_dir)
-    available = tokens.token_metrics(frame)
-    default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
-               if m in available]
-    chosen = st.multiselect("Token metrics", available, default=default, key="tm",
-                            bind="query-params")
-    colour = st.selectbox("Colour the response by", available, key="colour", bind="query-params",
-                          index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available else 0)
-    st.caption(f"{len(frame)} tokens (pad tokens dropped) · hover a token for all its values")
-    st.html(tokens.inline_html(frame, colour, available))
-    if not chosen:
-        return
-    start = 0
-    if len(frame) > tokens.WINDOW:
-        start = st.slider("Heatmap window start (token)", 0, len(frame) - 1, 0,
-                          tokens.WINDOW, key="window", bind="query-params")
-    part = tokens.window(frame, start)
-    st.plotly_chart(tokens.heatmap_figure(part, chosen), width="stretch", key="c_heat")
-    st.dataframe(tokens.metrics_table(part, chosen), width="stretch")
-
-
-def _decoded(frame: pd.DataFrame, tokenizer_dir: str) -> pd.DataFrame:
-    """Token ids shown as text when the user points at a local tokenizer."""
-    if not tokenizer_dir:
-        return frame
-    try:
-        texts = decode_ids(frame[S.TOKEN].tolist(), tokenizer_dir)
-    except TokenizerUnavailable as err:
-        st.warning(literal(str(err)))
-        return frame
-    return frame.assign(**{S.TOKEN: texts})
-
-
 def render(view: View) -> None:
     rows = view.run.step_rows(view.step)
     st.header(f"Sample · step {view.step}")
@@ -103,4 +65,4 @@ def render(view: View) -> None:
         lengths = ", ".join(f"{k}={v}" for k, v in sample.raw_lengths.items())
         st.warning(f"Length mismatch: {literal(lengths)}; token arrays aligned at the first "
                    "token and cut to the shortest.")
-    _tokens(sample, view)
+    sample_tokens.show(sample, view)

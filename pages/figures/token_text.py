@@ -1,0 +1,65 @@
+"""Token texts as a reader wants them: byte-level and SentencePiece pieces decoded, and
+whitespace made visible.
+
+Trainers often dump `convert_ids_to_tokens`, whose pieces are not text: GPT-2-style
+byte-level BPE (Qwen, Llama 3, DeepSeek) writes a space as `Ġ` and a newline as `Ċ`, and
+SentencePiece (Llama 2, Mistral) writes a space as `▁` and a newline as `<0x0A>`.  A
+sample is read in one style, judged from its tokens, so a real `Ġ` in plain text stays.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pages.figures.text import visible_token
+
+PLAIN, BYTE_LEVEL, SENTENCEPIECE = "plain", "byte-level", "sentencepiece"
+_PROBE = 4096  # tokens looked at to judge the style
+
+
+def _byte_alphabet() -> dict[str, int]:
+    """GPT-2's bytes_to_unicode, inverted: the character that stands for each byte."""
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
+
+
+_BYTES = _byte_alphabet()
+
+
+def token_style(tokens: list[str]) -> str:
+    """How this sample's tokens are written: plain text, byte-level or SentencePiece."""
+    probe = [t for t in tokens[:_PROBE] if isinstance(t, str)]
+    if any(" " in t or "\n" in t for t in probe):
+        return PLAIN
+    if any("Ġ" in t or "Ċ" in t for t in probe):
+        return BYTE_LEVEL
+    if any("▁" in t for t in probe):
+        return SENTENCEPIECE
+    return PLAIN
+
+
+@lru_cache(maxsize=1 << 16)
+def decoded(token: str, style: str) -> str:
+    """The text a piece stands for (a byte-level piece that is part of a UTF-8 character
+    shows its bytes as \\xNN)."""
+    if style == BYTE_LEVEL and all(c in _BYTES for c in token):
+        return bytes(_BYTES[c] for c in token).decode("utf-8", errors="backslashreplace")
+    if style == SENTENCEPIECE:
+        if token.startswith("<0x") and token.endswith(">") and len(token) == 6:
+            try:
+                return bytes([int(token[3:5], 16)]).decode("utf-8", errors="backslashreplace")
+            except ValueError:
+                return token
+        return token.replace("▁", " ")
+    return token
+
+
+def shown_token(token: str, style: str = PLAIN) -> str:
+    """Decoded, with space as ·, tab as →, newline as ↵ (never empty-looking)."""
+    return visible_token(decoded(str(token), style))

@@ -1,0 +1,164 @@
+"""The Sample page's token views: overview strips of the whole response, a window of a few
+hundred tokens (inline and as a table), and jumps to the tokens that matter.
+
+The page's size does not grow with the response: the strips are binned, the window and the
+jump table are bounded.  The window's start is the URL parameter `window` (a token row);
+the pager, the position box, a click or brush on the strips and a row of the jump table all
+move it, the last three through callbacks that run before the page is drawn.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from loaders import Sample
+from loaders import schema as S
+from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
+from pages.figures import token_strip, token_top, tokens
+from pages.figures.text import literal
+from pages.figures.token_text import token_style
+from pages.view import View
+
+WINDOW = tokens.WINDOW
+_ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks
+_SHOWN = "_sample_shown"  # session: the sample whose window the session holds
+
+
+def show(sample: Sample, view: View) -> None:
+    frame = tokens.drop_padding(sample.tokens, view.options.pad_token)
+    if frame.empty:
+        st.info("This sample has no token-level data.")
+        return
+    frame = _decoded(frame.reset_index(drop=True), sample.key, view.options.tokenizer_dir)
+    n, available = len(frame), tokens.token_metrics(frame)
+    default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
+               if m in available]
+    left, right = st.columns([3, 1])
+    chosen = left.multiselect("Token metrics", available, default=default, key="tm",
+                              bind="query-params")
+    colour = right.selectbox("Colour tokens by", available, key="colour", bind="query-params",
+                             index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available
+                             else 0)
+    style = token_style(frame[S.TOKEN].tolist())
+    st.caption(f"{n} tokens (pad tokens dropped) · {style} token texts · hover a token for "
+               "all its values · click or brush the strips to move the window")
+    strip_box, jump_box = st.container(), st.container()
+    start = _window_controls(sample.key, n)
+    with jump_box:
+        marked, hits = _jumps(frame, available, view, style)
+    with strip_box:
+        _strips(frame, chosen, (start, min(n, start + WINDOW)), hits)
+    part = tokens.window(frame, start)
+    scale = tokens.colour_scale(frame[colour].to_numpy(dtype=float))
+    st.html(tokens.inline_html(part, colour, available, scale, style,
+                               frozenset(marked.tolist())))
+    if chosen:
+        st.dataframe(tokens.metrics_table(part, chosen, style), hide_index=True,
+                     width="stretch", height=388)
+
+
+def _window_controls(key: str, n: int) -> int:
+    """The pager and position box; the window's first row."""
+    if st.session_state.get(_SHOWN) not in (None, key) and "window" in st.session_state:
+        st.session_state["window"] = 0  # another sample: start at its beginning
+    st.session_state[_SHOWN] = key
+    last = max(0, n - 1)
+    if st.session_state.get("window", 0) > last:
+        st.session_state["window"] = last
+    prev, box, nxt, where = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
+    prev.button("◀ previous", key="w_prev", on_click=_move, args=(-WINDOW, n),
+                width="stretch")
+    start = box.number_input("Window start (token)", min_value=0, step=WINDOW, key="window",
+                             bind="query-params")
+    nxt.button("next ▶", key="w_next", on_click=_move, args=(WINDOW, n), width="stretch")
+    start = min(int(start or 0), last)
+    where.caption(f"tokens {start}–{min(n, start + WINDOW) - 1} of {n}")
+    return start
+
+
+def _move(delta: int, n: int) -> None:
+    start = int(st.session_state.get("window") or 0) + delta
+    st.session_state["window"] = max(0, min(start, max(0, n - 1)))
+
+
+def _jump_to(row: int, n: int) -> None:
+    """Put a token a quarter into the window, so the tokens before it show too."""
+    st.session_state["window"] = max(0, min(row - WINDOW // 4, max(0, n - WINDOW)))
+
+
+def _strips(frame: pd.DataFrame, chosen: list[str], window: tuple[int, int],
+            hits: dict[str, np.ndarray]) -> None:
+    if not chosen:
+        return
+    columns = {m: frame[m].to_numpy(dtype=float) for m in chosen}
+    marks = token_strip.think_marks(frame[S.TOKEN].tolist())
+    fig = token_strip.strip_figure(columns, window, marks, hits)
+    st.plotly_chart(fig, key="c_strip", on_select=_strip_selected, selection_mode=("points",
+                    "box"), width="stretch", config={"displayModeBar": False})
+
+
+def _strip_selected() -> None:
+    selection = (st.session_state.get("c_strip") or {}).get("selection") or {}
+    n = st.session_state.get(_ROWS, (0, []))[0]
+    row = token_strip.position_of(selection, n)
+    if row is not None:
+        st.session_state["window"] = max(0, min(row, max(0, n - 1)))
+
+
+def _jumps(frame: pd.DataFrame, available: list[str], view: View, style: str
+           ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Top tokens (or those past a threshold) as a table whose rows jump the window; the
+    rows it lists and, when thresholded, the hits per metric for the strips."""
+    ranks = token_top.rankings(available, view.options.kl_estimator)
+    if not ranks:
+        st.session_state[_ROWS] = (len(frame), [])
+        return np.zeros(0, dtype=np.int64), {}
+    if st.session_state.get("top") not in (None, *ranks):
+        del st.session_state["top"]
+    left, right = st.columns([3, 1])
+    label = left.selectbox("Jump to the top tokens by", list(ranks), key="top",
+                           bind="query-params")
+    threshold = right.number_input("…or every token past", value=None, key="thr",
+                                   bind="query-params", format="%.4g",
+                                   placeholder="threshold (off)")
+    ranking = ranks[label]
+    values = frame[ranking.column].to_numpy(dtype=float)
+    if threshold is None:
+        rows, hits = token_top.top_positions(values, ranking), {}
+        what = f"the {len(rows)} tokens with the {label}"
+    else:
+        every = token_top.past_positions(values, ranking, threshold)
+        rows, hits = every[: token_top.MAX_PAST], {ranking.column: every}
+        what = (f"{len(every)} tokens past {threshold:g} ({label})"
+                + (f", the first {len(rows)} listed" if len(every) > len(rows) else ""))
+    st.session_state[_ROWS] = (len(frame), rows.tolist())
+    table = token_top.token_rows(frame, rows, ranking.column, style)
+    st.caption(f"{what} · select a row to move the window there")
+    st.dataframe(table, key="t_top", on_select=_row_selected, selection_mode="single-row",
+                 hide_index=True, width="stretch", height=min(36 * (len(table) + 1) + 3, 290))
+    return rows, hits
+
+
+def _row_selected() -> None:
+    chosen = (st.session_state.get("t_top") or {}).get("selection", {}).get("rows", [])
+    n, rows = st.session_state.get(_ROWS, (0, []))
+    if chosen and chosen[0] < len(rows):
+        _jump_to(rows[chosen[0]], n)
+
+
+def _decoded(frame: pd.DataFrame, key: str, tokenizer_dir: str) -> pd.DataFrame:
+    """Token ids shown as text when the user points at a local tokenizer (decoded once a
+    sample and tokenizer, so moving the window decodes nothing)."""
+    if not tokenizer_dir:
+        return frame
+    memo = st.session_state.setdefault("_sample_decoded", {})
+    if (key, tokenizer_dir) not in memo:
+        try:
+            texts = decode_ids(frame[S.TOKEN].tolist(), tokenizer_dir)
+        except TokenizerUnavailable as err:
+            st.warning(literal(str(err)))
+            return frame
+        memo.clear()  # one sample's worth: a session holds no more
+        memo[(key, tokenizer_dir)] = texts
+    return frame.assign(**{S.TOKEN: memo[(key, tokenizer_dir)]})

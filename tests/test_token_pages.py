@@ -1,0 +1,102 @@
+"""The Sample page on a 32,768-token response through the real board: the window moves by
+pager, position box, URL, strip selection and top-token jumps; the page stays bounded."""
+import json
+import re
+
+import pytest
+from apptest import board, errors, texts
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from token_dumps import write_long_dump
+
+N = 32_768
+SPIKE = 20_000
+LONG = "rollout_data_rank_0.jsonl:1"
+
+
+@pytest.fixture(scope="module")
+def long_dump(tmp_path_factory):
+    return write_long_dump(tmp_path_factory.mktemp("long") / "run", n=N, spike=SPIKE)
+
+
+def _open(root, **params):
+    at = board(root, page="sample", step="0", sample=LONG, **params)
+    assert not errors(at), errors(at)
+    return at
+
+
+def _window_positions(at) -> list[int]:
+    markup = "".join(h.proto.body for h in at.get("html"))
+    return [int(i) for i in re.findall(r'class="tok"[^>]*title="#(\d+) ', markup)]
+
+
+def _select(at, element, state: dict):
+    """Send a selection event for a chart or table, as the browser would."""
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=element.proto.id, string_value=json.dumps(state)))
+    return at._run(states)
+
+
+def _param(at, name):
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def test_window_is_bounded_and_pages_through(long_dump):
+    at = _open(long_dump)
+    assert f"{N} tokens (pad tokens dropped)" in texts(at)
+    assert _window_positions(at) == list(range(256))
+    assert at.dataframe[-1].value["position"].tolist() == list(range(256))
+    at = at.button(key="w_next").click().run()
+    assert _window_positions(at)[0] == 256 and _param(at, "window") == "256"
+    at = at.button(key="w_prev").click().run()
+    assert _window_positions(at)[0] == 0
+    at = at.button(key="w_prev").click().run()  # never before the first token
+    assert _window_positions(at)[0] == 0
+
+
+def test_position_box_and_url_move_the_window(long_dump):
+    at = _open(long_dump)
+    at = at.number_input(key="window").set_value(31_000).run()
+    assert _window_positions(at) == list(range(31_000, 31_256))
+    assert "tokens 31000–31255 of 32768" in texts(at)
+    again = _open(long_dump, window="31000")  # the copied link
+    assert _window_positions(again) == list(range(31_000, 31_256))
+    last = _open(long_dump, window="99999")  # past the end: the last token
+    assert _window_positions(last) == [N - 1]
+
+
+def test_top_token_row_jumps_the_window_to_the_spike(long_dump):
+    at = _open(long_dump)
+    top = at.dataframe[0].value
+    assert top["position"].iloc[0] == SPIKE  # the largest |log_ratio|
+    assert "⟦" in top["context"].iloc[0]
+    at = _select(at, at.dataframe[0], {"selection": {"rows": [0], "columns": []}})
+    positions = _window_positions(at)
+    assert SPIKE in positions and positions[0] == SPIKE - 64
+    assert _param(at, "window") == str(SPIKE - 64)
+
+
+def test_strip_click_and_brush_move_the_window(long_dump):
+    at = _open(long_dump)
+    chart = at.get("plotly_chart")[0]
+    at = _select(at, chart, {"selection": {"points": [{"x": 12_345.0}], "box": [],
+                                           "point_indices": [0]}})
+    assert _window_positions(at)[0] == 12_345
+    chart = at.get("plotly_chart")[0]
+    at = _select(at, chart, {"selection": {"points": [], "point_indices": [],
+                                           "box": [{"x": [30_000.2, 25_000.7]}]}})
+    assert _window_positions(at)[0] == 25_001  # the first token whose centre is inside
+
+
+def test_threshold_lists_only_the_tokens_past_it(long_dump):
+    at = _open(long_dump)
+    at = at.number_input(key="thr").set_value(5.0).run()
+    table = at.dataframe[0].value
+    assert table["position"].tolist() == [SPIKE]
+    assert "1 tokens past 5" in texts(at)
+
+
+def test_another_sample_starts_at_its_beginning(long_dump):
+    at = _open(long_dump, window="20000")
+    at = at.selectbox(key="sample").set_value("rollout_data_rank_0.jsonl:2").run()
+    assert _window_positions(at)[0] == 0

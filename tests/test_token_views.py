@@ -1,0 +1,162 @@
+"""The long-response token views' pure parts: binning keeps a lone spike, top-K against a
+brute force, thresholds, <think> marks, and token pieces shown as text."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from token_dumps import SPIKE_LOG_RATIO, long_sample
+
+from loaders import schema as S
+from loaders.serve.token_table import token_table
+from pages.figures import token_strip as B
+from pages.figures import token_text as T
+from pages.figures import token_top as P
+
+N = 32_768
+
+
+# ---- binning --------------------------------------------------------------------------------
+
+def test_binning_keeps_one_extreme_token_in_32k():
+    sample = long_sample(N, spike=23_456)
+    frame = token_table(sample)
+    lr = frame[S.LOG_RATIO].to_numpy()
+    data = B.binned(lr)
+    assert len(data.mean) == B.BINS  # binned to the chart, not one mark per token
+    hit = int(np.searchsorted(data.end, 23_456, side="right"))
+    assert data.start[hit] <= 23_456 < data.end[hit]
+    assert data.high[hit] == pytest.approx(SPIKE_LOG_RATIO, abs=1e-5)  # the spike survives
+    others = np.delete(data.high, hit)
+    assert others.max() < 1.0  # ... and stands out of every other bin
+    assert data.mean[hit] < 1.0  # where a mean alone would have hidden it
+
+
+def test_bins_cover_every_token_once_and_agree_with_numpy():
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=10_001)
+    values[[5, 777, 9_999]] = [np.nan, np.inf, -np.inf]  # skipped, never a bin's value
+    data = B.binned(values, bins=97)
+    assert data.start[0] == 0 and data.end[-1] == len(values)
+    np.testing.assert_array_equal(data.start[1:], data.end[:-1])
+    for a, b, lo, hi, mean in zip(*data):
+        part = values[a:b][np.isfinite(values[a:b])]
+        assert (lo, hi) == (part.min(), part.max())
+        assert mean == pytest.approx(part.mean())
+
+
+def test_short_response_is_one_bin_per_token_and_empty_bins_are_nan():
+    data = B.binned(np.array([1.0, np.nan, 3.0]))
+    assert data.start.tolist() == [0, 1, 2] and data.end.tolist() == [1, 2, 3]
+    assert np.isnan(data.low[1]) and np.isnan(data.high[1]) and np.isnan(data.mean[1])
+    assert len(B.binned(np.zeros(0)).mean) == 0
+
+
+def test_strip_figure_stays_small_at_32k_tokens():
+    frame = token_table(long_sample(N, spike=100))
+    columns = {m: frame[m].to_numpy() for m in (S.LOG_RATIO, S.K3, S.VALUE, "entropy")}
+    marks = B.think_marks(frame[S.TOKEN].tolist())
+    fig = B.strip_figure(columns, (1000, 1256), marks, {S.K3: np.arange(0, N, 3)})
+    assert len(fig.data) == 3 * 4 + 1  # band (2) and mean per strip, one trace of hits
+    hits = [trace for trace in fig.data if trace.mode == "markers"]
+    assert len(hits) == 1 and B.MAX_HIT_MARKS // 2 < len(hits[0].x) <= B.MAX_HIT_MARKS
+    assert all(len(trace.x) <= B.BINS for trace in fig.data if trace.mode != "markers")
+    assert fig.layout.shapes[0].x0 == 999.5 and fig.layout.shapes[0].x1 == 1255.5
+    assert [a.text for a in fig.layout.annotations] == ["&lt;think&gt;", "&lt;/think&gt;"]
+
+
+def test_strip_titles_are_escaped():
+    fig = B.strip_figure({"<img src=x>": np.ones(5)}, (0, 5))
+    assert fig.layout.yaxis.title.text == "&lt;img src=x&gt;"
+    assert "<img" not in fig.data[-1].hovertemplate
+
+
+def test_selection_to_position():
+    assert B.position_of({"points": [{"x": 812.0}]}, 1000) == 812
+    assert B.position_of({"box": [{"x": [900.4, 300.2]}], "points": []}, 1000) == 300
+    assert B.position_of({"points": [{"x": 5e9}]}, 1000) == 999
+    assert B.position_of({"points": [{"x": -4}]}, 1000) == 0
+    assert B.position_of({"points": [], "box": []}, 1000) is None
+
+
+def test_think_marks_also_when_split_over_tokens():
+    tokens = ["<", "think", ">", "Ġa", "Ġb", "</think>", "Ġc", "<think", ">"]
+    assert B.think_marks(tokens) == [(0, "<think>"), (5, "</think>"), (7, "<think>")]
+    assert B.think_marks(["Ġno", "Ġmarks"]) == []
+
+
+# ---- top-K and thresholds -------------------------------------------------------------------
+
+def _brute_force(values: np.ndarray, ranking: P.Ranking, k: int) -> list[int]:
+    keyed = []
+    for i, v in enumerate(values):
+        if not math.isfinite(v) or (ranking.log_magnitude and v <= 0):
+            continue
+        s = (abs(math.log(v)) if ranking.log_magnitude else abs(v) if ranking.magnitude
+             else v if ranking.largest else -v)
+        keyed.append((-s, i))
+    return [i for _, i in sorted(keyed)[:k]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_k_matches_a_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    values = np.round(rng.normal(size=n) * 3, 1)  # rounded: many ties
+    values[rng.random(n) < 0.05] = np.nan
+    values[rng.random(n) < 0.01] = np.inf
+    ratios = np.exp(values / 4)
+    for ranking in P.rankings([S.LOG_RATIO, S.K1, S.PROB, "importance_ratio", "entropy"],
+                              S.K1).values():
+        data = ratios if ranking.log_magnitude else values
+        for k in (1, 5, 20, n + 3):
+            assert P.top_positions(data, ranking, k).tolist() == _brute_force(data, ranking, k)
+
+
+def test_rankings_follow_the_sample_and_the_kl_estimator():
+    found = P.rankings([S.LOG_RATIO, S.K3, S.PROB, "entropy"], S.K3)
+    assert list(found) == ["|log_ratio|", "KL (k3)", "lowest prob", "entropy"]
+    assert not found["KL (k3)"].magnitude and found["lowest prob"].largest is False
+    assert list(P.rankings([S.LOGPROB], S.K3)) == []
+
+
+def test_past_threshold_in_order_on_the_ranking_scale():
+    values = np.array([0.5, -3.0, np.nan, 2.0, -0.1, 3.0])
+    by_size = P.Ranking("|x|", "x", True, magnitude=True)
+    assert P.past_positions(values, by_size, 2.0).tolist() == [1, 3, 5]
+    lowest = P.Ranking("low", "x", False)
+    assert P.past_positions(values, lowest, -0.1).tolist() == [1, 4]
+
+
+def test_token_rows_give_position_text_value_and_context():
+    tokens = ["ĠThe", "Ġcat", "Ċ", "Ġsat", "Ġ<b>", "Ġon"]
+    frame = pd.DataFrame({S.TOKEN_INDEX: [10, 11, 12, 13, 14, 15], S.TOKEN: tokens,
+                          "k3": [0.0, 0.1, 0.2, 5.0, 0.3, 0.4]})
+    rows = P.token_rows(frame, np.array([3]), "k3", T.BYTE_LEVEL)
+    assert rows["position"].tolist() == [13]
+    assert rows["token"].tolist() == ["·sat"]
+    assert rows["k3"].tolist() == [5.0]
+    assert rows["context"].tolist() == ["·The·cat↵⟦·sat⟧·<b>·on"]
+
+
+# ---- token texts ----------------------------------------------------------------------------
+
+def test_byte_level_pieces_are_decoded_and_whitespace_visible():
+    tokens = ["ĠWait", "Ċ", "ĉx", "âĢĻ", "Ġ<b>"]
+    style = T.token_style(tokens)
+    assert style == T.BYTE_LEVEL
+    assert [T.shown_token(t, style) for t in tokens] == ["·Wait", "↵", "→x", "’", "·<b>"]
+    assert T.decoded("âĢ", style) == "\\xe2\\x80"  # half a character: its bytes
+
+
+def test_plain_text_keeps_a_real_g_with_dot_above():
+    tokens = [" Ġdańsk", "\n"]
+    assert T.token_style(tokens) == T.PLAIN
+    assert [T.shown_token(t, T.PLAIN) for t in tokens] == ["·Ġdańsk", "↵"]
+
+
+def test_sentencepiece_pieces():
+    tokens = ["▁Wait", "<0x0A>", "▁so"]
+    style = T.token_style(tokens)
+    assert style == T.SENTENCEPIECE
+    assert [T.shown_token(t, style) for t in tokens] == ["·Wait", "↵", "·so"]
