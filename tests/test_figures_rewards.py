@@ -1,5 +1,4 @@
 """Rewards page builders: step curves, bands, smoothing, zero-shift and one step's bars."""
-import html
 
 import numpy as np
 import pandas as pd
@@ -9,6 +8,7 @@ from conftest import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
+from pages.figures import distributions as D
 from pages.figures import rewards as R
 
 MEAN, STD = "mean", "std"
@@ -156,43 +156,6 @@ def test_win_rate_curve():
     assert len(R.win_rate_curve(stats, smoothing=0.5).data) == 2
 
 
-def _rows() -> pd.DataFrame:
-    return pd.DataFrame({
-        S.FILE: ["a.jsonl", "<b>x</b>.jsonl", "a.jsonl", "a.jsonl"],
-        S.LINE: [3, 1, 4, 9],
-        S.KEY: ["a.jsonl:3", "<b>x</b>.jsonl:1", "a.jsonl:4", "a.jsonl:9"],
-        S.REWARD: [0.5, 0.2, np.nan, 0.9],
-        S.REF_REWARD: [0.25, 0.4, 0.3, 0.9],
-        S.REWARD_GAP: [0.25, -0.2, np.nan, 0.0],
-    })
-
-
-def test_sample_rewards_bars():
-    fig = R.sample_rewards_bars(_rows())
-    assert [type(t) for t in fig.data] == [go.Bar, go.Bar]
-    rl, ref = fig.data
-    np.testing.assert_array_equal(rl.x, [0, 1, 2, 3])
-    np.testing.assert_array_equal(rl.y, [0.5, 0.2, np.nan, 0.9])
-    np.testing.assert_array_equal(ref.y, [0.25, 0.4, 0.3, 0.9])
-    assert list(rl.customdata) == ["a.jsonl:3", html.escape("<b>x</b>.jsonl:1"), "a.jsonl:4",
-                                   "a.jsonl:9"]
-    assert "<b>x" not in "".join(rl.customdata)
-    assert fig.layout.barmode == "group"
-
-
-def test_sample_rewards_bars_without_ref():
-    rows = _rows().assign(**{S.REF_REWARD: np.nan})
-    assert [t.name for t in R.sample_rewards_bars(rows).data] == [S.REWARD]
-
-
-def test_reward_gap_bars_colours():
-    fig = R.reward_gap_bars(_rows())
-    (bar,) = fig.data
-    assert isinstance(bar, go.Bar)
-    np.testing.assert_array_equal(bar.y, [0.25, -0.2, np.nan, 0.0])
-    assert list(bar.marker.color) == [R.GAIN_COLOR, R.LOSS_COLOR, R.EVEN_COLOR, R.EVEN_COLOR]
-
-
 def test_reward_histogram_shares_bin_edges():
     rng = np.random.default_rng(0)
     reward = rng.normal(size=200)
@@ -236,5 +199,5 @@ def test_curves_from_a_real_dump(tmp_path):
     np.testing.assert_allclose(upper, by_step.mean() + 2 * by_step.std(ddof=0))
     np.testing.assert_allclose(_named(fig, f"{S.REF_REWARD} mean").y, [0.25] * 4)
     assert "5 samples per step" in fig.layout.title.text
-    bars = R.sample_rewards_bars(run.step_rows(2))
-    np.testing.assert_allclose(bars.data[0].y, [s[S.REWARD] for s in samples[10:15]])
+    ecdf = D.reward_ecdf(run.step_rows(2))
+    np.testing.assert_allclose(ecdf.data[0].x, sorted(s[S.REWARD] for s in samples[10:15]))

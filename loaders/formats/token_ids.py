@@ -21,6 +21,16 @@ def response_part(record: dict, mask_key: str) -> dict:
     return out
 
 
+def prompt_ids_text(record: dict, mask_key: str, ids_key: str = "token_ids") -> str:
+    """The prompt's token ids (those before the first trained token) as text, for a
+    format that has no prompt text: equal prompts then share a prompt id and a group."""
+    mask, ids = record.get(mask_key), record.get(ids_key)
+    if not (isinstance(mask, list) and isinstance(ids, list)) or len(mask) != len(ids):
+        return ""
+    end = next((i for i, m in enumerate(mask) if m), len(mask))
+    return " ".join(str(t) for t in ids[:end])
+
+
 def id_tokens(ids: object) -> list[str] | None:
     """Token ids as token texts, until a tokenizer decodes them."""
     return [str(t) for t in ids] if isinstance(ids, list) else None
@@ -54,4 +64,4 @@ def scalar_reward(value: object) -> object:
     return value
 
 
-__all__ = ["S", "id_tokens", "mismatch", "response_part", "scalar_reward"]
+__all__ = ["S", "id_tokens", "mismatch", "prompt_ids_text", "response_part", "scalar_reward"]

@@ -5,8 +5,6 @@ point per step and per curve, never one point per sample.
 """
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -101,41 +99,6 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
     _layout(fig, f"{S.WIN_RATE}: share of samples with {S.REWARD} > {S.REF_REWARD} "
                  f"({_samples_note(stats)}{ema_note})", S.WIN_RATE)
-    return fig
-
-
-def _locations(rows: pd.DataFrame) -> np.ndarray:
-    """file:line of each row, escaped because hover text is rendered as HTML."""
-    return np.array([html.escape(key) for key in rows[S.KEY]],
-                    dtype=object)
-
-
-def sample_rewards_bars(rows: pd.DataFrame) -> go.Figure:
-    """reward and ref_reward side by side for each sample of one step, in the given order."""
-    x, where = np.arange(len(rows)), _locations(rows)
-    fig = go.Figure()
-    for column, color in ((S.REWARD, RL_COLOR), (S.REF_REWARD, REF_COLOR)):
-        y = column_values(rows, column)
-        if column == S.REWARD or np.isfinite(y).any():
-            fig.add_trace(go.Bar(x=x, y=y, name=column, marker_color=color, customdata=where,
-                                 hovertemplate=f"%{{customdata}}<br>{column}: %{{y:.4g}}"
-                                               "<extra></extra>"))
-    fig.update_layout(barmode="group", hovermode="x unified", xaxis_title="sample position",
-                      title=f"{S.REWARD} vs {S.REF_REWARD} per sample ({len(rows)} samples)")
-    return fig
-
-
-def reward_gap_bars(rows: pd.DataFrame) -> go.Figure:
-    """reward − ref_reward per sample: green where RL is ahead, red where it is behind."""
-    gap = column_values(rows, S.REWARD_GAP)
-    colors = np.where(gap > 0, GAIN_COLOR, np.where(gap < 0, LOSS_COLOR, EVEN_COLOR))
-    fig = go.Figure(go.Bar(x=np.arange(len(rows)), y=gap, name=S.REWARD_GAP,
-                           marker_color=colors.tolist(), customdata=_locations(rows),
-                           hovertemplate=f"%{{customdata}}<br>{S.REWARD_GAP}: %{{y:+.4g}}"
-                                         "<extra></extra>"))
-    fig.update_layout(xaxis_title="sample position", yaxis_title=S.REWARD_GAP,
-                      title=f"{S.REWARD_GAP} = {S.REWARD} − {S.REF_REWARD} "
-                            f"({len(rows)} samples; green: RL ahead, red: behind)")
     return fig
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from loaders import schema as S
 from pages import state
+from pages.figures import distributions as spread
 from pages.figures import rewards as build
 from pages.view import View
 
@@ -51,8 +52,18 @@ def render(view: View) -> None:
 
 def _step_section(view: View) -> None:
     rows = view.run.step_rows(view.step)
-    st.subheader(f"Step {view.step}: {len(rows)} samples")
+    st.subheader(f"Step {view.step}: {len(rows):,} samples")
     left, right = st.columns(2)
-    left.plotly_chart(build.sample_rewards_bars(rows), width="stretch", key="c_bars")
-    right.plotly_chart(build.reward_gap_bars(rows), width="stretch", key="c_gap")
-    st.plotly_chart(build.reward_histogram(rows), width="stretch", key="c_hist")
+    left.plotly_chart(build.reward_histogram(rows), width="stretch", key="c_hist")
+    right.plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
+    left, right = st.columns(2)
+    gap = spread.reward_gap_curve(rows)
+    if gap is None:
+        left.caption("No reward gap: no sample at this step has both reward and ref_reward.")
+    else:
+        left.plotly_chart(gap, width="stretch", key="c_gap")
+    table = view.groups.step(view.step, view.group_options).table
+    if len(table) and table[S.GROUP_SIZE].max() >= 2:
+        right.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
+        right.page_link(st.session_state[state.PAGES]["groups"], label="Open the groups",
+                        icon=":material/workspaces:")
