@@ -120,11 +120,12 @@ def display_options(config: BoardConfig, show_left_out: bool = False) -> Display
 
 def _group_options(defaults: DisplayOptions) -> tuple[str, float]:
     """How advantages are derived (when the dump has none) and what counts as a pass."""
+    # the options are their own labels: a bound selectbox writes its label to the URL
     mode = st.selectbox("Advantage (when the dump has none)", MODES, key="adv",
-                        index=MODES.index(defaults.advantage),
-                        format_func=LABELS.get, bind="query-params",
-                        help="Group-relative advantage derived from the group's rewards. "
-                             "A trainer's own advantage key always wins.")
+                        index=MODES.index(defaults.advantage), bind="query-params",
+                        help="Group-relative advantage derived from the group's rewards: "
+                             + "; ".join(LABELS.values())
+                             + ". A trainer's own advantage key always wins.")
     threshold = st.number_input("Pass: reward ≥", value=defaults.pass_threshold, step=0.1,
                                 key="pass", bind="query-params",
                                 help="A sample passes when its reward reaches this; a "

@@ -1,0 +1,91 @@
+"""Groups and Prompts pages through the real app (AppTest via the entry script)."""
+import html
+import re
+
+import pytest
+from apptest import board, current_page, errors, goto, texts
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.serve.groups import GroupOptions
+from samples.generate_dump import write_dump as generate
+
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grouped")
+    generate(root, steps=3, ranks=2, samples_per_rank=32, max_tokens=64, seed=5, group_size=8)
+    return root
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_groups_page_shows_the_steps_mix_as_the_loaders_count_it(grouped):
+    at = goto(board(grouped, step="2"), "groups")
+    assert current_page(at) == "groups" and not errors(at)
+    expected = open_run(grouped).trained().groups().step(2, GroupOptions())
+    assert _metric(at, "groups") == str(expected.mix["groups"]) == "8"
+    assert _metric(at, "zero variance") == str(expected.mix[S.ZERO_VARIANCE])
+    assert _metric(at, "mixed") == str(expected.mix["mixed"])
+    shown = texts(at)
+    assert "groups by: uid (64)" in shown and "advantage: derived, GRPO" in shown
+
+
+def test_flag_filter_and_regex_narrow_the_table(grouped):
+    at = goto(board(grouped, step="2"), "groups")
+    expected = open_run(grouped).trained().groups().step(2, GroupOptions()).mix
+    at.multiselect(key="gflags").set_value([S.ZERO_VARIANCE]).run()
+    assert f"{expected[S.ZERO_VARIANCE]} of 8 groups" in texts(at)
+    at.text_input(key="gq").set_value("(").run()
+    assert any("invalid regex" in e for e in errors(at))
+
+
+def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
+    at = goto(board(grouped, step="1"), "groups")
+    group = at.selectbox(key="group")
+    at = group.set_value(group.options[0]).run()
+    assert not errors(at)
+    captions = [html.unescape(c.value) for c in at.caption]
+    cards = [c for c in captions if re.match(r"#\d+ · reward", c)]
+    assert len(cards) == 8
+    rewards = [float(re.search(r"reward ([-\d.e]+)", c).group(1)) for c in cards]
+    assert rewards == sorted(rewards, reverse=True)
+    assert any(c.startswith("Word diff #1 → #8") for c in captions)
+    assert at.session_state["group"] == group.options[0]
+    at.selectbox(key="gfull").set_value(3).run()
+    assert not errors(at)
+
+
+def test_group_advantage_mode_changes_with_the_display_option(grouped):
+    at = goto(board(grouped, step="1", adv="dr_grpo"), "groups")
+    assert "advantage: derived, Dr. GRPO: r − mean" in texts(at)
+
+
+def test_prompts_page_and_one_prompts_history(grouped):
+    at = goto(board(grouped), "prompts")
+    assert current_page(at) == "prompts" and not errors(at)
+    _, table = open_run(grouped).trained().groups().history()
+    assert _metric(at, "never solved") == str(int(table["never solved"].sum()))
+    prompt = table.index[table[S.STEPS_SEEN] >= 2][0]
+    at.text_input(key="prompt").set_value(str(prompt)).run()
+    assert not errors(at) and at.dataframe[-1].value[S.STEP].tolist() == sorted(
+        open_run(grouped).trained().groups().prompt(prompt)[S.STEP])
+    at.text_input(key="prompt").set_value("12x").run()
+    assert any("not a prompt id" in e for e in errors(at))
+
+
+def test_left_out_samples_are_counted_and_shown_on_request(tmp_path):
+    samples = [make_sample(1, seed=i, prompt="q", reward=float(i % 2)) for i in range(4)]
+    samples += [make_sample(1, seed=9, prompt="q", reward=5.0, status="aborted"),
+                make_sample(1, seed=8, prompt="<b>gone</b>", reward=5.0, filtered=True)]
+    root = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", samples).parent
+    at = goto(board(root), "groups")
+    shown = texts(at)
+    assert "2 samples left out of training: status=aborted 1, filtered 1" in shown
+    assert "2 left-out samples at this step (hidden); 1 groups left out entirely" in shown
+    assert _metric(at, "groups") == "1"
+    at.toggle(key="left_out").set_value(True).run()
+    assert _metric(at, "groups") == "2" and "shown, and in these statistics" in texts(at)
