@@ -22,7 +22,8 @@ sys.path[:0] = [str(ROOT / "tests")]
 from browser import browser_page, served  # noqa: E402
 
 IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
-ROUTES = [("Responses", "Responses"), ("Sample", "Sample"), ("RL vs reference", "RL vs reference"),
+ROUTES = [("Responses", "Responses"), ("Groups", "Groups"), ("Prompts", "Prompts"),
+          ("Sample", "Sample"), ("RL vs reference", "RL vs reference"),
           ("Metrics", "Metrics"), ("Health", "Health"), ("Alerts", "Alerts"),
           ("Rewards", "Rewards")]
 
@@ -43,6 +44,20 @@ def timed(page: object, label: str, action: object, heading: str, rows: list) ->
     rows.append((label, seconds, nodes))
 
 
+def pick(page: object, label: str, option: int = 0) -> None:
+    """Choose the option-th entry of the selectbox labelled `label`."""
+    page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
+    page.locator("li[role='option']").nth(option).click()
+
+
+def group_actions(page: object, rows: list, shots: Path | None) -> None:
+    """On the Groups page: open a group, then diff its best answer against the second."""
+    timed(page, "open a group", lambda: pick(page, "Group"), "One group", rows)
+    if shots:
+        page.screenshot(path=str(shots / "group-open.png"), full_page=True)
+    timed(page, "diff #1 -> #2", lambda: pick(page, "to answer", 1), "One group", rows)
+
+
 def run(url: str, shots: Path | None) -> list:
     rows: list = []
     with browser_page(1400, 1000) as page:
@@ -53,6 +68,8 @@ def run(url: str, shots: Path | None) -> list:
                   .click(), heading, rows)
             if shots:
                 page.screenshot(path=str(shots / f"route-{link.split()[0].lower()}.png"))
+            if link == "Groups":
+                group_actions(page, rows, shots)
         timed(page, "Back", page.go_back, "Alerts", rows)
         timed(page, "Forward", page.go_forward, "Rewards", rows)
         timed(page, "edited URL /responses?step=0",

@@ -8,7 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders import schema as S
-from pages.figures.tables import extra_columns
+from pages.figures.axes import integer_steps
+from pages.figures.tables import extra_columns, previews
 from pages.figures.text import strip_pad, strip_system
 from pages.view import DisplayOptions
 
@@ -62,7 +63,7 @@ def group_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
              for row in table[[S.ZERO_VARIANCE, S.ALL_CORRECT, S.ALL_WRONG]].to_dict("records")]
     shown = pd.DataFrame({
         ID: table.index.astype(str),
-        S.PROMPT: [preview(t, options, system=True) for t in table[S.PROMPT].fillna("")],
+        S.PROMPT: previews(table[S.PROMPT], options, system=True),
         S.GROUP_KIND: table[S.GROUP_KIND].to_numpy(), "flags": flags})
     for column in sort_choices().values():
         shown[column] = table[column].to_numpy()
@@ -85,9 +86,8 @@ def mix_figure(steps: pd.DataFrame) -> go.Figure:
                              line={"color": "#000", "dash": "dot"}))
     fig.update_layout(title="Group mix per step (share of groups; prompt groups by text)",
                       xaxis_title=S.STEP, yaxis={"title": "share of groups", "range": [0, 1]},
-                      xaxis={"tickformat": "d"}, hovermode="x unified",
-                      legend={"orientation": "h", "y": -0.25}, height=300)
-    return fig
+                      hovermode="x unified", legend={"orientation": "h", "y": -0.25}, height=300)
+    return integer_steps(fig, shares.index)
 
 
 def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
+from pages.figures.axes import integer_steps
 
 STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
              (S.H_GRAD_NORM, "grad norm"))
@@ -25,6 +26,7 @@ def stage_times_figure(stages: pd.DataFrame) -> go.Figure:
     fig = go.Figure([go.Bar(x=stages.index.to_numpy(), y=stages[c].to_numpy(), name=str(c))
                      for c in stages.columns])
     fig.update_layout(barmode="stack", xaxis_title="step", yaxis_title="seconds")
+    integer_steps(fig, stages.index)
     return _layout(fig, "stage times per step (stacked)")
 
 
@@ -39,6 +41,7 @@ def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Fig
                                        mode="lines", name=html.escape(column)))
     unit = "fraction of device memory" if total is not None else "as logged"
     fig.update_layout(xaxis_title="step", yaxis_title=unit)
+    integer_steps(fig, metrics.index)
     if total is not None:
         fig.add_hline(y=1.0, line_dash="dot", line_color="red")
     return _layout(fig, f"memory per device ({unit})")
@@ -52,6 +55,7 @@ def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:
                                colorbar={"title": value},
                                hovertemplate="%{y}, step %{x}: %{z:.4g}<extra></extra>"))
     fig.update_layout(xaxis_title="step")
+    integer_steps(fig, pd.to_numeric(table.columns, errors="coerce"))
     return _layout(fig, f"{value} per rank and step", height=120 + 28 * len(table))
 
 

@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
-from pages.figures.groups import preview
+from pages.figures.axes import integer_steps
+from pages.figures.tables import previews
 from pages.view import DisplayOptions
 
 ID = "id"  # the prompt id as text, for the URL and the selection
@@ -41,8 +42,7 @@ def counts(table: pd.DataFrame) -> dict[str, int]:
 
 def prompt_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     shown = pd.DataFrame({ID: table.index.astype(str),
-                          S.PROMPT: [preview(t, options, system=True)
-                                     for t in table[S.PROMPT].fillna("")]})
+                          S.PROMPT: previews(table[S.PROMPT], options, system=True)})
     for column in COLUMNS:
         shown[column] = table[column].to_numpy()
     return shown
@@ -65,11 +65,11 @@ def history_figure(steps: pd.DataFrame) -> go.Figure:
                              name="zero variance", marker={"symbol": "x", "size": 10,
                                                            "color": "#000"}))
     fig.update_layout(title="This prompt's group at each step it appears", height=320,
-                      hovermode="x unified", xaxis={"title": S.STEP, "tickformat": "d"},
+                      hovermode="x unified", xaxis_title=S.STEP,
                       legend={"orientation": "h", "y": -0.3})
     fig.update_yaxes(title_text="reward / pass rate", secondary_y=False)
     fig.update_yaxes(title_text="tokens", secondary_y=True)
-    return fig
+    return integer_steps(fig, x)
 
 
 def history_rows(steps: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders import schema as S
+from pages.figures.axes import integer_steps
 from pages.figures.smoothing import add_band, add_curve, column_values, first_value, has_data, where
 
 RL_COLOR, REF_COLOR, WIN_COLOR = "#1f77b4", "#ff7f0e", "#9467bd"
@@ -38,9 +39,10 @@ def curve_note(stats: pd.DataFrame, band_k: float, smoothing: float, zero_shift:
     return "(" + "; ".join(parts) + ")"
 
 
-def _layout(fig: go.Figure, title: str, y_title: str) -> None:
+def _layout(fig: go.Figure, title: str, y_title: str, steps: pd.Index) -> None:
     fig.update_layout(title=title, xaxis_title=S.STEP, yaxis_title=y_title, hovermode="x unified",
                       legend={"orientation": "h", "y": -0.2})
+    integer_steps(fig, steps)
 
 
 def _add_mean(fig: go.Figure, stats: pd.DataFrame, column: str, color: str, smoothing: float,
@@ -67,7 +69,7 @@ def step_curve(stats: pd.DataFrame, column: str, *, band_k: float = 1.0, smoothi
     if ref_column and has_data(stats, ref_column):
         _add_mean(fig, stats, ref_column, REF_COLOR, smoothing, zero_shift, dash="dash")
     note = curve_note(stats, band_k, smoothing, zero_shift)
-    _layout(fig, f"{title or column} {note}", title or column)
+    _layout(fig, f"{title or column} {note}", title or column, stats.index)
     return fig
 
 
@@ -98,7 +100,7 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     win_rate_axis(fig)
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
     _layout(fig, f"{S.WIN_RATE}: share of samples with {S.REWARD} > {S.REF_REWARD} "
-                 f"({_samples_note(stats)}{ema_note})", S.WIN_RATE)
+                 f"({_samples_note(stats)}{ema_note})", S.WIN_RATE, stats.index)
     return fig
 
 

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from pages.figures.text import strip_pad, strip_system
 from pages.view import DisplayOptions
 
 TABLE_PREVIEW = 160
@@ -54,19 +53,28 @@ def sort_rows(rows: pd.DataFrame, column: str, descending: bool = True) -> pd.Da
     return rows.sort_values(column, ascending=not descending, na_position="last", kind="stable")
 
 
-def _preview(series: pd.Series, options: DisplayOptions, system: bool = False) -> list[str]:
-    out = []
-    for text in series.fillna("").astype(str):
-        text = strip_pad(strip_system(text, options.system_marker) if system else text,
-                         options.pad_token)
-        out.append(text if len(text) <= TABLE_PREVIEW else text[:TABLE_PREVIEW] + "…")
-    return out
+def previews(series: pd.Series, options: DisplayOptions, system: bool = False,
+             limit: int = TABLE_PREVIEW) -> list[str]:
+    """Table previews, vectorised (8,192 rows a step): the text after the system-prompt
+    marker (prompts), without pad tokens, cut at `limit` characters with an ellipsis."""
+    text = series.fillna("").astype("string")
+    marker = options.system_marker
+    if system and marker:
+        after = text.str.rsplit(marker, n=1).str[-1].str.lstrip("\n")
+        text = text.where(~text.str.contains(marker, regex=False), after)
+    if options.pad_token:
+        text = text.str.replace(options.pad_token, "", regex=False)
+    cut = text.str.slice(0, limit)
+    return cut.where(text.str.len() <= limit, cut + "…").fillna("").tolist()
 
 
 def flag_text(rows: pd.DataFrame) -> list[str]:
-    names = [[label for flag, label in FLAG_LABELS.items() if row[flag]]
-             for row in rows[list(FLAG_LABELS)].to_dict("records")]
-    return [", ".join(n) for n in names]
+    """"truncated, non-finite" and so on per row, vectorised."""
+    text = pd.Series("", index=rows.index, dtype="string")
+    for flag, label in FLAG_LABELS.items():
+        on = rows[flag].to_numpy(dtype=bool)
+        text = text.where(~on, text.where(text == "", text + ", ") + label)
+    return text.tolist()
 
 
 def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
@@ -74,16 +82,16 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     est = options.kl_estimator
     view = pd.DataFrame({
         KEY: rows[S.KEY].to_numpy(),
-        S.PROMPT: _preview(rows[S.PROMPT], options, system=True),
-        S.RESPONSE: _preview(rows[S.RESPONSE], options),
+        S.PROMPT: previews(rows[S.PROMPT], options, system=True),
+        S.RESPONSE: previews(rows[S.RESPONSE], options),
         S.REWARD: rows[S.REWARD].to_numpy(),
-        S.GROUND_TRUTH: _preview(rows[S.GROUND_TRUTH], options),
+        S.GROUND_TRUTH: previews(rows[S.GROUND_TRUTH], options),
         S.LOG_RATIO_MEAN: rows[S.LOG_RATIO_MEAN].to_numpy(),
         S.LOG_RATIO_SUM: rows[S.LOG_RATIO_SUM].to_numpy(),
         S.kl_mean(est): rows[S.kl_mean(est)].to_numpy(),
         S.kl_sum(est): rows[S.kl_sum(est)].to_numpy(),
         S.RESPONSE_LEN: rows[S.RESPONSE_LEN].to_numpy(),
-        S.REF_RESPONSE: _preview(rows[S.REF_RESPONSE], options),
+        S.REF_RESPONSE: previews(rows[S.REF_RESPONSE], options),
         S.REF_REWARD: rows[S.REF_REWARD].to_numpy(), S.REWARD_GAP: rows[S.REWARD_GAP].to_numpy(),
         "flags": flag_text(rows),
     })
