@@ -44,21 +44,38 @@ def timed(page: object, label: str, action: object, heading: str, rows: list) ->
     rows.append((label, seconds, nodes))
 
 
-def pick(page: object, label: str, option: int = 0) -> None:
-    """Choose the option-th entry of the selectbox labelled `label`."""
+def pick(page: object, label: str, option: str) -> None:
+    """Type an option into the selectbox labelled `label` and choose it."""
     page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
-    page.locator("li[role='option']").nth(option).click()
+    page.keyboard.type(option)
+    page.keyboard.press("Enter")
 
 
-def group_actions(page: object, rows: list, shots: Path | None) -> None:
+def fill(page: object, label: str, text: str) -> None:
+    box = page.get_by_label(label)
+    box.fill(text)
+    box.press("Enter")
+
+
+def first_group(dump_dir: Path) -> str:
+    """The id of the first group of the last step (the Groups page's default step)."""
+    from loaders import open_run
+    from loaders.serve.groups import GroupOptions
+
+    run = open_run(dump_dir).trained()
+    return str(run.groups().step(run.steps[-1], GroupOptions()).table.index[0])
+
+
+def group_actions(page: object, rows: list, shots: Path | None, group: str) -> None:
     """On the Groups page: open a group, then diff its best answer against the second."""
-    timed(page, "open a group", lambda: pick(page, "Group"), "One group", rows)
+    timed(page, "open a group", lambda: fill(page, "Group id", group), "One group", rows)
+    page.get_by_text("Word diff").first.wait_for(timeout=120_000)
     if shots:
-        page.screenshot(path=str(shots / "group-open.png"), full_page=True)
-    timed(page, "diff #1 -> #2", lambda: pick(page, "to answer", 1), "One group", rows)
+        page.screenshot(path=str(shots / "group-open.png"))
+    timed(page, "diff #1 -> #2", lambda: pick(page, "to answer", "2"), "One group", rows)
 
 
-def run(url: str, shots: Path | None) -> list:
+def run(url: str, shots: Path | None, group: str) -> list:
     rows: list = []
     with browser_page(1400, 1000) as page:
         timed(page, "open /", lambda: page.goto(url), "Rewards", rows)
@@ -69,7 +86,7 @@ def run(url: str, shots: Path | None) -> list:
             if shots:
                 page.screenshot(path=str(shots / f"route-{link.split()[0].lower()}.png"))
             if link == "Groups":
-                group_actions(page, rows, shots)
+                group_actions(page, rows, shots, group)
         timed(page, "Back", page.go_back, "Alerts", rows)
         timed(page, "Forward", page.go_forward, "Rewards", rows)
         timed(page, "edited URL /responses?step=0",
@@ -85,7 +102,7 @@ def main() -> None:
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
     with served(args.dir.resolve(), timeout=300) as url:
-        rows = run(url, args.shots)
+        rows = run(url, args.shots, first_group(args.dir.resolve()))
     print(f"{'action':28s} {'until idle':>10s} {'DOM nodes':>10s}")
     for label, seconds, nodes in rows:
         print(f"{label:28s} {seconds * 1e3:7.0f} ms {nodes:10,d}")

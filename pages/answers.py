@@ -18,20 +18,26 @@ from pages.widgets import picked_row
 CARDS_PER_ROW = 4
 
 
-def _choose(table: pd.DataFrame, view: View) -> int | None:
-    ids = table.index.astype(str).tolist()
-    if st.session_state.get("group") not in (None, *ids):
-        del st.session_state["group"]  # a group of another step
-    labels = dict(zip(ids, table[S.PROMPT].fillna("")))
-    picked = st.selectbox("Group", ids, index=None, key="group", bind="query-params",
-                          placeholder="select a row above, or pick a group here",
-                          format_func=lambda g: build.preview(labels[g], view.options, True, 90))
-    return None if picked is None else int(picked)
+def _choose(table: pd.DataFrame) -> int | None:
+    """The group the URL names (`group`), set by a row of the table above.  A text box, not
+    a selectbox: a bound selectbox writes its label to the URL, and a prompt is no label."""
+    typed = st.text_input("Group id", key="group", bind="query-params",
+                          placeholder="select a row above").strip()
+    if not typed:
+        return None
+    try:
+        group_id = int(typed)
+    except ValueError:
+        group_id = None
+    if group_id not in table.index:
+        st.warning(literal(f"No group {typed[:40]} at this step; select a row above."))
+        return None
+    return group_id
 
 
 def render(view: View, table: pd.DataFrame) -> None:
     st.subheader("One group")
-    group_id = _choose(table, view)
+    group_id = _choose(table)
     if group_id is None:
         return
     members = view.groups.members(view.step, group_id, view.group_options)

@@ -45,8 +45,8 @@ def test_flag_filter_and_regex_narrow_the_table(grouped):
 
 def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
     at = goto(board(grouped, step="1"), "groups")
-    group = at.selectbox(key="group")
-    at = group.set_value(group.options[0]).run()
+    first = open_run(grouped).trained().groups().step(1, GroupOptions()).table.index[0]
+    at = at.text_input(key="group").set_value(str(first)).run()
     assert not errors(at)
     captions = [html.unescape(c.value) for c in at.caption]
     cards = [c for c in captions if re.match(r"#\d+ · reward", c)]
@@ -54,9 +54,10 @@ def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
     rewards = [float(re.search(r"reward ([-\d.e]+)", c).group(1)) for c in cards]
     assert rewards == sorted(rewards, reverse=True)
     assert any(c.startswith("Word diff #1 → #8") for c in captions)
-    assert at.session_state["group"].lstrip("-").isdigit()  # the id, not the label
     at.selectbox(key="gfull").set_value(3).run()
     assert not errors(at)
+    at.text_input(key="group").set_value("123").run()
+    assert "No group 123 at this step" in texts(at)
 
 
 def test_group_advantage_mode_changes_with_the_display_option(grouped):

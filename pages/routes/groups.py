@@ -22,8 +22,8 @@ def _mix(found: StepGroups) -> None:
                                                  ("solved", "solved (all pass)"),
                                                  ("unsolved", "unsolved (none pass)"),
                                                  ("mixed", "mixed"))):
-        column.metric(label, f"{mix[name]:,}", f"{mix[name] / total:.0%} of groups",
-                      delta_color="off")
+        column.metric(label, f"{mix[name]:,}", help=f"{mix[name] / total:.0%} of the groups")
+        column.caption(f"{mix[name] / total:.0%} of groups")
 
 
 def _caption(view: View, found: StepGroups) -> None:
