@@ -79,6 +79,9 @@ TRUNCATED = "truncated"
 LENGTH_MISMATCH = "length_mismatch"
 NONFINITE = "nonfinite"
 FLAGS = (TRUNCATED, LENGTH_MISMATCH, NONFINITE)
+# bytes on the first row of each (file, step, validation) group a parse met: its token
+# metrics by position bin and its hot tokens (loaders.index.token_digest); None elsewhere
+TOKEN_DIGEST = "token_digest"
 
 # ---- KL estimators of KL(pi || pi_ref) from samples of pi, r = logprob - ref_logprob ------
 K1 = "k1"  # r: unbiased, high variance, can be negative per token
@@ -150,7 +153,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     **{kl_mean(k): "float64" for k in KL_ESTIMATORS},
     **{kl_sum(k): "float64" for k in KL_ESTIMATORS},
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
-    TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
+    TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool", TOKEN_DIGEST: "object",
 }
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in

@@ -1,12 +1,13 @@
 """The Sample page on a 32,768-token response through the real board: the window moves by
 pager, position box, URL, strip selection and top-token jumps; the page stays bounded."""
 import json
+import math
 import re
 
 import pytest
 from apptest import board, errors, texts
 from streamlit.proto.WidgetStates_pb2 import WidgetState
-from token_dumps import write_long_dump
+from token_dumps import SPIKE_LOG_RATIO, long_sample, write_long_dump
 
 N = 32_768
 SPIKE = 20_000
@@ -100,3 +101,45 @@ def test_another_sample_starts_at_its_beginning(long_dump):
     at = _open(long_dump, window="20000")
     at = at.selectbox(key="sample").set_value("rollout_data_rank_0.jsonl:2").run()
     assert _window_positions(at)[0] == 0
+
+
+# ---- the Tokens page: position x step heatmap and the step's hottest tokens ---------------
+
+@pytest.fixture(scope="module")
+def steps_dump(tmp_path_factory):
+    root = tmp_path_factory.mktemp("steps") / "run"
+    samples = [long_sample(1500 + 300 * step, step=step, seed=i,
+                           spike=1200 if (step, i) == (2, 1) else None)
+               for step in range(4) for i in range(3)]
+    (root).mkdir(parents=True)
+    (root / "rollout_data_rank_0.jsonl").write_bytes(b"".join(
+        json.dumps(s).encode() + b"\n" for s in samples))
+    return root
+
+
+def test_tokens_page_heatmap_click_chooses_the_step(steps_dump):
+    at = board(steps_dump, page="tokens", step="0")
+    assert not errors(at), errors(at)
+    heat = at.get("plotly_chart")[0]
+    figure = json.loads(heat.proto.spec)
+    assert figure["data"][0]["type"] == "heatmap" and figure["data"][0]["y"] == [0, 1, 2, 3]
+    assert len(figure["data"][0]["x"]) == 32
+    at = _select(at, heat, {"selection": {"points": [{"x": "0–3 %", "y": 2}], "box": [],
+                                          "point_indices": [0]}})
+    assert _param(at, "step") == "2" and "Tokens · step 2" in texts(at)
+    at = at.segmented_control(key="tok_scale").set_value("absolute").run()
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert figure["data"][0]["x"][:2] == ["0–511", "512–1023"] and len(figure["data"][0]["x"]) == 5
+
+
+def test_hot_token_row_opens_the_sample_at_that_token(steps_dump):
+    at = board(steps_dump, page="tokens", step="2")
+    hot = at.dataframe[0].value
+    first = hot.iloc[0]
+    spike_k3 = math.expm1(-SPIKE_LOG_RATIO) + SPIKE_LOG_RATIO
+    assert first["k3 largest"] == pytest.approx(spike_k3, rel=1e-4)  # the spike leads
+    assert first["sample"] == "rollout_data_rank_0.jsonl:8" and first["position"] == 1200
+    at = _select(at, at.dataframe[0], {"selection": {"rows": [0], "columns": []}})
+    assert "Sample · step 2" in texts(at)
+    assert at.selectbox(key="sample").value == "rollout_data_rank_0.jsonl:8"
+    assert 1200 in _window_positions(at) and _window_positions(at)[0] == 1200 - 64

@@ -10,6 +10,7 @@ from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index.extras import FieldProblem, extra_column, extras
 from loaders.index.grouping import exclusion, group_of, prompt_id
+from loaders.index.token_digest import TokenDigest
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
 from loaders.parse.fields import flag
@@ -60,6 +61,7 @@ class SummaryBatch:
         self._ref: list[bytes] = []
         self._kl_rows: list[int] = []
         self._lengths: list[int] = []
+        self._digest = TokenDigest()
 
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
         row = dict(where)
@@ -76,6 +78,7 @@ class SummaryBatch:
         row[S.EXCLUDED] = bool(row[S.EXCLUDED_BY])
         row.update(extras(obj, problem))
         self._log_ratio(obj, row, n, problem)
+        self._digest.add(obj, len(self.rows), n)
         self.rows.append(row)
 
     def _scalars(self, obj: dict, row: dict, problem: FieldProblem) -> int:
@@ -127,6 +130,7 @@ class SummaryBatch:
                 row[name] = math.nan
         if self._kl_rows:
             self._fill_kl()
+        self._digest.attach(self.rows, self._lp, self._ref, self._kl_rows)
         return self.rows
 
     def _fill_kl(self) -> None:

@@ -9,7 +9,7 @@ from loaders.index.extras import kept_extras
 from loaders.index.summary import extra_column
 
 _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
-          "category": ""}
+          "category": "", "object": None}
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
 _FINISH_REASONS = ("finish_reason", "stop_reason")
@@ -27,6 +27,8 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
             frame[name] = _FILLS[dtype]
         elif dtype in ("int64", "int32", "bool"):
             frame[name] = frame[name].fillna(_FILLS[dtype])
+        elif dtype == "object":  # bytes or None, never the NaN a concat fills in
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
         frame[name] = frame[name].astype(dtype)
     for name in frame.columns.difference(list(S.SUMMARY_DTYPES)):
         if frame[name].dtype == object or pd.api.types.is_string_dtype(frame[name]):

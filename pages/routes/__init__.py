@@ -21,6 +21,7 @@ from pages.routes import (
     responses,
     rewards,
     sample,
+    tokens,
 )
 from pages.view import View
 
@@ -39,6 +40,7 @@ ROUTES = (
     Route("groups", "Groups", groups.render, ":material/workspaces:"),
     Route("prompts", "Prompts", prompts.render, ":material/quiz:"),
     Route("sample", "Sample", sample.render, ":material/article:"),
+    Route("tokens", "Tokens", tokens.render, ":material/data_array:"),
     Route("compare", "RL vs reference", compare.render, ":material/compare_arrows:"),
     Route("metrics", "Metrics", metrics.render, ":material/monitoring:"),
     Route("health", "Health", health.render, ":material/health_and_safety:"),

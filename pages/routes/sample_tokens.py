@@ -23,6 +23,7 @@ from pages.view import View
 WINDOW = tokens.WINDOW
 _ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks
 _SHOWN = "_sample_shown"  # session: the sample whose window the session holds
+JUMPED = "_sample_jumped"  # session: a page jumped to this sample with its own window
 
 
 def show(sample: Sample, view: View) -> None:
@@ -60,7 +61,8 @@ def show(sample: Sample, view: View) -> None:
 
 def _window_controls(key: str, n: int) -> int:
     """The pager and position box; the window's first row."""
-    if st.session_state.get(_SHOWN) not in (None, key) and "window" in st.session_state:
+    jumped = st.session_state.pop(JUMPED, None) == key
+    if st.session_state.get(_SHOWN) not in (None, key) and not jumped:
         st.session_state["window"] = 0  # another sample: start at its beginning
     st.session_state[_SHOWN] = key
     last = max(0, n - 1)

@@ -1,0 +1,207 @@
+"""Token summaries made while parsing, so views across steps never read a step's tokens.
+
+For each group of a parse batch's samples that share (file, step, validation), one digest:
+- the token-weighted mean of each token metric per position bin: REL_BINS bins of each
+  response's relative position, and ABS_TOKENS-token bins up to the group's longest one;
+- its hot tokens: over the group's top tokens by KL (k3) and by mismatch_kl (about one in
+  512), the token strings with how often they were among them, the metric's sum over
+  those, and the sample and position of the largest.
+The digest is bytes on the group's first row (schema.TOKEN_DIGEST), so every refresh,
+growth, rewrite, follow and split keeps, drops or rebuilds it with its rows, like the rest
+of the index.  It is fixed-size per group, a few hundred bytes, whatever the lengths.
+"""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+import orjson
+
+from loaders import schema as S
+from loaders.parse.arrays import BadField, pack_floats
+
+REL_BINS = 32
+ABS_TOKENS = 512
+HOT_KEEP = 12  # token strings a group keeps per metric
+TOKEN_CHARS = 48  # a token string longer than this is cut (a token is a few characters)
+# where each stored metric comes from: the policy logprobs (with the reference's) or an
+# extra token array the trainer wrote
+POLICY, EXTRA = ("logprob", S.K3), ("entropy", "mismatch_kl")
+HOT_METRICS = (S.K3, "mismatch_kl")
+VERSION = 1
+
+
+def candidates(tokens: int) -> int:
+    """Top tokens of a group's run of samples taken as hot-token candidates."""
+    return min(256, 8 + tokens // 512)
+
+
+class TokenDigest:
+    """Collects what the digests need while a SummaryBatch parses, then builds them."""
+
+    def __init__(self) -> None:
+        self._rows: list[int] = []  # row number in the batch of each sample kept here
+        self._tokens: list[list | None] = []
+        self._extra: dict[str, dict[int, bytes]] = {name: {} for name in EXTRA}
+
+    def add(self, obj: dict, row_index: int, n: int) -> None:
+        if n == 0:
+            return
+        self._rows.append(row_index)
+        tokens = obj.get(S.RESPONSE_TOKENS)
+        self._tokens.append(tokens if isinstance(tokens, list) else None)
+        for name in EXTRA:
+            values = obj.get(name)
+            if isinstance(values, list) and len(values) >= n:
+                try:
+                    self._extra[name][row_index] = pack_floats(values, n)
+                except BadField:
+                    continue
+
+    def attach(self, rows: list[dict], lp: list[bytes], ref: list[bytes],
+               kl_rows: list[int]) -> None:
+        """Put each group's digest on its first row (the batch's packed policy logprobs
+        and reference logprobs, by row, are reused: nothing is parsed twice)."""
+        if not self._rows:
+            return
+        keys = [(rows[i][S.FILE], rows[i][S.STEP], rows[i][S.VALIDATION]) for i in self._rows]
+        group_of = {key: g for g, key in enumerate(dict.fromkeys(keys))}
+        groups = np.array([group_of[key] for key in keys])
+        first = {g: self._rows[i] for i, g in reversed(list(enumerate(groups)))}
+        tokens = dict(zip(self._rows, self._tokens))
+        sample_group = dict(zip(self._rows, groups.tolist()))
+        layouts: dict[int, Layout] = {}  # metrics of one source share their layout
+        parts, hot = [], {}
+        for name, (values, order) in _metric_arrays(lp, ref, kl_rows, self._extra).items():
+            layout = layouts.setdefault(id(order), Layout(order, sample_group))
+            parts.append(_binned(name, values, layout, len(first)))
+            if name in HOT_METRICS:
+                hot[name] = _hot(values, layout, tokens, rows, len(first))
+        parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
+                 for name, counts, means in parts]
+        for g, row_index in first.items():
+            rows[row_index][S.TOKEN_DIGEST] = _encode(parts, {m: h[g] for m, h in hot.items()},
+                                                      g)
+
+
+Segments = tuple[np.ndarray, list[tuple[int, int]]]  # values, then (row, length) in order
+
+
+def _metric_arrays(lp: list[bytes], ref: list[bytes], kl_rows: list[int],
+                   extra: dict[str, dict[int, bytes]]) -> dict[str, Segments]:
+    """Each stored metric's values over its samples, concatenated, and their (row, n)."""
+    out: dict[str, Segments] = {}
+    if kl_rows:
+        policy = np.frombuffer(b"".join(lp), dtype=np.float64)
+        reference = np.frombuffer(b"".join(ref), dtype=np.float64)
+        order = [(row, len(part) // 8) for row, part in zip(kl_rows, lp)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = policy - reference
+            out["logprob"], out[S.K3] = (policy, order), (np.expm1(-r) + r, order)
+    for name, packed in extra.items():
+        if packed:
+            order = [(row, len(part) // 8) for row, part in packed.items()]
+            out[name] = (np.frombuffer(b"".join(packed.values()), dtype=np.float64), order)
+    return out
+
+
+class Layout:
+    """Where each sample's tokens and position bins sit in a metric's concatenated values."""
+
+    def __init__(self, order: list[tuple[int, int]], sample_group: dict[int, int]) -> None:
+        self.rows = [row for row, _ in order]
+        self.lengths = np.array([n for _, n in order], dtype=np.int64)
+        self.starts = np.cumsum(self.lengths) - self.lengths
+        self.groups = np.array([sample_group[row] for row in self.rows], dtype=np.int64)
+        n = self.lengths[:, None]
+        rel = (np.arange(REL_BINS + 1) * n + REL_BINS - 1) // REL_BINS  # first pos of each bin
+        absolute = np.minimum(np.arange(int(-(-self.lengths.max() // ABS_TOKENS)) + 1)
+                              * ABS_TOKENS, n)
+        # bin edges as offsets into the concatenated values: consecutive bins tile them
+        self.edges = [self.starts[:, None] + rel, self.starts[:, None] + absolute]
+
+
+def _binned(name: str, values: np.ndarray, layout: Layout, groups: int
+            ) -> tuple[str, np.ndarray, np.ndarray]:
+    """(metric, finite-token counts, means) per group and bin: REL_BINS relative bins, then
+    the absolute ones (shape groups x bins).  Segment sums by reduceat: no per-token index
+    arrays and no cumulative sum whose rounding a huge value would spoil."""
+    finite = np.isfinite(values)
+    clean = np.where(finite, values, 0.0)
+    counts, sums = [], []
+    for edges in layout.edges:
+        first, last = edges[:, :-1].ravel(), edges[:, 1:].ravel()
+        empty = first == last
+        at = np.minimum(first, len(values) - 1)
+        for data, out in ((finite.astype(np.float64), counts), (clean, sums)):
+            part = np.add.reduceat(data, at)
+            part[empty] = 0.0
+            per_group = np.zeros((groups, edges.shape[1] - 1))
+            np.add.at(per_group, layout.groups, part.reshape(len(edges), -1))
+            out.append(per_group)
+    count, total = np.hstack(counts), np.hstack(sums)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return name, count, total / count
+
+
+def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """(sample number, offset into values) of the top tokens (value above 0) of each run of
+    consecutive samples of one group: candidates(tokens) of them, one partition per run."""
+    change = np.flatnonzero(np.diff(layout.groups)) + 1
+    run_starts = np.concatenate(([0], change))
+    run_ends = np.concatenate((change, [len(layout.groups)]))
+    token_ends = layout.starts + layout.lengths
+    found = []
+    for first, last in zip(run_starts.tolist(), run_ends.tolist()):
+        lo, hi = int(layout.starts[first]), int(token_ends[last - 1])
+        part = values[lo:hi]
+        k = min(candidates(hi - lo), hi - lo)
+        scored = np.where(np.isfinite(part) & (part > 0), part, -np.inf)
+        top = np.argpartition(-scored, k - 1)[:k]
+        found.append(lo + top[scored[top] > -np.inf])
+    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    return np.searchsorted(layout.starts, at, side="right") - 1, at
+
+
+def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
+         rows: list[dict], groups: int) -> list[list]:
+    """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
+    tokens: [token, count, sum, largest, offset, item, position] each."""
+    found: list[dict[str, list]] = [{} for _ in range(groups)]
+    samples, at = _top_tokens(values, layout)
+    positions = (at - layout.starts[samples]).tolist()
+    rows_of, groups_of = layout.rows, layout.groups.tolist()
+    for sample, pos, value in zip(samples.tolist(), positions, values[at].tolist()):
+        row = rows_of[sample]
+        texts = tokens.get(row)
+        if texts is None or pos >= len(texts):
+            continue
+        text = str(texts[pos])[:TOKEN_CHARS]
+        entry = found[groups_of[sample]].setdefault(text, [text, 0, 0.0, -1.0, 0, 0, 0])
+        entry[1] += 1
+        entry[2] += value
+        if value > entry[3]:
+            entry[3:] = [value, rows[row][S.OFFSET], rows[row].get(S.ITEM, 0), pos]
+    return [list(table.values()) if len(table) <= HOT_KEEP else
+            heapq.nlargest(HOT_KEEP, table.values(), key=lambda e: e[2]) for table in found]
+
+
+def _encode(parts: list[tuple[str, np.ndarray, np.ndarray]], hot: dict[str, list], g: int
+            ) -> bytes:
+    """A JSON header (metrics, bins, hot tokens), a NUL (never in JSON text), then each
+    metric's counts (uint32) and means (float32) for this group, without the absolute bins
+    past its longest response."""
+    names, bins, body = [], [], []
+    for name, counts, means in parts:
+        used = np.flatnonzero(counts[g])
+        width = REL_BINS + max(0, int(used[-1]) + 1 - REL_BINS) if len(used) else 0
+        if width:
+            names.append(name)
+            bins.append(width)
+            body.append(counts[g, :width].tobytes() + means[g, :width].tobytes())
+    for entries in hot.values():
+        for entry in entries:
+            entry[2:4] = [float(f"{entry[2]:.5g}"), float(f"{entry[3]:.5g}")]
+    header = {"v": VERSION, "rel": REL_BINS, "abs_tokens": ABS_TOKENS, "metrics": names,
+              "bins": bins, "hot": hot}
+    return orjson.dumps(header) + b"\0" + b"".join(body)

@@ -1,0 +1,80 @@
+"""Tokens page: where in long responses the policy changes, across steps, and which token
+strings carry the KL (or the rollout/trainer mismatch) in the chosen step.
+
+Everything comes from the token digests the index keeps (a few hundred bytes per file and
+step): no dump file is read here.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from loaders.serve import token_summary as T
+from pages import state
+from pages.figures import token_heat as build
+from pages.routes.sample_tokens import JUMPED
+from pages.view import View
+
+SCALES = {T.RELATIVE: "relative position (32 bins of each response)",
+          T.ABSOLUTE: "absolute position (512-token bins)"}
+WINDOW_LEAD = 64  # the Sample page's window starts this many tokens before a hot token
+
+
+def render(view: View) -> None:
+    st.header(f"Tokens · step {view.step}")
+    found = T.digests(view.run.samples)
+    metrics = T.summary_metrics(found)
+    if not metrics:
+        st.info("No token summaries: this dump has no per-token logprobs, reference "
+                "logprobs, entropy or mismatch_kl.")
+        return
+    _heatmap(view, found, metrics)
+    _hot(view)
+
+
+def _heatmap(view: View, found: list[T.Digest], metrics: list[str]) -> None:
+    left, right = st.columns([1, 2])
+    if st.session_state.get("tok_metric") not in (None, *metrics):
+        del st.session_state["tok_metric"]
+    metric = left.selectbox("Token metric", metrics, key="tok_metric", bind="query-params",
+                            index=metrics.index(S.K3) if S.K3 in metrics else 0)
+    scale = right.segmented_control("Position", list(SCALES), format_func=SCALES.get,
+                                    default=T.RELATIVE, key="tok_scale", bind="query-params",
+                                    required=True) or T.RELATIVE
+    grid = T.position_grid(found, metric, scale)
+    labels = build.bin_labels(grid.starts, scale == T.RELATIVE)
+    fig = build.position_step_figure(grid.steps, labels, grid.means, grid.tokens, metric,
+                                     view.step)
+    st.caption("Token-weighted mean over the step's samples; click a row to choose its step.")
+    event = st.plotly_chart(fig, key="c_tok_heat", on_select="rerun", selection_mode="points",
+                            width="stretch")
+    step = build.step_of_click((event or {}).get("selection", {}).get("points", []))
+    if state.fresh("c_tok_heat", step) and step is not None and step != view.step:
+        state.select(step=step)
+
+
+def _hot(view: View) -> None:
+    rows = view.run.step_rows(view.step)
+    found = T.digests(rows)
+    hot_metrics = [m for m in (S.K3, "mismatch_kl") if any(d.hot.get(m) for d in found)]
+    if not hot_metrics:
+        return
+    st.subheader("The step's hottest tokens")
+    if st.session_state.get("tok_hot") not in (None, *hot_metrics):
+        del st.session_state["tok_hot"]
+    metric = st.selectbox("Carrying the most", hot_metrics, key="tok_hot",
+                          bind="query-params",
+                          format_func=lambda m: "KL (k3)" if m == S.K3 else m)
+    table = build.hot_table(T.hot_tokens(found, metric, rows))
+    st.caption("Token strings among the step's top tokens by the metric (about one token in "
+               "512 of each file's part of the step): how often, how much in all, and the "
+               "sample with the largest; select a row to open that sample there.")
+    event = st.dataframe(table, key="t_tok_hot", on_select="rerun",
+                         selection_mode="single-row", hide_index=True, width="stretch",
+                         height=min(36 * (len(table) + 1) + 3, 560))
+    chosen = (event or {}).get("selection", {}).get("rows", [])
+    if state.fresh("t_tok_hot", tuple(chosen)) and chosen and table["sample"].iloc[chosen[0]]:
+        row = table.iloc[chosen[0]]
+        st.session_state[JUMPED] = row["sample"]  # the Sample page keeps the window asked for
+        state.go("sample", sample=row["sample"], step=view.step,
+                 window=max(0, int(row["position"]) - WINDOW_LEAD))
