@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bash start.sh [DUMP_DIR] [--root DIR] [--metrics PATH] [extra streamlit args]
+# bash start.sh [DUMP_DIR] [--root DIR] [--metrics PATH] [--group-key KEY] [extra streamlit args]
 # Serves RL Logging Board on port 8901 (override with --server.port N); opens samples/demo
 # when no DUMP_DIR is given.
 set -euo pipefail
@@ -17,6 +17,8 @@ while [ $# -gt 0 ]; do
     --root=*) app_args+=(--root "${1#--root=}"); shift ;;
     --metrics) app_args+=(--metrics "$2"); shift 2 ;;
     --metrics=*) app_args+=(--metrics "${1#--metrics=}"); shift ;;
+    --group-key) app_args+=(--group-key "$2"); shift 2 ;;
+    --group-key=*) app_args+=(--group-key "${1#--group-key=}"); shift ;;
     --*) st_args+=("$1"); shift ;;
     *) if [ -z "$dump_dir" ]; then dump_dir="$1"; else st_args+=("$1"); fi; shift ;;
   esac
