@@ -276,3 +276,15 @@ def test_extra_keys_named_like_view_columns_do_not_replace_them(tmp_path):
     view = T.table_view(run.samples, DisplayOptions())
     assert view[T.KEY].tolist() == [f"{FILE}:1", f"{FILE}:2"]
     assert view["flags"].tolist() == ["", ""]
+
+
+def test_pages_of_rows_cover_every_row_once():
+    import pandas as pd
+
+    from pages.figures.tables import page_count, page_of
+    rows = pd.DataFrame({"x": range(1201)})
+    assert page_count(1201, 500) == 3 and page_count(0, 500) == 1
+    parts = [page_of(rows, p, 500) for p in (1, 2, 3)]
+    assert [len(p) for p in parts] == [500, 500, 201]
+    assert pd.concat(parts)["x"].tolist() == list(range(1201))
+    assert page_of(rows, 9, 500)["x"].iloc[0] == 1000  # past the end: the last page

@@ -10,6 +10,7 @@ from loaders import schema as S
 from pages.view import DisplayOptions
 
 TABLE_PREVIEW = 160
+PAGE_ROWS = 500  # rows sent to the browser at once: its grid slows to seconds at 8,192
 FLAG_LABELS = {S.TRUNCATED: "truncated", S.LENGTH_MISMATCH: "length mismatch",
                S.NONFINITE: "non-finite"}
 KEY = S.KEY  # "file:line[#item]", how a table row names its sample
@@ -46,6 +47,16 @@ def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = N
                     (rows[S.PROMPT].fillna("") + "\n" + rows[S.RESPONSE].fillna("")).tolist())
         keep &= np.array([bool(regex.search(t)) for t in haystack], dtype=bool)
     return rows[keep]
+
+
+def page_count(rows: int, size: int = PAGE_ROWS) -> int:
+    return max(1, -(-rows // size))
+
+
+def page_of(rows: pd.DataFrame, page: int, size: int = PAGE_ROWS) -> pd.DataFrame:
+    """Rows of the 1-based page (the last page when page is past the end)."""
+    page = min(max(page, 1), page_count(len(rows), size))
+    return rows.iloc[(page - 1) * size: page * size]
 
 
 def sort_rows(rows: pd.DataFrame, column: str, descending: bool = True) -> pd.DataFrame:
@@ -95,6 +106,8 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
         S.REF_REWARD: rows[S.REF_REWARD].to_numpy(), S.REWARD_GAP: rows[S.REWARD_GAP].to_numpy(),
         "flags": flag_text(rows),
     })
+    if S.EXCLUDED_BY in rows and rows[S.EXCLUDED_BY].fillna("").ne("").any():
+        view["left out"] = rows[S.EXCLUDED_BY].to_numpy()
     for column in extra_columns(rows):
         view[f"extra_{column}" if column in view.columns else column] = rows[column].to_numpy()
     return view

@@ -10,11 +10,13 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
+from loaders.serve.cache import Texts
 from pages import state
 from pages.figures import tables
 from pages.figures.text import compile_search, highlight, literal
 from pages.loading import recover_stale
 from pages.view import View
+from pages.widgets import picked_row
 
 MAX_MATCHES = 50
 
@@ -48,31 +50,53 @@ def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str,
 
 
 def render(view: View) -> None:
-    rows = view.run.step_rows(view.step)
+    rows = _rows(view)
     st.header(f"Responses · step {view.step}")
     column, descending, pattern = _controls(view, rows)
     reward_range, flags = _filters(rows)
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))
-    texts = _full_texts(view) if regex else None
+    texts = _full_texts(view, rows) if regex else None
     shown = tables.sort_rows(tables.filter_rows(rows, reward_range, flags, regex, texts),
                              column, descending)
-    st.caption(f"{len(shown)} of {len(rows)} samples · select a row to open it")
-    table = tables.table_view(shown, view.options)
-    event = st.dataframe(table, key="t_responses", on_select="rerun",
-                         selection_mode="single-row", hide_index=True, width="stretch",
-                         height=min(36 * (len(table) + 1) + 3, 640),
-                         column_config={tables.KEY: None})
-    selected = (event or {}).get("selection", {}).get("rows", [])
-    if state.fresh("t_responses", tuple(selected)) and selected:
-        state.go("sample", sample=table[tables.KEY].iloc[selected[0]])
+    table = tables.table_view(_paged(shown, len(rows)), view.options)
+    picked = picked_row(table, "t_responses", 640, {tables.KEY: None})
+    if picked is not None:
+        state.go("sample", sample=table[tables.KEY].iloc[picked])
     if regex:
         _matches(shown, texts, regex)
 
 
-def _full_texts(view: View) -> dict:
+def _paged(shown: pd.DataFrame, total: int) -> pd.DataFrame:
+    """One page of the sorted rows: the browser's grid gets 500 rows, not 8,192."""
+    pages = tables.page_count(len(shown))
+    page = 1
+    if pages > 1:
+        page = int(st.number_input("Page", 1, pages, 1, key="rpage", bind="query-params"))
+    part = tables.page_of(shown, page)
+    first = (min(page, pages) - 1) * tables.PAGE_ROWS
+    st.caption(f"{len(shown):,} of {total:,} samples · rows {first + 1:,}–{first + len(part):,} "
+               f"(page {min(page, pages)} of {pages}) · select a row to open it")
+    return part
+
+
+def _rows(view: View) -> pd.DataFrame:
+    """The step's trained samples, and its left-out ones when the sidebar asks."""
+    rows = view.run.step_rows(view.step)
+    left_out = view.run.left_out
+    if view.options.show_left_out and left_out is not None and len(left_out):
+        more = left_out[left_out[S.STEP] == view.step]
+        rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
+    return rows
+
+
+def _full_texts(view: View, rows: pd.DataFrame) -> dict:
     found = view.run.step_texts(view.step)
+    extra = [key for key in rows[S.KEY] if key not in found]  # left-out samples shown
+    if extra:
+        more = view.run.texts(extra)
+        found = Texts({**found, **more}, found.stale | more.stale)
     if found.stale:
         # their samples are left out of the search: what the files hold now belongs to no
         # row of this table
