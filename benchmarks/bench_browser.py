@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from browser import browser_page, served  # noqa: E402
 
@@ -35,9 +35,13 @@ def settle(page: object, heading: str) -> None:
     page.wait_for_function(IDLE, timeout=120_000)
 
 
-def timed(page: object, label: str, action: object, heading: str, rows: list) -> None:
+def timed(page: object, label: str, action: object, heading: str, rows: list,
+          ready: str | None = None) -> None:
+    """Time `action` until the page is idle with `heading` (and the text `ready`) drawn."""
     start = time.perf_counter()
     action()
+    if ready:
+        page.get_by_text(ready).first.wait_for(timeout=120_000)
     settle(page, heading)
     seconds = time.perf_counter() - start - 0.3
     nodes = page.evaluate("document.getElementsByTagName('*').length")
@@ -68,8 +72,8 @@ def first_group(dump_dir: Path) -> str:
 
 def group_actions(page: object, rows: list, shots: Path | None, group: str) -> None:
     """On the Groups page: open a group, then diff its best answer against the second."""
-    timed(page, "open a group", lambda: fill(page, "Group id", group), "One group", rows)
-    page.get_by_text("Word diff").first.wait_for(timeout=120_000)
+    timed(page, "open a group", lambda: fill(page, "Group id", group), "One group", rows,
+          ready="Word diff")
     if shots:
         page.screenshot(path=str(shots / "group-open.png"))
     timed(page, "diff #1 -> #2", lambda: pick(page, "to answer", "2"), "One group", rows)

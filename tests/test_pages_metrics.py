@@ -51,8 +51,12 @@ def test_health_page_panels(tmp_path):
     assert not at.exception, at.exception
     assert [t.label for t in at.tabs] == ["Stage times", "Memory", "Per rank", "Stability",
                                           "Data quality"]
+    # only the open tab is drawn; each panel through its URL parameter
     specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert "generation" in specs and "fraction of device memory" in specs
+    assert "generation" in specs and "fraction of device memory" not in specs
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Memory")
+    assert "fraction of device memory" in at.get("plotly_chart")[0].proto.spec
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Per rank")
     at.radio(key="rank_value").set_value("tokens").run()
     assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
 

@@ -7,7 +7,15 @@ def test_curves_and_step_section(board_dump):
     assert not at.exception
     assert [t.label for t in at.tabs] == ["Reward", "KL", "Response length", "Win rate"]
     assert "Step 2: 10 samples" in texts(at)
-    assert len(at.get("plotly_chart")) == 7
+    # the open tab's curve, then histogram, ECDF, sorted gap and group means
+    keys = [chart.key for chart in at.get("plotly_chart")]
+    assert keys == ["c_reward", "c_hist", "c_ecdf", "c_gap", "c_groups"]
+
+
+def test_only_the_open_tab_is_drawn(board_dump):
+    at = board(board_dump, page="rewards", chart="KL")
+    keys = [chart.key for chart in at.get("plotly_chart")]
+    assert "c_kl" in keys and "c_reward" not in keys and not at.exception
 
 
 def test_controls_change_the_figures(board_dump):

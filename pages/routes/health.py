@@ -1,33 +1,33 @@
 """Health page: stage times, memory, per-rank load, stability and data quality."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from loaders.health import views
+from loaders.health.check import Health
 from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
 from pages.figures.text import literal
 from pages.view import View
 
 
-def _timing_and_memory(metrics: pd.DataFrame, tabs: Sequence[DeltaGenerator]) -> None:
-    with tabs[0]:
-        stages = views.stage_times(metrics)
-        if stages.columns.empty:
-            st.info("No stage timers (time/* or timing_s/*) in the training metrics.")
-        else:
-            st.plotly_chart(build.stage_times_figure(stages), width="stretch", key="c_stages")
-    with tabs[1]:
-        groups = views.memory_columns(metrics)
-        if not groups:
-            st.info("No memory metrics in the training metrics.")
-        else:
-            st.plotly_chart(build.memory_figure(metrics, groups), width="stretch",
-                            key="c_memory")
+def _stages(metrics: pd.DataFrame) -> None:
+    stages = views.stage_times(metrics)
+    if stages.columns.empty:
+        st.info("No stage timers (time/* or timing_s/*) in the training metrics.")
+    else:
+        st.plotly_chart(build.stage_times_figure(stages), width="stretch", key="c_stages")
+
+
+def _memory(metrics: pd.DataFrame) -> None:
+    groups = views.memory_columns(metrics)
+    if not groups:
+        st.info("No memory metrics in the training metrics.")
+    else:
+        st.plotly_chart(build.memory_figure(metrics, groups), width="stretch", key="c_memory")
 
 
 def _ranks(view: View, metrics: pd.DataFrame) -> None:
@@ -48,17 +48,26 @@ def render(view: View) -> None:
     for note in health.metrics.notes:
         st.info(literal(note))
     metrics = health.metrics.frame
+    panels: list[Callable[[], None]] = [
+        lambda: _stages(metrics), lambda: _memory(metrics), lambda: _ranks(view, metrics),
+        lambda: _stability(health, metrics), lambda: _quality(view, metrics)]
+    # only the open tab is drawn (on_change="rerun" makes the tabs lazy)
     tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"],
-                   key="panel", bind="query-params")
-    _timing_and_memory(metrics, tabs)
-    with tabs[2]:
-        _ranks(view, metrics)
-    with tabs[3]:
-        clip_name = clip_fraction_column(str(c) for c in metrics.columns)
-        clip = metrics[clip_name] if clip_name is not None else None
-        st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
-                        key="c_stability")
-    with tabs[4]:
-        table = views.quality(view.run.samples, metrics if not metrics.empty else None)
-        st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
-        st.dataframe(table, width="stretch")
+                   key="panel", bind="query-params", on_change="rerun")
+    for tab, panel in zip(tabs, panels):
+        if tab.open:
+            with tab:
+                panel()
+
+
+def _stability(health: Health, metrics: pd.DataFrame) -> None:
+    clip_name = clip_fraction_column(str(c) for c in metrics.columns)
+    clip = metrics[clip_name] if clip_name is not None else None
+    st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
+                    key="c_stability")
+
+
+def _quality(view: View, metrics: pd.DataFrame) -> None:
+    table = views.quality(view.run.samples, metrics if not metrics.empty else None)
+    st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
+    st.dataframe(table, width="stretch")

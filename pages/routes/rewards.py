@@ -30,23 +30,27 @@ def render(view: View) -> None:
                            help="TensorBoard's debiased EMA; the raw curve stays faint below")
     zero_shift = right.toggle("Zero-shift curves", key="zero", bind="query-params")
     est = view.options.kl_estimator
+    # only the open tab is drawn: each plotly chart costs the browser a few hundred ms
     tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"], key="chart",
-                   bind="query-params")
-    with tabs[0]:
-        _curve(build.reward_curves(stats, band_k=band_k, smoothing=smoothing,
-                                   zero_shift=zero_shift), "c_reward")
-    with tabs[1]:
-        if stats[S.stat(S.kl_mean(est), "mean")].isna().all():
-            st.info("No KL: this dump has no logprobs and ref_logprobs per token.")
-        _curve(build.step_curve(stats, S.kl_mean(est), band_k=band_k, smoothing=smoothing,
-                                zero_shift=zero_shift, title=f"per-token KL ({est}) mean"),
-               "c_kl")
-    with tabs[2]:
-        _curve(build.step_curve(stats, S.RESPONSE_LEN, band_k=band_k, smoothing=smoothing,
-                                zero_shift=zero_shift, title="response length (tokens)"),
-               "c_len")
-    with tabs[3]:
-        _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win")
+                   bind="query-params", on_change="rerun")
+    curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift}
+    if tabs[0].open:
+        with tabs[0]:
+            _curve(build.reward_curves(stats, **curve), "c_reward")
+    if tabs[1].open:
+        with tabs[1]:
+            if stats[S.stat(S.kl_mean(est), "mean")].isna().all():
+                st.info("No KL: this dump has no logprobs and ref_logprobs per token.")
+            else:
+                _curve(build.step_curve(stats, S.kl_mean(est), title=f"per-token KL ({est}) "
+                                        "mean", **curve), "c_kl")
+    if tabs[2].open:
+        with tabs[2]:
+            _curve(build.step_curve(stats, S.RESPONSE_LEN, title="response length (tokens)",
+                                    **curve), "c_len")
+    if tabs[3].open:
+        with tabs[3]:
+            _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win")
     _step_section(view)
 
 
