@@ -25,8 +25,9 @@ def test_token_less_formats_say_so(tmp_path):
     root = F.verl(tmp_path / "verl")
     at = board(root, page="sample")
     assert "This sample has no token-level data." in texts(at)
-    at = board(root, page="rewards")
+    at = board(root, page="rewards", chart="KL")
     assert "No KL: this dump has no logprobs" in texts(at)
+    assert "c_kl" not in [chart.key for chart in at.get("plotly_chart")]  # no empty chart
 
 
 def test_validation_is_a_separate_view(tmp_path):

@@ -71,6 +71,13 @@ def supported() -> str:
     return "\n".join(f"  - {f.label}" for f in FORMATS)
 
 
+def no_known_format(names: list[str]) -> str:
+    """The message for a dir where no file is in a known dump format."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"no file is in a known dump format (found {len(names)}: {shown}); supported: "
+            + "; ".join(line.strip(" -") for line in supported().splitlines()))
+
+
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
     """Normalised samples of one record, each with an int step, or the BadLine it raised."""
     out: list[dict | BadLine] = []

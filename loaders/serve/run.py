@@ -10,7 +10,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.find.walk import Listing, scan
-from loaders.formats import BY_NAME, supported
+from loaders.formats import BY_NAME, no_known_format
 from loaders.health.check import Health
 from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_index
@@ -203,7 +203,7 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     stored = load_index(root) if use_cache else None
     fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale)
     if all(state.format not in BY_NAME for state in fresh.files.values()):
-        raise DumpError(_unknown_layout(fresh))
+        raise DumpError(no_known_format(sorted(fresh.files)))
     index_path = None
     if use_cache and status != "hit":
         index_path = save_index(root, fresh)
@@ -213,9 +213,3 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     return Run(root, fresh.frame, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files,
                metric_stamp(root, metric_files))
-
-def _unknown_layout(stored: object) -> str:
-    names = sorted(stored.files)
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return (f"no file is in a known dump format (found {len(names)}: {shown}); supported: "
-            + "; ".join(line.strip(" -") for line in supported().splitlines()))
