@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 CONTEXT_WORDS = 12  # unchanged words kept on each side of a change
 MAX_SEGMENTS = 400  # changed segments shown; the rest are counted
-# words compared per answer: difflib is quadratic on repetitive text (~1 s at 6,000 words)
-MAX_WORDS = 5000
+# words compared a side in one changed block: difflib is quadratic on repetitive text
+# (~0.35 s for one 3,000-word line repeating itself; tens of ms for real answers)
+MAX_WORDS = 3000
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
@@ -31,23 +32,40 @@ def words(text: str) -> list[str]:
 
 def word_diff(old: str, new: str, context: int = CONTEXT_WORDS,
               max_words: int = MAX_WORDS) -> list[Segment]:
-    """Segments turning old into new (their first max_words words each, the rest folded);
-    unchanged runs longer than 2·context are folded."""
+    """Segments turning old into new; unchanged runs longer than 2·context are folded.
+
+    Lines are matched first and words only inside the lines that changed, as git's word
+    diff does: difflib is quadratic on repetitive text, and a reasoning trace is hundreds of
+    lines.  Each changed block compares at most max_words words a side (the rest folded).
+    """
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    out: list[Segment] = []
+    opcodes = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            run = words("".join(a[i1:i2]))
+            out.extend(_folded(run, context, first=not out, last=i2 == len(a)))
+        else:
+            out.extend(_words_changed("".join(a[i1:i2]), "".join(b[j1:j2]), context,
+                                      max_words))
+    return out
+
+
+def _words_changed(old: str, new: str, context: int, max_words: int) -> list[Segment]:
     a, b = words(old), words(new)
     rest = max(len(a), len(b)) - max_words
     a, b = a[:max_words], b[:max_words]
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
     out: list[Segment] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if op == "equal":
-            out.extend(_folded(a[i1:i2], context, first=not out, last=i2 == len(a)))
+            out.extend(_folded(a[i1:i2], context, first=False, last=False))
             continue
         if i2 > i1:
             out.append(Segment("removed", "".join(a[i1:i2])))
         if j2 > j1:
             out.append(Segment("added", "".join(b[j1:j2])))
     if rest > 0:
-        out.append(Segment("folded", f" … the last {rest} words are not compared …"))
+        out.append(Segment("folded", f" … {rest} more words of this block not compared … "))
     return out
 
 
