@@ -47,7 +47,7 @@ def test_a_group_of_16_long_answers_opens_within_the_node_budget(server):
         assert nodes <= NODE_BUDGET, nodes
 
 
-def test_a_group_answer_opens_in_the_sample_page(server):
+def test_the_full_text_of_one_long_answer_is_one_element(server):
     with browser_page() as page:
         page.goto(f"{server}/groups?group={prompt_id(PROMPT)}&gfull=2")
         _settle(page, "One group")

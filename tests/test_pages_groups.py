@@ -90,3 +90,29 @@ def test_left_out_samples_are_counted_and_shown_on_request(tmp_path):
     assert _metric(at, "groups") == "1"
     at.toggle(key="left_out").set_value(True).run()
     assert _metric(at, "groups") == "2" and "shown, and in these statistics" in texts(at)
+
+
+def _select(at, key: str, row: int):
+    at.session_state[key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return at.run()
+
+
+def test_table_rows_open_a_group_an_answer_and_a_prompts_group(grouped):
+    at = goto(board(grouped, step="2"), "groups")
+    shown = at.dataframe(key="t_groups").value
+    at = _select(at, "t_groups", 1)
+    assert at.text_input(key="group").value == shown["id"].iloc[1]
+    answers = at.dataframe(key="t_answers").value
+    at = _select(at, "t_answers", 2)
+    assert current_page(at) == "sample" and not errors(at)
+    assert at.session_state["sample"] == answers[S.KEY].iloc[2]
+    at = goto(at, "prompts")
+    prompts = at.dataframe(key="t_prompts").value
+    at = _select(at, "t_prompts", 0)
+    assert at.text_input(key="prompt").value == prompts["id"].iloc[0]
+    history = at.dataframe(key="t_history").value
+    at = _select(at, "t_history", len(history) - 1)
+    assert current_page(at) == "groups" and not errors(at)
+    assert at.sidebar.select_slider(key="step").value == history[S.STEP].iloc[-1]
+    assert at.text_input(key="group").value == history[S.GROUP_ID].iloc[-1]
+    assert len(at.dataframe(key="t_answers").value) == history[S.GROUP_SIZE].iloc[-1]
