@@ -142,3 +142,14 @@ def test_an_unreadable_filter_flag_is_a_problem_not_a_guess(tmp_path):
     run = _run(tmp_path, [make_sample(1, filtered="maybe")])
     assert not run.samples[S.EXCLUDED].any()
     assert any("filtered" in p["reason"] for p in run.problems)
+
+
+def test_health_counts_the_same_zero_variance_groups_as_the_groups_page(tmp_path):
+    # two groups of one prompt text, told apart by uid: the health signal must see two
+    samples = [make_sample(1, seed=i, prompt="p", uid="a", reward=1.0) for i in range(3)]
+    samples += [make_sample(1, seed=i, prompt="p", uid="b", reward=float(i)) for i in range(3)]
+    run = _run(tmp_path, samples).trained()
+    mix_ = run.groups().step(1, GroupOptions()).mix
+    signals = run.health().signals
+    assert signals.loc[1, S.H_GROUPS] == mix_["groups"] == 2
+    assert signals.loc[1, S.H_ZERO_VARIANCE] == mix_[S.ZERO_VARIANCE] / mix_["groups"] == 0.5

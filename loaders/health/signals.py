@@ -43,7 +43,7 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
 
 def zero_variance_share(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     """Per step, the share of prompt groups (≥ min_group samples) whose rewards are equal."""
-    groups = samples.groupby([S.STEP, S.PROMPT_ID])[S.REWARD].agg(["count", "min", "max"])
+    groups = samples.groupby([S.STEP, S.GROUP_ID])[S.REWARD].agg(["count", "min", "max"])
     groups = groups[groups["count"] >= min_group]
     flat = (groups["max"] - groups["min"]).abs() < 1e-12
     return flat.groupby(level=0).mean()
@@ -51,7 +51,7 @@ def zero_variance_share(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
 
 def group_counts(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     """Per step, how many prompt groups have at least min_group samples."""
-    sizes = samples.groupby([S.STEP, S.PROMPT_ID]).size()
+    sizes = samples.groupby([S.STEP, S.GROUP_ID]).size()
     return (sizes >= min_group).groupby(level=0).sum().astype(float)
 
 
