@@ -19,6 +19,11 @@ while [ $# -gt 0 ]; do
     --metrics=*) app_args+=(--metrics "${1#--metrics=}"); shift ;;
     --group-key) app_args+=(--group-key "$2"); shift 2 ;;
     --group-key=*) app_args+=(--group-key "${1#--group-key=}"); shift ;;
+    --*.*=*) st_args+=("$1"); shift ;;
+    # a Streamlit config flag (--server.port, --theme.base, …) always takes a value: the
+    # space form passes the next word along with it
+    --*.*) if [ $# -lt 2 ]; then echo "start.sh: $1 needs a value" >&2; exit 2; fi
+           st_args+=("$1=$2"); shift 2 ;;
     --*) st_args+=("$1"); shift ;;
     *) if [ -z "$dump_dir" ]; then dump_dir="$1"; else st_args+=("$1"); fi; shift ;;
   esac

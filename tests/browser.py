@@ -33,8 +33,9 @@ def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
     port = free_port()
     # the log goes to a temp dir: never beside a dump that may be the committed demo
     log = open(Path(tempfile.mkdtemp()) / f"server-{port}.log", "wb")  # noqa: SIM115
+    # the space form of Streamlit's flags, as start.sh's own usage line writes them
     proc = subprocess.Popen(["bash", str(ROOT / "start.sh"), str(dump_dir),
-                             f"--server.port={port}", "--server.address=127.0.0.1"],
+                             "--server.port", str(port), "--server.address", "127.0.0.1"],
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
