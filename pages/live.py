@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import loaders
 from loaders.serve.follow import Beat
@@ -60,14 +61,25 @@ def follow(base: Path, run_dir: Path, run: loaders.Run) -> bool:
     return on
 
 
+def _on_timer() -> bool:
+    """True when this run is the fragment's own timer tick, not part of a full page run."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 @st.fragment(run_every=poll_seconds())
 def _ticker(base: str, run_dir: str, shown: loaders.Run) -> None:
+    """Only a timer tick polls: a full page run that polled too would restart itself on
+    every growth and, while a trainer writes faster than the page draws, never finish."""
+    poller = follower(Path(base), Path(run_dir), poll_seconds() / 2)
     try:
-        beat = follower(Path(base), Path(run_dir), poll_seconds() / 2).poll()
+        beat = poller.poll() if _on_timer() else poller.last()
     except loaders.DumpError as err:
         st.caption(f"live · paused: {err}")
         return
-    if beat.run is not shown:
+    if beat is None:
+        beat = Beat(shown, _newest_write_ns(shown), False)
+    elif beat.run is not shown and _on_timer():
         st.rerun(scope="app")
     st.caption(_indicator(beat), help="Checked every "
                f"{poll_seconds():g} s: the run's files are stat'ed, the dir is walked for new "

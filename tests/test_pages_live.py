@@ -8,6 +8,8 @@ import time
 from apptest import board, texts
 from conftest import line_of, make_sample
 
+from pages.loading import follower
+
 
 def _append_step(root, step: int) -> None:
     time.sleep(0.6)  # polls closer together than half the 1 s interval share one answer
@@ -15,6 +17,12 @@ def _append_step(root, step: int) -> None:
         with open(root / f"rollout_data_rank_{rank}.jsonl", "ab") as handle:
             handle.write(b"".join(line_of(make_sample(step, seed=rank * 10 + i))
                                   for i in range(4)))
+
+
+def _tick(root) -> None:
+    """What the Follow timer does between page runs (AppTest runs no timers): poll the
+    run's files; the page run after it shows what the poll found."""
+    follower(root.resolve(), root.resolve(), 0.0).poll()
 
 
 def _toggle(at, key: str):
@@ -41,7 +49,10 @@ def test_a_new_step_is_shown_and_the_step_follows_it(dump_dir):
     at = board(dump_dir)
     assert at.sidebar.select_slider(key="step").value == 2
     _append_step(dump_dir, 3)
-    at.run()  # what the timer does: its poll finds the grown files and reruns the page
+    at.run()  # a page run alone never polls: it draws what the last poll found
+    assert "24 samples · 3 steps" in texts(at)
+    _tick(dump_dir)
+    at.run()
     assert "32 samples · 4 steps" in texts(at)
     assert at.sidebar.select_slider(key="step").value == 3
     assert "step" not in at.query_params  # the newest step is the slider's default
@@ -51,6 +62,7 @@ def test_a_picked_step_stays_pinned(dump_dir):
     at = board(dump_dir)
     at.sidebar.select_slider(key="step").set_value(1).run()
     _append_step(dump_dir, 3)
+    _tick(dump_dir)
     at.run()
     assert "32 samples · 4 steps" in texts(at)
     assert at.sidebar.select_slider(key="step").value == 1

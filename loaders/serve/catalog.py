@@ -18,6 +18,7 @@ from pathlib import Path
 
 from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
+from loaders.serve.budget import BUDGET, run_bytes
 from loaders.serve.grow import grown
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
@@ -80,6 +81,7 @@ class Catalog:
         key = Path(os.path.abspath(Path(path).expanduser()))
         try:
             found = self._runs.get(key, _absent)
+            BUDGET.touch(self, key)
         except _Absent:
             walk = self._current(progress)
             found = self._watch(key, lambda report: self._open(key, walk, report), progress,
@@ -173,6 +175,13 @@ class Catalog:
                 self._walk = result
             elif isinstance(key, Path) and isinstance(result, (Run, DumpError)):
                 self._runs.put(key, result)
+        if isinstance(result, Run):  # outside the lock: the budget may drop other runs here
+            BUDGET.admit(self, key, result, run_bytes(result))
+
+    def drop(self, key: object, run: object) -> None:
+        """Forget the run held for key, if it is still `run` (the memory budget's call)."""
+        if isinstance(key, Path) and self._runs.peek(key) is run:
+            self._runs.discard(key)
 
     def _reopen(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
         old = self._runs.peek(path)

@@ -76,6 +76,11 @@ class Follower:
             self._last = Beat(run, max((s[1] for s in stamps.values() if s), default=0), due)
             return self._last
 
+    def last(self) -> Beat | None:
+        """What the last poll found (None before the first); no disk access, and no wait
+        for a poll in progress (one attribute read is atomic)."""
+        return self._last
+
     def _changed(self, run: Run, stamps: dict[str, Stamp | None]) -> bool:
         """A known file's stat moved (or it went), or one indexed too soon after a write to
         trust its stat was not vouched for since, or a metric log or alerts.toml changed."""
