@@ -129,7 +129,10 @@ ARRAY_TO_TOKEN_COLUMN = {LOGPROBS: LOGPROB, REF_LOGPROBS: REF_LOGPROB, VALUES: V
 
 # ---- per-step aggregates ----------------------------------------------------------------
 SAMPLES = "samples"
-WIN_RATE = "win_rate"
+WIN_RATE = "win_rate"  # wins / (wins + losses) against ref_reward: ties count for neither
+WIN_SHARE = "win_share"  # wins / pairs with both rewards
+TIE_SHARE = "tie_share"  # ties / pairs
+LOSS_SHARE = "loss_share"  # losses / pairs
 STAT_SUFFIXES = ("mean", "std", "min", "max", "p10", "p25", "p50", "p75", "p90")
 
 

@@ -25,13 +25,14 @@ def test_rl_vs_ref_table_matches_the_samples(run):
     raw = pd.DataFrame(samples)
     by_step = raw.groupby(S.STEP)
     assert list(table.columns) == [C.RL_REWARD, C.REF_REWARD, C.REWARD_GAP, C.WIN_RATE,
-                                   C.RL_TOKENS, C.RL_CHARS, C.REF_CHARS]
+                                   C.TIE_SHARE, C.RL_TOKENS, C.RL_CHARS, C.REF_CHARS]
     assert list(table.index) == [0, 1, 2]
     np.testing.assert_allclose(table[C.RL_REWARD], by_step[S.REWARD].mean())
     np.testing.assert_allclose(table[C.REF_REWARD], [0.25] * 3)
     np.testing.assert_allclose(table[C.REWARD_GAP], by_step[S.REWARD].mean() - 0.25)
-    wins = (raw[S.REWARD] > raw[S.REF_REWARD]).groupby(raw[S.STEP]).mean()
-    np.testing.assert_allclose(table[C.WIN_RATE], wins)
+    wins = (raw[S.REWARD] > raw[S.REF_REWARD]).groupby(raw[S.STEP]).sum()
+    losses = (raw[S.REWARD] < raw[S.REF_REWARD]).groupby(raw[S.STEP]).sum()
+    np.testing.assert_allclose(table[C.WIN_RATE], wins / (wins + losses))
     np.testing.assert_allclose(table[C.RL_TOKENS], [4.5, 5.5, 6.5])
     np.testing.assert_allclose(table[C.RL_CHARS], by_step[S.RESPONSE].apply(
         lambda s: s.str.len().mean()))
@@ -53,7 +54,7 @@ def test_rl_vs_ref_figure_has_three_rows_on_one_step_axis(run):
     assert all(isinstance(t, go.Scattergl) for t in fig.data)
     rows = {t.name: t.yaxis for t in fig.data}
     assert rows == {"RL reward": "y", "ref reward": "y", "RL length (chars)": "y2",
-                    "ref length (chars)": "y2", C.WIN_RATE: "y3"}
+                    "ref length (chars)": "y2", C.WIN_RATE: "y3", C.TIE_SHARE: "y3"}
     assert fig.layout.xaxis.matches == fig.layout.xaxis2.matches == "x3"  # shared step axis
     assert fig.layout.yaxis3.tickformat == ".0%"
     by_name = {t.name: t for t in fig.data}

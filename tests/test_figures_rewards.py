@@ -148,12 +148,17 @@ def test_win_rate_curve():
     stats = _stats({S.REWARD: REWARDS})
     stats[S.WIN_RATE] = [0.25, 0.5, np.nan, 1.0]
     fig = R.win_rate_curve(stats)
-    (trace,) = fig.data
+    (trace,) = fig.data  # no tie or loss shares in these stats: only the win rate
     assert isinstance(trace, go.Scattergl)
     np.testing.assert_array_equal(trace.y, [0.25, 0.5, np.nan, 1.0])
     assert fig.layout.yaxis.tickformat == ".0%"
     assert [s.y0 for s in fig.layout.shapes] == [0.5]
+    assert "wins / (wins + losses)" in fig.layout.title.text
     assert len(R.win_rate_curve(stats, smoothing=0.5).data) == 2
+    stats[S.TIE_SHARE] = [0.5, 0.2, np.nan, 0.0]
+    stats[S.LOSS_SHARE] = [0.3, 0.4, np.nan, 0.0]
+    names = [t.name for t in R.win_rate_curve(stats).data]
+    assert names == ["win rate (ties excluded)", "tie share", "loss share"]
 
 
 def test_reward_histogram_shares_bin_edges():

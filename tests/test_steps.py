@@ -74,10 +74,14 @@ def test_win_rate_counts_only_rows_with_both_rewards(samples):
     for step in (0, 3):
         r, ref = np.array(REWARDS[step]), np.array(REF_REWARDS[step])
         both = ~np.isnan(r) & ~np.isnan(ref)
-        expected = (r[both] > ref[both]).mean()
-        assert stats.loc[step, S.WIN_RATE] == pytest.approx(expected), step
-    # by hand: step 0 has 3 comparable rows, 0.5>0.25 and 2.0>0.0 win, 1.0 == 1.0 does not
-    assert stats.loc[0, S.WIN_RATE] == pytest.approx(2 / 3)
+        wins, losses = (r[both] > ref[both]).sum(), (r[both] < ref[both]).sum()
+        assert stats.loc[step, S.WIN_RATE] == pytest.approx(wins / (wins + losses)), step
+    # by hand: step 0 has 3 comparable rows, 0.5>0.25 and 2.0>0.0 win, 1.0 == 1.0 ties:
+    # the tie counts for neither side, so RL won every decided pair
+    assert stats.loc[0, S.WIN_RATE] == pytest.approx(1.0)
+    assert stats.loc[0, S.TIE_SHARE] == pytest.approx(1 / 3)
+    assert stats.loc[0, S.WIN_SHARE] == pytest.approx(2 / 3)
+    assert stats.loc[0, S.LOSS_SHARE] == 0
     assert stats.loc[3, S.WIN_RATE] == pytest.approx(1 / 3)
 
 

@@ -28,10 +28,23 @@ def step_stats(samples: pd.DataFrame) -> pd.DataFrame:
         quantiles = values.quantile(list(_QUANTILES.values())).unstack()
         for name, q in _QUANTILES.items():
             parts[S.stat(column, name)] = quantiles[q]
-    both = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
-    wins = (samples[S.REWARD] > samples[S.REF_REWARD]).where(both)
-    parts[S.WIN_RATE] = wins.groupby(samples[S.STEP]).mean()
+    parts.update(_wins(samples))
     for flag in S.FLAGS:
         parts[f"{flag}_share"] = samples[flag].astype(np.float64).groupby(samples[S.STEP]).mean()
     parts[S.NAN_COUNT] = grouped[S.NAN_COUNT].sum()
     return pd.DataFrame(parts)
+
+
+def _wins(samples: pd.DataFrame) -> dict[str, pd.Series]:
+    """Win, tie and loss shares of the pairs with both rewards, and the win rate
+    wins / (wins + losses): a tie is neither, so discrete rewards do not read as losing."""
+    both = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
+    step = samples[S.STEP]
+    outcome = {S.WIN_SHARE: samples[S.REWARD] > samples[S.REF_REWARD],
+               S.TIE_SHARE: samples[S.REWARD] == samples[S.REF_REWARD],
+               S.LOSS_SHARE: samples[S.REWARD] < samples[S.REF_REWARD]}
+    out = {name: hit.where(both).astype(np.float64).groupby(step).mean()
+           for name, hit in outcome.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[S.WIN_RATE] = out[S.WIN_SHARE] / (out[S.WIN_SHARE] + out[S.LOSS_SHARE])
+    return out

@@ -7,14 +7,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
-from pages.figures.rewards import REF_COLOR, RL_COLOR, WIN_COLOR, win_rate_axis
+from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR, win_rate_axis
 from pages.figures.smoothing import add_curve, column_values
 
 # ---- per-step table columns -------------------------------------------------------------
 RL_REWARD = "RL reward (mean)"
 REF_REWARD = "ref reward (mean)"
 REWARD_GAP = "reward gap (RL − ref)"
-WIN_RATE = "win rate"
+WIN_RATE = "win rate"  # wins / (wins + losses)
+TIE_SHARE = "tie share"
 RL_TOKENS = "RL length (tokens, mean)"
 RL_CHARS = "RL length (chars, mean)"
 REF_CHARS = "ref length (chars, mean)"
@@ -36,7 +37,8 @@ LEN_RL_TOKENS = "RL response (tokens)"
 LEN_REF_CHARS = "ref response (chars)"
 _LENGTH_METRICS = ((LEN_RL_CHARS, S.RESPONSE_CHARS), (LEN_RL_TOKENS, S.RESPONSE_LEN),
                    (LEN_REF_CHARS, S.REF_RESPONSE_CHARS))
-SUBPLOT_TITLES = (S.REWARD, "response length (chars)", f"win rate ({S.REWARD} > {S.REF_REWARD})")
+SUBPLOT_TITLES = (S.REWARD, "response length (chars)",
+                  "win rate = wins / (wins + losses); tie share dotted")
 
 
 def _mean(stats: pd.DataFrame, column: str) -> np.ndarray:
@@ -48,7 +50,8 @@ def rl_vs_ref_table(stats: pd.DataFrame) -> pd.DataFrame:
     rl, ref = _mean(stats, S.REWARD), _mean(stats, S.REF_REWARD)
     return pd.DataFrame({
         RL_REWARD: rl, REF_REWARD: ref, REWARD_GAP: rl - ref,
-        WIN_RATE: column_values(stats, S.WIN_RATE), RL_TOKENS: _mean(stats, S.RESPONSE_LEN),
+        WIN_RATE: column_values(stats, S.WIN_RATE), TIE_SHARE: column_values(stats, S.TIE_SHARE),
+        RL_TOKENS: _mean(stats, S.RESPONSE_LEN),
         RL_CHARS: _mean(stats, S.RESPONSE_CHARS), REF_CHARS: _mean(stats, S.REF_RESPONSE_CHARS),
     }, index=stats.index.copy())
 
@@ -75,6 +78,8 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
                       smoothing=smoothing, row=row, col=1)
     add_curve(fig, x, column_values(stats, S.WIN_RATE), name=WIN_RATE, color=WIN_COLOR,
               smoothing=smoothing, row=3, col=1)
+    add_curve(fig, x, column_values(stats, S.TIE_SHARE), name=TIE_SHARE, color=EVEN_COLOR,
+              smoothing=smoothing, dash="dot", row=3, col=1)
     win_rate_axis(fig, row=3, col=1)
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
     fig.update_layout(height=820, hovermode="x unified", legend={"orientation": "h", "y": -0.08},

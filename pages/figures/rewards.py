@@ -93,14 +93,21 @@ def win_rate_axis(fig: go.Figure, row: int | None = None, col: int | None = None
 
 
 def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
-    """Share of each step's samples with reward > ref_reward (pairs with both values only)."""
+    """Win rate wins / (wins + losses) against the reference, with the tie and loss shares
+    of all pairs beside it: with discrete rewards many pairs tie, and a tie is no loss."""
     fig = go.Figure()
-    add_curve(fig, stats.index.to_numpy(), column_values(stats, S.WIN_RATE), name=S.WIN_RATE,
+    x = stats.index.to_numpy()
+    add_curve(fig, x, column_values(stats, S.WIN_RATE), name="win rate (ties excluded)",
               color=WIN_COLOR, smoothing=smoothing)
+    for column, name, color in ((S.TIE_SHARE, "tie share", EVEN_COLOR),
+                                (S.LOSS_SHARE, "loss share", LOSS_COLOR)):
+        if has_data(stats, column):
+            add_curve(fig, x, column_values(stats, column), name=name, color=color,
+                      smoothing=smoothing, dash="dot")
     win_rate_axis(fig)
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
-    _layout(fig, f"{S.WIN_RATE}: share of samples with {S.REWARD} > {S.REF_REWARD} "
-                 f"({_samples_note(stats)}{ema_note})", S.WIN_RATE, stats.index)
+    _layout(fig, f"win rate = wins / (wins + losses) of {S.REWARD} vs {S.REF_REWARD}; ties "
+                 f"beside it ({_samples_note(stats)}{ema_note})", "share", stats.index)
     return fig
 
 
