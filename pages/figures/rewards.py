@@ -101,9 +101,9 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
               color=WIN_COLOR, smoothing=smoothing)
     for column, name, color in ((S.TIE_SHARE, "tie share", EVEN_COLOR),
                                 (S.LOSS_SHARE, "loss share", LOSS_COLOR)):
-        if has_data(stats, column):
-            add_curve(fig, x, column_values(stats, column), name=name, color=color,
-                      smoothing=smoothing, dash="dot")
+        values = column_values(stats, column)
+        if np.isfinite(values).any():
+            add_curve(fig, x, values, name=name, color=color, smoothing=smoothing, dash="dot")
     win_rate_axis(fig)
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
     _layout(fig, f"win rate = wins / (wins + losses) of {S.REWARD} vs {S.REF_REWARD}; ties "
