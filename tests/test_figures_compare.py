@@ -92,9 +92,9 @@ def test_never_beaten_keeps_only_prompts_rl_always_lost():
         (3, "no reference", 2, 0.1, nan),
         (1, "always loses", 3, nan, 0.6),  # not compared; still counted as a sample
     ])
-    out = C.never_beaten_prompts(samples)
+    out, once = C.never_beaten_prompts(samples)
     assert list(out.columns) == list(C.NEVER_BEATEN_COLUMNS)
-    assert len(out) == 1
+    assert len(out) == 1 and once == 0
     row = out.iloc[0]
     assert row[S.PROMPT_ID] == 1 and row[C.PROMPT_PREVIEW] == "always loses"
     assert row[C.SAMPLE_COUNT] == 4 and row[C.STEPS_SEEN] == 3 and row[C.LAST_STEP] == 3
@@ -105,20 +105,30 @@ def test_never_beaten_keeps_only_prompts_rl_always_lost():
 
 def test_never_beaten_sorts_worst_first_and_can_be_empty():
     samples = _summary([(7, "slightly behind", 0, 0.4, 0.5), (8, "far behind", 0, 0.0, 0.9),
-                        (9, "ahead", 0, 0.9, 0.1)])
-    assert list(C.never_beaten_prompts(samples)[S.PROMPT_ID]) == [8, 7]
-    empty = C.never_beaten_prompts(samples[samples[S.PROMPT_ID] == 9])
-    assert empty.empty and list(empty.columns) == list(C.NEVER_BEATEN_COLUMNS)
+                        (9, "ahead", 0, 0.9, 0.1), (7, "slightly behind", 1, 0.4, 0.5),
+                        (8, "far behind", 1, 0.0, 0.9), (9, "ahead", 1, 0.9, 0.1)])
+    assert list(C.never_beaten_prompts(samples)[0][S.PROMPT_ID]) == [8, 7]
+    empty, once = C.never_beaten_prompts(samples[samples[S.PROMPT_ID] == 9])
+    assert empty.empty and list(empty.columns) == list(C.NEVER_BEATEN_COLUMNS) and once == 0
+
+
+def test_prompts_compared_at_one_step_are_left_out_and_counted():
+    samples = _summary([(1, "once", 0, 0.1, 0.5), (2, "once too", 3, 0.0, 0.5),
+                        (3, "twice", 0, 0.1, 0.5), (3, "twice", 1, 0.2, 0.5)])
+    out, once = C.never_beaten_prompts(samples)
+    assert list(out[S.PROMPT_ID]) == [3] and once == 2
+    assert sorted(C.never_beaten_prompts(samples, min_steps=1)[0][S.PROMPT_ID]) == [1, 2, 3]
 
 
 def test_never_beaten_on_a_real_dump(run):
     loaded, samples = run
-    out = C.never_beaten_prompts(loaded.samples)
-    # every prompt text is unique per (seed, step) here, so each prompt is one sample
+    out, once = C.never_beaten_prompts(loaded.samples)
+    # every prompt text is unique per (seed, step) here: each was compared at one step only
     losers = sorted(s[S.PROMPT] for s in samples if s[S.REWARD] <= s[S.REF_REWARD])
+    assert out.empty and once == len(losers)
+    out, _ = C.never_beaten_prompts(loaded.samples, min_steps=1)
     assert sorted(out[C.PROMPT_PREVIEW]) == losers
     assert (out[C.MEAN_GAP].diff().dropna() >= 0).all()
-    assert (out[C.SAMPLE_COUNT] == 1).all()
 
 
 def _length_stats() -> pd.DataFrame:

@@ -88,18 +88,22 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     return fig
 
 
-def never_beaten_prompts(samples: pd.DataFrame) -> pd.DataFrame:
-    """Prompts compared with the reference at least once where RL never scored higher.
-
-    These are where training has not helped at all, worst mean gap first.
-    """
+def never_beaten_prompts(samples: pd.DataFrame,
+                         min_steps: int = 2) -> tuple[pd.DataFrame, int]:
+    """(prompts compared with the reference at >= min_steps steps where RL never scored
+    higher, worst mean gap first; how many such prompts were left out for being seen at
+    fewer steps).  A prompt seen once says nothing about training, and a run that never
+    repeats a prompt would list them all."""
     compared = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
     won = samples[S.REWARD] > samples[S.REF_REWARD]
     by_prompt = pd.DataFrame({"compared": compared, "won": won}).groupby(samples[S.PROMPT_ID])
     verdict = by_prompt.any()
-    never = verdict.index[verdict["compared"] & ~verdict["won"]]
+    steps = samples[S.STEP].where(compared).groupby(samples[S.PROMPT_ID]).nunique()
+    losing = verdict["compared"] & ~verdict["won"]
+    never = verdict.index[losing & (steps >= min_steps)]
+    left_out = int((losing & (steps < min_steps)).sum())
     if never.empty:
-        return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS))
+        return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS)), left_out
     grouped = samples[samples[S.PROMPT_ID].isin(never)].groupby(S.PROMPT_ID, sort=False)
     table = pd.DataFrame({
         PROMPT_PREVIEW: grouped[S.PROMPT].first(), SAMPLE_COUNT: grouped.size(),
@@ -108,7 +112,7 @@ def never_beaten_prompts(samples: pd.DataFrame) -> pd.DataFrame:
         LAST_STEP: grouped[S.STEP].max(),
     })
     table = table.reset_index()[list(NEVER_BEATEN_COLUMNS)]
-    return table.sort_values(MEAN_GAP, kind="stable").reset_index(drop=True)
+    return table.sort_values(MEAN_GAP, kind="stable").reset_index(drop=True), left_out
 
 
 def length_step_delta(stats: pd.DataFrame, step: int) -> dict[str, tuple[float, float | None]]:

@@ -18,9 +18,16 @@ def render(view: View) -> None:
     with st.expander("Per-step table"):
         st.dataframe(compare.rl_vs_ref_table(stats), width="stretch")
     st.subheader("Prompts where RL never beat the reference")
-    never = compare.never_beaten_prompts(view.run.samples)
+    if view.run.samples[S.REF_REWARD].isna().all():
+        st.info("No reference: this dump has no ref_reward.")
+        return
+    never, once = compare.never_beaten_prompts(view.run.samples)
+    if once:
+        st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
+                   "out (a prompt needs two steps to say anything about training).")
     if never.empty:
-        st.success("RL beat the reference at least once on every prompt with a reference reward.")
+        st.success("RL beat the reference at least once on every prompt compared at two or "
+                   "more steps.")
         return
     event = st.dataframe(never, key="t_never", on_select="rerun", selection_mode="single-row",
                          hide_index=True, width="stretch")
