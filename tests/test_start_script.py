@@ -6,11 +6,11 @@ from pathlib import Path
 from browser import ROOT, served
 
 
-def test_the_space_form_serves_the_given_dir(tmp_path):
+def test_the_space_form_serves_the_given_dir():
     # served() starts `bash start.sh DIR --server.port N --server.address 127.0.0.1`
-    with served(ROOT / "samples" / "demo") as url:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as reply:
-            assert reply.status == 200
+    with served(ROOT / "samples" / "demo") as url, \
+            urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as reply:
+        assert reply.status == 200
 
 
 def test_a_config_flag_without_its_value_is_refused_plainly():
