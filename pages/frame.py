@@ -48,6 +48,8 @@ def frame(config: BoardConfig) -> View | None:
     if base is None:
         return None
     run_dir = choose_run(base)
+    if run_dir is None:
+        return None
     metrics_path = choose_metrics_path(config)
     run = load_run(run_dir, base)
     if run is None:

@@ -19,7 +19,8 @@ from pages.figures.text import literal
 
 T = TypeVar("T")
 
-MAX_DIRS = 4  # dump dirs kept; each keeps up to catalog.KEEP_RUNS loaded runs
+MAX_DIRS = 8  # dump dirs kept (compared runs may each be one); loaders.serve.budget bounds
+# the memory of the runs they hold together
 LOADED = "_board_loaded"  # session key: (dump dir, run dir) of this rerun's run
 REPARSED = "_board_reparsed"  # session key: file versions this session re-parsed by itself
 
@@ -57,6 +58,11 @@ def sub_runs(base: Path) -> list[str]:
     return _catalog(str(base)).sub_runs()
 
 
+def sub_run_formats(base: Path) -> dict[str, frozenset[str]]:
+    """By sub-run, the dump formats of its first files (from the same one walk)."""
+    return _catalog(str(base)).sub_run_formats()
+
+
 def _attempt(action: Callable[[_Progress], T]) -> T | None:
     """Run one load with a progress bar; a DumpError becomes its one-line message (None)."""
     progress = _Progress()
@@ -76,6 +82,12 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     if run is not None:
         st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
     return run
+
+
+def compare_run(path: Path, base: Path) -> loaders.Run | None:
+    """A run opened for a comparison, from base's catalog; like load_run, but it does not
+    become this rerun's run (the sidebar's run stays the one a stale read re-parses)."""
+    return _attempt(lambda progress: _catalog(str(base)).run(path, progress))
 
 
 def follower(base: Path, run_dir: Path, min_gap: float) -> Follower:

@@ -11,7 +11,7 @@ from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
 from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
-from pages.loading import refresh, sub_runs
+from pages.loading import refresh, sub_run_formats, sub_runs
 from pages.view import DisplayOptions
 
 WHOLE_DIR = "."
@@ -41,16 +41,30 @@ def choose_dir(config: BoardConfig) -> Path | None:
     return path
 
 
-def choose_run(base: Path) -> Path:
-    """Sub-runs are dirs under the dump dir that directly hold dumps."""
+def choose_run(base: Path) -> Path | None:
+    """Sub-runs are dirs under the dump dir that directly hold dumps.  When they are in
+    different formats (different trainers, so different runs) the first one opens, not all
+    of them as one curve; a `run=` the dir does not hold is an error, never a fall-back."""
     runs = sub_runs(base)
     options = [WHOLE_DIR] + [r for r in runs if r != WHOLE_DIR]
+    wanted = st.query_params.get("run")
+    if wanted is not None and wanted not in options and wanted != _label(WHOLE_DIR):
+        st.error(literal(f"No sub-run {wanted!r} under {base}; pick one in the sidebar."))
+        st.query_params.pop("run", None)
+        return None
     if len(options) == 1:
         return base
+    mixed = len({fmt for fmt in sub_run_formats(base).values() if fmt}) > 1
     choice = st.sidebar.selectbox("Run", options, key="run", bind="query-params",
-                                  format_func=lambda r: "(everything under the dir)"
-                                  if r == WHOLE_DIR else r)
+                                  index=1 if mixed else 0, format_func=_label)
+    if mixed and choice == options[1]:
+        st.sidebar.caption(f"{len(options) - 1} sub-runs in different formats: showing the "
+                           "first; pick another (or all of them) above.")
     return base if choice == WHOLE_DIR else base / choice
+
+
+def _label(run: str) -> str:
+    return "(everything under the dir)" if run == WHOLE_DIR else run
 
 
 def choose_metrics_path(config: BoardConfig) -> str | None:

@@ -4,6 +4,7 @@ import html
 import pytest
 from apptest import board, current_page, errors, texts
 from conftest import make_sample, write_dump
+from format_fixtures import nemo, verl
 
 
 def test_opens_dump_and_shows_summary(dump_dir):
@@ -96,3 +97,29 @@ def test_bad_dir_or_metrics_in_url_is_a_one_line_message(bad, dump_dir):
         raw = [e.value for e in list(at.error) + list(at.sidebar.error)]
         assert raw and all("\n" not in e and len(html.unescape(e)) < 1200 for e in raw)
         assert all("Traceback" not in e and "![x](" not in e for e in raw)  # no Markdown
+
+
+def test_sub_runs_of_different_trainers_open_one_at_a_time(tmp_path):
+    verl(tmp_path / "a_verl")
+    nemo(tmp_path / "b_nemo")
+    write_dump(tmp_path / "c_native" / "rollout_data_rank_0.jsonl", [make_sample(0)])
+    at = board(tmp_path)
+    picker = at.sidebar.selectbox(key="run")
+    assert picker.value == picker.options[1] != "(everything under the dir)"
+    assert "sub-runs in different formats: showing the first" in texts(at)
+    at = picker.set_value(".").run()  # all of them, when asked
+    assert "showing the first" not in texts(at) and not errors(at)
+
+
+def test_runs_in_one_format_still_open_together(tmp_path):
+    for name in ("exp_a", "exp_b"):
+        write_dump(tmp_path / name / "rollout_data_rank_0.jsonl", [make_sample(0)])
+    assert board(tmp_path).sidebar.selectbox(key="run").value == "."
+
+
+def test_an_unknown_run_in_the_url_is_an_error(tmp_path):
+    for name in ("exp_a", "exp_b"):
+        write_dump(tmp_path / name / "rollout_data_rank_0.jsonl", [make_sample(0)])
+    at = board(tmp_path, run="exp_zzz")
+    assert any("No sub-run 'exp_zzz'" in e for e in errors(at))
+    assert "samples ·" not in texts(at)  # nothing loaded in its place

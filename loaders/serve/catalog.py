@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from loaders.find.kind import detect
 from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
 from loaders.serve.budget import BUDGET, run_bytes
@@ -33,6 +34,9 @@ class _Walk:
     listing: Listing
     sub_runs: tuple[str, ...]
     error: str = ""  # why the dir could not be walked: every run of it says so
+    # by sub-run, the formats its first files are in: sub-runs of different trainers are
+    # different runs, never one curve
+    formats: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 class _Absent(Exception):
@@ -72,6 +76,13 @@ class Catalog:
             return list(self._current().sub_runs)
         except DumpError:  # a stalled or failed walk: run() gives the message
             return []
+
+    def sub_run_formats(self) -> dict[str, frozenset[str]]:
+        """The dump formats of each sub-run's first files, from the one walk."""
+        try:
+            return dict(self._current().formats)
+        except DumpError:
+            return {}
 
     def run(self, path: str | Path, progress: Progress | None = None) -> Run:
         """The run of path (the base or a dir under it), loaded on first use; DumpError when
@@ -211,7 +222,19 @@ def _walked(base: Path) -> _Walk:
         listing = scan(base) if base.is_dir() else Listing(base, (), ())
     except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a symlink loop
         return _Walk(Listing(base, (), ()), (), f"cannot walk {base}: {err}")
-    return _Walk(listing, tuple(sub_runs(listing)))
+    runs = tuple(sub_runs(listing))
+    return _Walk(listing, runs, formats=_formats(listing, runs))
+
+
+def _formats(listing: Listing, runs: tuple[str, ...],
+             first: int = 3) -> tuple[tuple[str, frozenset[str]], ...]:
+    heads: dict[str, list] = {run: [] for run in runs}
+    for dump in listing.dumps:
+        files = heads.get(Path(dump.rel).parent.as_posix())
+        if files is not None and len(files) < first:
+            files.append(dump)
+    return tuple((run, frozenset(f for f in (detect(d.path, d.rel) for d in files) if f))
+                 for run, files in heads.items())
 
 
 def _listing_of(path: Path, listing: Listing) -> Listing | None:
