@@ -76,6 +76,10 @@ VALUE_MEAN = "value_mean"
 TOKEN_REWARD_SUM = "token_reward_sum"
 NAN_COUNT = "nan_count"
 TRUNCATED = "truncated"
+# share of the response's word 4-grams that repeat an earlier one, over its last
+# REPETITION_CHARS characters (where a generation loop sits); 0 for short responses
+REPETITION = "repetition"
+REPETITION_CHARS = 1024
 LENGTH_MISMATCH = "length_mismatch"
 NONFINITE = "nonfinite"
 FLAGS = (TRUNCATED, LENGTH_MISMATCH, NONFINITE)
@@ -157,6 +161,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     **{kl_sum(k): "float64" for k in KL_ESTIMATORS},
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
     TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool", TOKEN_DIGEST: "object",
+    REPETITION: "float64",
 }
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
@@ -213,3 +218,15 @@ H_MEM_ALLOCATED = "memory_allocated"
 H_MEM_TOTAL = "memory_total"
 H_ZERO_VARIANCE = "zero_variance_share"  # GRPO groups whose rewards are all equal
 H_GROUPS = "prompt_groups"  # GRPO groups (same prompt, same step, >= 2 samples)
+H_GROUP_STD = "group_reward_std"  # mean within-group reward std over the step's groups
+H_REF_KL = "ref_kl"  # KL to the reference: the trainer's kl_loss, else the dump's token KL
+H_MISMATCH_KL = "mismatch_kl"  # KL between the rollout engine's and the trainer's logprobs
+H_IS_RATIO = "importance_ratio"  # mean token importance ratio trainer / rollout engine
+H_IS_OUTSIDE = "importance_ratio_outside"  # share of tokens with that ratio outside [0.5, 2]
+H_REPETITIVE = "repetitive_share"  # share of responses with heavy n-gram repetition
+H_SAMPLES = "samples_n"  # the step's samples in the dump (trained ones): each mean's n
+
+
+def h_se(signal: str) -> str:
+    """The standard error of a dump-derived health signal (NaN where not known)."""
+    return f"{signal}_se"

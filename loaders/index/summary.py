@@ -10,6 +10,7 @@ from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index.extras import FieldProblem, extra_column, extras
 from loaders.index.grouping import exclusion, group_of, prompt_id
+from loaders.index.repetition import repetition
 from loaders.index.token_digest import TokenDigest
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
@@ -170,6 +171,8 @@ def _texts(obj: dict, row: dict) -> None:
         row[key] = text[: S.PREVIEW_CHARS]
         if chars:
             row[chars] = len(text)
+        if key == S.RESPONSE:
+            row[S.REPETITION] = repetition(text)
 
 
 @lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it
