@@ -3,7 +3,8 @@
 A 32k-token response has far more tokens than the chart has pixels, so each strip shows per
 bin the min–max band and the mean: a single extreme token still widens its bin's band to
 its value, where a mean alone (or a one-in-N sample) would hide it.  Figures stay a few
-WebGL traces whatever the length: no mark, element or label per token.
+SVG line traces whatever the length (a path each: WebGL would cost a context per strip):
+no mark, element or label per token.
 """
 from __future__ import annotations
 
@@ -52,8 +53,11 @@ def binned(values: np.ndarray, bins: int = BINS) -> Binned:
 
 
 def position_of(selection: dict, n: int) -> int | None:
-    """The token a chart selection points at: a clicked point's x, or a brushed box's left
-    edge; None when the selection names none."""
+    """The token a chart selection points at: a brushed box's left edge (or a selected
+    point's x); None when the selection names none.
+
+    The strips are brushed, not clicked: Streamlit reports clicks only on points and only
+    outside select mode, and points along a 32k-token strip would be an element each."""
     boxes = selection.get("box") or []
     if boxes and boxes[0].get("x"):
         x = min(boxes[0]["x"])
@@ -94,26 +98,26 @@ def _strip(fig: go.Figure, data: Binned, yaxis: str, name: str) -> None:
     x = (data.start + data.end - 1) / 2
     band = {"x": x, "yaxis": yaxis, "mode": "lines", "line": {"width": 0},
             "hoverinfo": "skip", "showlegend": False}
-    fig.add_trace(go.Scattergl(y=data.high, **band))
-    fig.add_trace(go.Scattergl(y=data.low, fill="tonexty", fillcolor="rgba(31,119,180,0.35)",
+    fig.add_trace(go.Scatter(y=data.high, **band))
+    fig.add_trace(go.Scatter(y=data.low, fill="tonexty", fillcolor="rgba(31,119,180,0.35)",
                                **band))
     custom = np.column_stack([data.start, data.end - 1, data.low, data.high])
-    fig.add_trace(go.Scattergl(
-        x=x, y=data.mean, yaxis=yaxis, mode="lines+markers", showlegend=False,
-        line={"width": 1, "color": "#1f77b4"}, marker={"size": 3, "color": "#1f77b4"},
+    fig.add_trace(go.Scatter(
+        x=x, y=data.mean, yaxis=yaxis, mode="lines", showlegend=False,
+        line={"width": 1, "color": "#1f77b4"},
         customdata=custom, name=html.escape(name),
         hovertemplate=(f"{html.escape(name)} · tokens %{{customdata[0]}}–%{{customdata[1]}}"
                        "<br>mean %{y:.4g} · min %{customdata[2]:.4g} · max "
                        "%{customdata[3]:.4g}<extra></extra>")))
 
 
-MAX_HIT_MARKS = 2000  # beyond this, dots on a strip say nothing more than the band does
+MAX_HIT_MARKS = 300  # an SVG element each; beyond this, dots say no more than the band
 
 
 def _hits(fig: go.Figure, values: np.ndarray, positions: np.ndarray, yaxis: str,
           name: str) -> None:
     shown = positions[:: max(1, -(-len(positions) // MAX_HIT_MARKS))]
-    fig.add_trace(go.Scattergl(
+    fig.add_trace(go.Scatter(
         x=shown, y=np.asarray(values)[shown], yaxis=yaxis, mode="markers", showlegend=False,
         marker={"size": 6, "color": "#d62728", "symbol": "diamond"},
         hovertemplate=f"#%{{x}} {html.escape(name)} = %{{y:.4g}} (past the threshold)"
@@ -135,7 +139,7 @@ def _decorate(fig: go.Figure, n: int, window: tuple[int, int], marks: list[tuple
                       "font": {"size": 10, "color": "#2ca02c"}})
     fig.update_layout(
         shapes=shapes, annotations=notes, height=40 + ROW_PX * rows, dragmode="select",
-        margin={"l": 10, "r": 10, "t": 22, "b": 28}, hovermode="closest",
+        margin={"l": 10, "r": 10, "t": 22, "b": 28}, hovermode="x", hoverdistance=-1,
         xaxis={"range": [-0.5, max(n, 1) - 0.5], "title": None, "fixedrange": True},
         selectdirection="h")
 

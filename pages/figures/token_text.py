@@ -63,3 +63,16 @@ def decoded(token: str, style: str) -> str:
 def shown_token(token: str, style: str = PLAIN) -> str:
     """Decoded, with space as ·, tab as →, newline as ↵ (never empty-looking)."""
     return visible_token(decoded(str(token), style))
+
+
+TEXT_HEAD, TEXT_TAIL = 4000, 4000  # characters of a long text shown at each end
+
+
+def clipped(text: str, head: int = TEXT_HEAD, tail: int = TEXT_TAIL) -> str:
+    """A long text's start and end (a reasoning response's answer is at its end), with the
+    count of the characters between; a 32k-token text in one code block freezes the page."""
+    if len(text) <= head + tail + 200:
+        return text
+    left = len(text) - head - tail
+    return (f"{text[:head]}\n\n⋯ {left:,} characters not shown here: the token window below "
+            f"pages through all of the response ⋯\n\n{text[-tail:]}")

@@ -8,6 +8,7 @@ from loaders import Sample
 from loaders import schema as S
 from pages.figures import compare
 from pages.figures.text import literal, strip_pad, strip_system
+from pages.figures.token_text import clipped
 from pages.loading import recover_stale
 from pages.routes import sample_tokens
 from pages.view import View
@@ -34,7 +35,7 @@ def _texts(sample: Sample, view: View) -> None:
             (mid, "Response", strip_pad(sample.texts[S.RESPONSE], opts.pad_token)),
             (right, "Reference response", strip_pad(sample.texts[S.REF_RESPONSE], opts.pad_token))):
         column.markdown(f"**{title}**")
-        column.code(text or "(empty)", language=None, wrap_lines=True, height=320)
+        column.code(clipped(text) or "(empty)", language=None, wrap_lines=True, height=320)
     if sample.texts[S.GROUND_TRUTH]:
         st.caption("ground truth")
         st.code(sample.texts[S.GROUND_TRUTH], language=None, wrap_lines=True)

@@ -3,7 +3,7 @@ hundred tokens (inline and as a table), and jumps to the tokens that matter.
 
 The page's size does not grow with the response: the strips are binned, the window and the
 jump table are bounded.  The window's start is the URL parameter `window` (a token row);
-the pager, the position box, a click or brush on the strips and a row of the jump table all
+the pager, the position box, a brush across the strips and a row of the jump table all
 move it, the last three through callbacks that run before the page is drawn.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ def show(sample: Sample, view: View) -> None:
                              else 0)
     style = token_style(frame[S.TOKEN].tolist())
     st.caption(f"{n} tokens (pad tokens dropped) · {style} token texts · hover a token for "
-               "all its values · click or brush the strips to move the window")
+               "all its values · drag across the strips to move the window there")
     strip_box, jump_box = st.container(), st.container()
     start = _window_controls(sample.key, n)
     with jump_box:
