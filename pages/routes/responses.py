@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
+from loaders.serve import export
 from loaders.serve.cache import Texts
 from pages import state
 from pages.figures import tables
@@ -64,8 +65,28 @@ def render(view: View) -> None:
     picked = picked_row(table, "t_responses", 640, {tables.KEY: None})
     if picked is not None:
         state.go("sample", sample=table[tables.KEY].iloc[picked])
+    _export(view, shown)
     if regex:
         _matches(shown, texts, regex)
+
+
+def _export(view: View, shown: pd.DataFrame) -> None:
+    """Download the table (every page of it) with full texts, or its samples' own lines.
+    The files are made when a button is clicked, on a thread of their own."""
+    run, name = view.run, f"step{view.step}"
+    count = min(len(shown), export.MAX_ROWS)
+    with st.popover("Export", icon=":material/download:"):
+        st.caption(f"The {count:,} rows of this table in its order"
+                   + (f" (the first {count:,} of {len(shown):,})" if count < len(shown) else "")
+                   + ": CSV or Parquet with every column and the full texts; JSONL with "
+                     "each sample's own line as the trainer wrote it.")
+        for fmt, mime in (("csv", "text/csv"), ("parquet", "application/vnd.apache.parquet")):
+            st.download_button(fmt.upper(), key=f"x_{fmt}", on_click="ignore", mime=mime,
+                               file_name=f"{name}.{fmt}", data=lambda f=fmt: export.table_bytes(
+                                   export.full_table(run, shown), f))
+        st.download_button("JSONL (samples)", key="x_jsonl", on_click="ignore",
+                           mime="application/jsonl", file_name=f"{name}.jsonl",
+                           data=lambda: export.jsonl_bytes(run, shown))
 
 
 def _paged(shown: pd.DataFrame, total: int) -> pd.DataFrame:
