@@ -288,3 +288,20 @@ def test_pages_of_rows_cover_every_row_once():
     assert [len(p) for p in parts] == [500, 500, 201]
     assert pd.concat(parts)["x"].tolist() == list(range(1201))
     assert page_of(rows, 9, 500)["x"].iloc[0] == 1000  # past the end: the last page
+
+
+def test_the_sorted_column_follows_the_texts_and_empty_columns_go():
+    import numpy as np
+    import pandas as pd
+
+    from loaders import schema as S
+    from pages.figures.tables import KEY, arranged
+    view = pd.DataFrame({KEY: ["a:1", "a:2"], S.PROMPT: ["p", "q"], S.RESPONSE: ["r", ""],
+                         S.REWARD: [np.nan, np.nan], S.REF_RESPONSE: ["", ""],
+                         S.REF_REWARD: [np.nan, np.nan], "flags": ["", ""],
+                         S.RESPONSE_LEN: [3, 4], S.kl_mean(S.K3): [0.1, 0.2],
+                         "truncated": [False, False]})
+    out = arranged(view, S.kl_mean(S.K3))
+    assert list(out.columns) == [KEY, S.PROMPT, S.RESPONSE, S.kl_mean(S.K3), S.REWARD,
+                                 S.RESPONSE_LEN, "truncated"]
+    assert list(arranged(view, S.REWARD).columns)[:4] == [KEY, S.PROMPT, S.RESPONSE, S.REWARD]

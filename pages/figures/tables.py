@@ -113,6 +113,28 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     return view
 
 
+ALWAYS = (KEY, S.PROMPT, S.RESPONSE, S.REWARD)  # shown even when empty
+
+
+def arranged(view: pd.DataFrame, sort_column: str | None = None) -> pd.DataFrame:
+    """The table with the sorted column right after the texts (so it is on screen) and
+    the columns that are empty in every row left out (a dump without a reference has no
+    use for five columns of blanks)."""
+    empty = [c for c in view.columns if c not in ALWAYS and _blank(view[c])]
+    view = view.drop(columns=empty)
+    if sort_column in view.columns and sort_column not in ALWAYS:
+        order = [c for c in view.columns if c != sort_column]
+        at = order.index(S.RESPONSE) + 1 if S.RESPONSE in order else len(order)
+        view = view[order[:at] + [sort_column] + order[at:]]
+    return view
+
+
+def _blank(column: pd.Series) -> bool:
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        return not column.notna().any()
+    return not column.fillna("").astype(str).str.len().gt(0).any()
+
+
 def extra_columns(rows: pd.DataFrame) -> list[str]:
     """Columns the trainer added beyond the schema, that have at least one value."""
     return [c for c in rows.columns if c not in S.SUMMARY_DTYPES and rows[c].notna().any()]

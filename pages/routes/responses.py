@@ -61,7 +61,7 @@ def render(view: View) -> None:
     texts = _full_texts(view, rows) if regex else None
     shown = tables.sort_rows(tables.filter_rows(rows, reward_range, flags, regex, texts),
                              column, descending)
-    table = tables.table_view(_paged(shown, len(rows)), view.options)
+    table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
     picked = picked_row(table, "t_responses", 640, {tables.KEY: None})
     if picked is not None:
         state.go("sample", sample=table[tables.KEY].iloc[picked])
