@@ -202,6 +202,21 @@ PROMPT_FLAGS = ("never solved", "always solved", "regressed", "stuck at zero var
                 "learning")
 SEEN_ONCE = "seen once"
 
+# ---- comparing runs (loaders.serve.runset) ------------------------------------------------
+# a dataset's own id of a prompt, the same in every run of an ablation (verl's `uid` and
+# slime's `group_index` are made per rollout, so they are not among them)
+MATCH_ID_KEYS = ("example_id", "problem_id", "question_id", "prompt_uid", "data_id", "index",
+                 "idx", "id")
+MATCH_KEY = "match_key"  # what makes two runs' prompts one prompt: a shared id, or PROMPT_ID
+RUNS_WITH = "runs_with"  # how many of the compared runs have the prompt at their step
+DELTA = "delta"  # B − A
+
+
+def run_column(column: str, run: int) -> str:
+    """A compared run's value of a column, e.g. run_column(REWARD, 1) -> 'reward@1'."""
+    return f"{column}@{run}"
+
+
 # ---- health signals: one value per step, from the metrics and the dump ------------------
 H_KL = "kl"  # policy KL from the trainer's metrics, else the dump's per-token KL
 H_TOKEN_KL = "token_kl"  # mean per-token k3 KL of the step's samples (dump)

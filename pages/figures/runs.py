@@ -1,0 +1,152 @@
+"""Pure builders of the Compare runs page: colours and labels of runs, overlaid step curves,
+B − A on common steps, and the runs' alerts on one timeline.
+
+Every curve is one point per step and run (from Run.step_stats or a metric frame), so four
+runs of any size draw as a few hundred points each.
+"""
+from __future__ import annotations
+
+import html
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from loaders import schema as S
+from loaders.metrics.collect import TIME
+from pages.figures.axes import integer_steps
+from pages.figures.smoothing import add_band, add_curve, column_values
+
+# Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
+           "#8c564b", "#bcbd22", "#17becf")
+STEP_AXIS, TIME_AXIS = "step", "time"
+MAX_LABEL = 24  # characters of a default label (a run's dir name)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One run's curve data: its label, colour and a frame indexed by step."""
+    label: str
+    colour: str
+    frame: pd.DataFrame
+
+
+def colours(names: Sequence[str]) -> list[str]:
+    """A colour per run that depends on the run's name, not its position: adding or removing
+    another run keeps the others' colours (unless two names want the same one)."""
+    taken: set[int] = set()
+    out = []
+    for name in names:
+        slot = zlib.crc32(name.encode("utf-8", "surrogatepass")) % len(PALETTE)
+        while slot in taken and len(taken) < len(PALETTE):
+            slot = (slot + 1) % len(PALETTE)
+        taken.add(slot)
+        out.append(PALETTE[slot])
+    return out
+
+
+def labels(names: Sequence[str], typed: str = "") -> list[str]:
+    """Short labels: the comma-separated `typed` ones in run order, else each run's last
+    dir name; made unique with #2, #3…"""
+    given = [t.strip() for t in typed.split(",")] if typed.strip() else []
+    out: list[str] = []
+    for i, name in enumerate(names):
+        label = given[i] if i < len(given) and given[i] else PurePath(name).name or name
+        label = label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
+        base, n = label, 2
+        while label in out:
+            label, n = f"{base} #{n}", n + 1
+        out.append(label)
+    return out
+
+
+def _x(frame: pd.DataFrame, x_axis: str, times: pd.Series | None) -> tuple[np.ndarray, str]:
+    """Steps, or hours since the run's first logged wall time when it logged one."""
+    steps = frame.index.to_numpy(dtype=np.float64)
+    if x_axis != TIME_AXIS or times is None or not np.isfinite(times.to_numpy(float)).any():
+        return steps, S.STEP
+    seconds = times.reindex(frame.index).astype("float64")
+    return ((seconds - seconds.min()) / 3600.0).to_numpy(), "hours since the run's first step"
+
+
+def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
+            smoothing: float = 0.0, title: str = "", x_axis: str = STEP_AXIS,
+            times: Sequence[pd.Series | None] = ()) -> go.Figure:
+    """`column` of every run over step (or wall time), one colour a run; with band_k > 0,
+    the per-step mean column's ± k·std band around it (column must be a '_mean' stat)."""
+    fig, x_title = go.Figure(), S.STEP
+    for i, one in enumerate(series):
+        x, x_title = _x(one.frame, x_axis, times[i] if i < len(times) else None)
+        y, name = column_values(one.frame, column), html.escape(one.label)  # text, not markup
+        if band_k > 0 and column.endswith("_mean"):
+            std = column_values(one.frame, column[: -len("mean")] + "std")
+            add_band(fig, x, y, std, k=band_k, name=f"{name} ± {band_k:g}·std",
+                     color=one.colour, smoothing=smoothing)
+        add_curve(fig, x, y, name=name, color=one.colour, smoothing=smoothing)
+    note = f" (EMA {smoothing:g}, raw faint)" if smoothing > 0 else ""
+    fig.update_layout(title={"text": html.escape(title or column) + note, "font": {"size": 15}},
+                      xaxis_title=x_title, hovermode="x unified", height=360,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    if x_title == S.STEP:
+        integer_steps(fig, np.concatenate([s.frame.index.to_numpy() for s in series] or [[]]))
+    return fig
+
+
+def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
+    """B − A per common step for each run B against the baseline A (frames from
+    loaders.serve.runset.step_difference), with the zero line."""
+    fig, base = go.Figure(), html.escape(baseline)
+    for one in diffs:
+        frame, name = one.frame, f"{html.escape(one.label)} − {base}"
+        fig.add_trace(go.Scatter(
+            x=frame.index.to_numpy(), y=frame[S.DELTA].to_numpy(), name=name,
+            mode="lines+markers", line={"color": one.colour},
+            customdata=np.stack([frame["a"], frame["b"]], axis=-1) if len(frame) else None,
+            hovertemplate=f"{name}: %{{y:.4g}}<br>A %{{customdata[0]:.4g}} · "
+                          "B %{customdata[1]:.4g}<extra></extra>"))
+    fig.add_hline(y=0, line_dash="dot", line_color="grey")
+    common = sum(len(d.frame) for d in diffs)
+    fig.update_layout(title={"text": html.escape(title) + f" — B − A on common steps "
+                             f"({common} points)", "font": {"size": 15}},
+                      xaxis_title=S.STEP, hovermode="x unified", height=340,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.25})
+    integer_steps(fig, np.concatenate([d.frame.index.to_numpy() for d in diffs] or [[]]))
+    return fig
+
+
+def metric_times(frame: pd.DataFrame) -> pd.Series | None:
+    """A metric frame's wall time by step, when its source logged one."""
+    return frame[TIME] if TIME in frame and frame[TIME].notna().any() else None
+
+
+def alerts_frame(per_run: Sequence[tuple[str, list]]) -> pd.DataFrame:
+    """Every run's alerts as one table: run, step, severity, rule, evidence."""
+    rows = [{"run": label, S.STEP: a.step, "severity": a.severity, "rule": a.rule,
+             "evidence": ", ".join(f"{k}={v}" for k, v in a.evidence.items())}
+            for label, alerts in per_run for a in alerts]
+    columns = ["run", S.STEP, "severity", "rule", "evidence"]
+    return pd.DataFrame(rows, columns=columns).sort_values([S.STEP, "run"], kind="stable")
+
+
+def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> go.Figure:
+    """One row per run, a marker per alert at its step (filled: strong; open: weak)."""
+    fig = go.Figure()
+    for label, rows in table.groupby("run", sort=False):
+        strong = rows["severity"] == "strong"
+        fig.add_trace(go.Scatter(
+            x=rows[S.STEP], y=[html.escape(str(label))] * len(rows), mode="markers",
+            marker={"color": run_colours.get(label, PALETTE[0]), "size": 11,
+                    "symbol": np.where(strong, "circle", "circle-open")},
+            text=rows["rule"].map(html.escape), hovertemplate="step %{x}: %{text}<extra></extra>"))
+    fig.update_layout(title="alerts per run (filled: strong, open: weak)", xaxis_title=S.STEP,
+                      height=120 + 40 * table["run"].nunique(), showlegend=False,
+                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    integer_steps(fig, table[S.STEP])
+    return fig

@@ -1,0 +1,132 @@
+"""Compare runs: two or more runs overlaid, B − A on common steps, the same prompt's answers
+across runs, and every run's metrics and alerts, coloured by run."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from loaders.serve.runset import step_difference
+from pages import runs_prompts
+from pages.figures import runs as build
+from pages.figures.text import literal
+from pages.run_choice import Member, choose_runs, legend
+from pages.view import View
+
+CURVES, DIFFERENCE, SAME_PROMPT, METRICS = ("Curves", "Difference B − A", "Same prompt",
+                                            "Metrics & alerts")
+SECTIONS = (CURVES, DIFFERENCE, SAME_PROMPT, METRICS)
+
+
+def _quantities(estimator: str) -> dict[str, tuple[str, str]]:
+    """What the curves and the difference can show: (step-stats column, title)."""
+    return {"reward": (S.stat(S.REWARD, "mean"), "reward mean"),
+            "ref_reward": (S.stat(S.REF_REWARD, "mean"), "ref_reward mean"),
+            "KL": (S.stat(S.kl_mean(estimator), "mean"), f"per-token KL ({estimator}) mean"),
+            "response length": (S.stat(S.RESPONSE_LEN, "mean"), "response length (tokens)"),
+            "win rate": (S.WIN_RATE, "win rate vs the reference")}
+
+
+def _pair(members: list[Member]) -> tuple[int, int]:
+    """Baseline A and the run B compared with it (B − A), by position."""
+    labels = [m.label for m in members]
+    left, right = st.columns(2)
+    a = left.selectbox("A (baseline)", range(len(labels)), key="run_a", bind="query-params",
+                       format_func=lambda i: labels[i])
+    b = right.selectbox("B", range(len(labels)), index=1 if a == 0 else 0, key="run_b",
+                        bind="query-params", format_func=lambda i: labels[i])
+    if a == b:
+        st.warning("A and B are the same run: choose another B.")
+    return a, b
+
+
+def _smoothing() -> tuple[float, str]:
+    left, right = st.columns([3, 1])
+    smoothing = left.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="runs_ema",
+                            bind="query-params", help="The same debiased EMA as the "
+                            "single-run pages; the raw curves stay faint below")
+    x_axis = right.radio("x axis", [build.STEP_AXIS, build.TIME_AXIS], key="runs_x",
+                         bind="query-params", horizontal=True,
+                         help="time: hours since each run's first logged step, where its "
+                              "training metrics log a wall time; step otherwise")
+    return smoothing, x_axis
+
+
+def _times(members: list[Member], view: View, x_axis: str) -> list:
+    if x_axis != build.TIME_AXIS:
+        return []
+    return [build.metric_times(m.run.health(view.metrics_path).metrics.frame) for m in members]
+
+
+def _curves(members: list[Member], view: View) -> None:
+    smoothing, x_axis = _smoothing()
+    band = st.slider("Band: ± k·std (reward)", 0.0, 3.0, 1.0, 0.25, key="runs_band",
+                     bind="query-params")
+    series = [build.Series(m.label, m.colour, m.run.step_stats) for m in members]
+    times = _times(members, view, x_axis)
+    columns = st.columns(2)
+    for i, (name, (column, title)) in enumerate(_quantities(view.options.kl_estimator).items()):
+        fig = build.overlay(series, column, band_k=band if name == "reward" else 0.0,
+                            smoothing=smoothing, title=title, x_axis=x_axis, times=times)
+        columns[i % 2].plotly_chart(fig, width="stretch", key=f"c_runs_{i}")
+
+
+def _difference(members: list[Member], view: View, a: int) -> None:
+    choices = _quantities(view.options.kl_estimator)
+    name = st.selectbox("Quantity", list(choices), key="runs_diff", bind="query-params")
+    column, title = choices[name]
+    base = members[a]
+    diffs = [build.Series(m.label, m.colour,
+                          step_difference(base.run.step_stats, m.run.step_stats, column))
+             for i, m in enumerate(members) if i != a]
+    st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
+                    key="c_runs_diff")
+    with st.expander("The numbers (A, B and B − A per common step)"):
+        for one in diffs:
+            st.caption(literal(f"{one.label} − {base.label}: {len(one.frame)} common steps"))
+            st.dataframe(one.frame.rename(columns={"a": base.label, "b": one.label,
+                                                   S.DELTA: "B − A"}), width="stretch")
+
+
+def _metrics_alerts(members: list[Member], view: View) -> None:
+    healths = [m.run.health(view.metrics_path) for m in members]
+    names = sorted({n for h in healths for n in h.metrics.names})
+    if names:
+        smoothing, x_axis = _smoothing()
+        metric = st.selectbox("Training metric", names, key="runs_metric", bind="query-params",
+                              format_func=literal)
+        series = [build.Series(m.label, m.colour, h.metrics.frame)
+                  for m, h in zip(members, healths)]
+        times = [build.metric_times(h.metrics.frame) for h in healths]
+        st.plotly_chart(build.overlay(series, metric, smoothing=smoothing, title=metric,
+                                      x_axis=x_axis, times=times), width="stretch",
+                        key="c_runs_metric")
+    else:
+        st.info("No training metrics in these runs' dirs.")
+    table = build.alerts_frame([(m.label, h.alerts) for m, h in zip(members, healths)])
+    if table.empty:
+        st.success("No alerts in any of these runs.")
+        return
+    st.plotly_chart(build.alerts_timeline(table, {m.label: m.colour for m in members}),
+                    width="stretch", key="c_runs_alerts")
+    st.dataframe(table, hide_index=True, width="stretch")
+
+
+def render(view: View) -> None:
+    st.header("Compare runs")
+    members = choose_runs()
+    if len(members) < 2:
+        st.info("Choose two or more runs: sub-runs of the dump dir, or other dump dirs "
+                "(one per line).")
+        return
+    legend(members)
+    a, b = _pair(members)
+    section = st.segmented_control("View", SECTIONS, default=CURVES, key="runs_view",
+                                   bind="query-params", required=True)
+    if section == DIFFERENCE:
+        _difference(members, view, a)
+    elif section == SAME_PROMPT:
+        runs_prompts.render(members, view, a, b)
+    elif section == METRICS:
+        _metrics_alerts(members, view)
+    else:
+        _curves(members, view)

@@ -1,0 +1,109 @@
+"""Which runs the Compare runs page compares: sub-runs of the dump dir and extra dirs, each
+with a stable colour and a short label; all of it in the URL (`runs`, `extra`, `labels`)."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+import loaders
+from loaders.find.paths import resolve_dump_dir
+from pages.figures import runs as build
+from pages.figures.text import literal
+from pages.loading import LOADED, compare_run, sub_runs
+
+WHOLE_DIR = "."
+DEFAULT_RUNS = 2  # sub-runs chosen on a first visit, so the page shows something at once
+MAX_RUNS = 8
+
+
+@dataclass(frozen=True)
+class Member:
+    """One compared run."""
+    name: str  # its identity: a sub-run's path under the dump dir, or an extra dir's path
+    label: str
+    colour: str
+    run: loaders.Run  # the samples the single-run pages would show (split, trained only)
+    params: dict[str, str]  # the URL parameters that open it on the single-run pages
+
+
+def _root() -> str | None:
+    from pages.frame import parse_config  # the frame imports the routes: import when drawn
+
+    return parse_config(sys.argv[1:]).root
+
+
+def _extra_dirs(typed: str) -> list[Path]:
+    """The extra dirs typed (one per line), each resolved under --root; refusals shown."""
+    dirs = []
+    for line in typed.splitlines():
+        if not line.strip():
+            continue
+        path, error = resolve_dump_dir(line.strip(), _root())
+        if error:
+            st.error(literal(f"Extra run dir: {error}"))
+        elif path not in dirs:
+            dirs.append(path)
+    return dirs
+
+
+def _chosen(base: Path) -> tuple[list[str], list[Path]]:
+    options = sub_runs(base)
+    default = [r for r in options if r != WHOLE_DIR][:DEFAULT_RUNS]
+    left, right = st.columns([3, 2])
+    names = left.multiselect(
+        "Runs", options, default=default if len(default) >= 2 else [], key="runs",
+        bind="query-params", max_selections=MAX_RUNS,
+        format_func=lambda r: "(the dump dir itself)" if r == WHOLE_DIR else r,
+        help="Sub-runs of the dump dir (folders that hold dump files)")
+    typed = right.text_area("Extra run dirs (one per line)", key="extra", bind="query-params",
+                            height=68, help="Other dump dirs to compare; with --root, only "
+                                            "dirs inside it")
+    return names, _extra_dirs(typed)
+
+
+def _part(run: loaders.Run) -> loaders.Run:
+    """The split the sidebar shows (train unless it says validation), trained samples only."""
+    if run.has_validation:
+        run = run.part(st.session_state.get("split") == "validation")
+    return run.trained()
+
+
+def choose_runs() -> list[Member]:
+    """The runs the URL names, loaded (from their indexes) with labels and colours."""
+    where = st.session_state.get(LOADED)
+    if where is None:
+        return []
+    base = where[0]
+    names, extra = _chosen(base)
+    wanted = [(name, base / name if name != WHOLE_DIR else base, base, {
+        "dir": str(base), "run": name}) for name in names]
+    wanted += [(str(path), path, path, {"dir": str(path)}) for path in extra]
+    typed = st.text_input("Labels (comma-separated, in run order)", key="labels",
+                          bind="query-params", help="Short names for the legend; blank "
+                                                    "keeps each run's folder name")
+    labels = build.labels([name for name, *_ in wanted], typed)
+    colours = build.colours([name for name, *_ in wanted])
+    members = []
+    for (name, path, home, params), label, colour in zip(wanted, labels, colours):
+        run = compare_run(path, home)
+        if run is not None:
+            members.append(Member(name, label, colour, _part(run), params))
+    return members
+
+
+def legend(members: list[Member]) -> None:
+    """The runs as coloured chips with their label and step range (labels are escaped)."""
+    import html
+
+    chips = []
+    for m in members:
+        steps = m.run.steps
+        span = f"steps {steps[0]}–{steps[-1]}" if steps else "no steps"
+        chips.append(f'<span style="display:inline-block;margin:0 12px 4px 0">'
+                     f'<span style="color:{m.colour};font-size:1.3em">■</span> '
+                     f"<b>{html.escape(m.label)}</b> <small>{html.escape(m.name)} · "
+                     f"{len(m.run.samples):,} samples · {span}</small></span>")
+    st.html("<div>" + "".join(chips) + "</div>")

@@ -1,0 +1,60 @@
+"""Compare runs through the real entry script: the run set in the URL, every section, the
+same prompt opened across runs."""
+from __future__ import annotations
+
+from apptest import board, errors, texts
+from runs_fixtures import write_runs
+
+
+def _runs_page(root, **params):
+    """The Compare runs route opened by a link carrying params (lists repeat their key)."""
+    return board(root, page="runs", **params)
+
+
+def test_two_sub_runs_by_default_and_the_url_opens_the_set(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root)
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert at.multiselect(key="runs").value == ["ablation", "base"]
+    at.multiselect(key="runs").set_value(["base", "ablation", "third"]).run()
+    at.text_input(key="labels").set_value("A0, B1").run()
+    html = "".join(str(h.proto.body) for h in at.get("html"))
+    assert "A0" in html and "B1" in html and "third" in html
+    # the URL the browser writes back (tests/test_browser_runs.py) opens the same set,
+    # labels and order in a fresh session
+    again = _runs_page(root, runs=["base", "ablation", "third"], labels="A0, B1")
+    assert again.multiselect(key="runs").value == ["base", "ablation", "third"]
+    assert again.text_input(key="labels").value == "A0, B1"
+    assert len(again.get("plotly_chart")) == 5
+
+
+def test_fewer_than_two_runs_says_so(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root, runs="base")
+    assert "Choose two or more runs" in texts(at)
+
+
+def test_sections_render(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root, runs=["base", "ablation", "third"])
+    for section in ("Difference B − A", "Same prompt", "Metrics & alerts", "Curves"):
+        at.segmented_control(key="runs_view").set_value(section).run()
+        assert not at.exception and not errors(at), (section, at.exception, errors(at))
+
+
+def test_same_prompt_table_filters_and_one_prompt_opened(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root, runs=["base", "ablation"], runs_view="Same prompt", runs_step="2",
+                    match="id")
+    table = at.dataframe(key="t_runs_prompts").value
+    assert len(table) == 5 and "Matched by the id `example_id`" in texts(at)
+    at.radio(key="pfilter").set_value("B better").run()
+    assert sorted(at.dataframe(key="t_runs_prompts").value["match_key"]) == ["2", "3"]
+    at.radio(key="pfilter").set_value("only one run has it").run()
+    assert sorted(at.dataframe(key="t_runs_prompts").value["match_key"]) == ["1", "5"]
+    at.text_input(key="prompt").set_value("3").run()
+    shown = texts(at)
+    assert "2 answers · reward mean 0 " in shown and "2 answers · reward mean 0.5" in shown
+    assert "Word diff" in shown and not at.exception
+    links = [b.proto.url for b in at.get("link_button")]
+    assert any("sample?" in url and "run=ablation" in url for url in links)
