@@ -79,8 +79,9 @@ def _menu(box: DeltaGenerator, pages: dict[str, st.Page]) -> None:
     Streamlit's built-in menu drops them now and then (about one click in three here), which
     would make the copied link of the new page lose the step.
     """
-    for page in pages.values():
-        box.page_link(page)
+    for path, page in pages.items():
+        if routes.BY_PATH[path].in_menu:
+            box.page_link(page)
     box.divider()
 
 

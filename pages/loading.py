@@ -15,6 +15,8 @@ from loaders import schema as S
 from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
+from pages import state
+from pages.figures import problems
 from pages.figures.text import literal
 
 T = TypeVar("T")
@@ -140,6 +142,9 @@ def _version(path: Path) -> tuple[int, ...] | None:
     return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
+SIDEBAR_KINDS = 3
+
+
 def show_summary(run: loaders.Run) -> None:
     """Samples, steps and bad lines, with every recorded problem as file:line: reason."""
     frame = run.samples
@@ -149,9 +154,11 @@ def show_summary(run: loaders.Run) -> None:
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     if not run.problems and not run.pending_bytes:
         return
-    with st.sidebar.expander(f"Problems ({len(run.problems):,})"):
-        lines = [f"{p['file']}:{p['line']}: {p['reason']}"
-                 + ("" if p["dropped"] else " (sample kept)") for p in run.problems]
-        if run.pending_bytes:
-            lines.append(f"{run.pending_bytes:,} bytes of half-written lines pending at file ends")
-        st.code("\n".join(lines), language=None, wrap_lines=True)
+    # a count per kind here; the list itself, a page at a time, on the Problems page
+    top = problems.kinds(run.problems).head(SIDEBAR_KINDS)
+    lines = [f"{row.count:,} × {row.kind}" for row in top.itertuples()]
+    if run.pending_bytes:
+        lines.append(f"{run.pending_bytes:,} bytes of half-written lines pending")
+    st.sidebar.caption(literal("\n".join(lines)))
+    st.sidebar.page_link(st.session_state[state.PAGES]["problems"],
+                         label=f"All {len(run.problems):,} problems", icon=":material/error:")

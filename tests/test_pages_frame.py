@@ -2,7 +2,7 @@
 import html
 
 import pytest
-from apptest import board, current_page, errors, texts
+from apptest import board, current_page, errors, goto, texts
 from conftest import make_sample, write_dump
 from format_fixtures import nemo, verl
 
@@ -19,8 +19,10 @@ def test_bad_lines_listed_with_file_and_line(dump_dir):
     with open(dump_dir / "rollout_data_rank_1.jsonl", "ab") as handle:
         handle.write(b"{not json\n")
     at = board(dump_dir)
-    assert "1 bad lines" in texts(at)
-    assert "rollout_data_rank_1.jsonl:13: invalid JSON" in texts(at)
+    assert "1 bad lines" in texts(at) and "1 × invalid JSON" in texts(at)
+    listed = goto(at, "problems").dataframe[1].value.iloc[0]
+    assert (listed["file"], listed["line"]) == ("rollout_data_rank_1.jsonl", 13)
+    assert listed["reason"].startswith("invalid JSON") and listed["sample"] == "dropped"
 
 
 def test_missing_dir_says_so(tmp_path):

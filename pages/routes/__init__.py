@@ -17,10 +17,10 @@ from pages.routes import (
     groups,
     health,
     metrics,
+    problems,
     prompts,
     responses,
     rewards,
-    runs,
     sample,
     tokens,
 )
@@ -33,6 +33,7 @@ class Route:
     title: str
     render: Callable[[View], None]
     icon: str
+    in_menu: bool = True  # False: reached from a link elsewhere (the sidebar's problem count)
 
 
 ROUTES = (
@@ -43,10 +44,10 @@ ROUTES = (
     Route("sample", "Sample", sample.render, ":material/article:"),
     Route("tokens", "Tokens", tokens.render, ":material/data_array:"),
     Route("compare", "RL vs reference", compare.render, ":material/compare_arrows:"),
-    Route("runs", "Compare runs", runs.render, ":material/stacked_line_chart:"),
     Route("metrics", "Metrics", metrics.render, ":material/monitoring:"),
     Route("health", "Health", health.render, ":material/health_and_safety:"),
     Route("alerts", "Alerts", alerts.render, ":material/notifications:"),
+    Route("problems", "Problems", problems.render, ":material/error:", in_menu=False),
 )
 BY_PATH = {route.url_path: route for route in ROUTES}
 DEFAULT = "rewards"
