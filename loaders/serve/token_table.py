@@ -55,4 +55,7 @@ def _floats(values: object, n: int) -> np.ndarray:
 def _token_texts(tokens: object, n: int) -> list[str]:
     if not isinstance(tokens, list):
         return [""] * n
-    return [t if isinstance(t, str) else str(t) for t in tokens[:n]]
+    part = tokens[:n]
+    if set(map(type, part)) <= {str}:  # the usual case, without a Python loop over 32k
+        return part
+    return [t if isinstance(t, str) else str(t) for t in part]

@@ -74,58 +74,57 @@ def strip_figure(columns: dict[str, np.ndarray], window: tuple[int, int],
                  marks: list[tuple[int, str]] = (), hits: dict[str, np.ndarray] | None = None,
                  bins: int = BINS) -> go.Figure:
     """One strip per metric (rows share the token axis), the window shaded, marks (e.g.
-    <think>) as labelled lines, and `hits` (positions past a threshold) as dots."""
+    <think>) as labelled lines, and `hits` (positions past a threshold) as dots.
+
+    Built as one dict and validated once: trace by trace, plotly's checks cost more than
+    the binning."""
     names = list(columns)
-    fig = go.Figure()
     rows = max(1, len(names))
     gap = 0.04 if rows > 1 else 0.0
     height = (1 - gap * (rows - 1)) / rows
     n = max((len(v) for v in columns.values()), default=0)
+    traces, layout = [], {}
     for i, name in enumerate(names):
         axis = "" if i == 0 else str(i + 1)
         top = 1 - i * (height + gap)
-        fig.update_layout({f"yaxis{axis}": {"domain": [max(0.0, top - height), top],
-                                            "title": {"text": html.escape(name)},
-                                            "fixedrange": True, "zeroline": True}})
-        _strip(fig, binned(columns[name], bins), f"y{axis}", name)
+        layout[f"yaxis{axis}"] = {"domain": [max(0.0, top - height), top], "fixedrange": True,
+                                  "title": {"text": html.escape(name)}, "zeroline": True}
+        traces += _strip(binned(columns[name], bins), f"y{axis}", name)
         if hits and len(hits.get(name, ())):
-            _hits(fig, columns[name], hits[name], f"y{axis}", name)
-    _decorate(fig, n, window, marks, rows)
-    return fig
+            traces.append(_hits(columns[name], hits[name], f"y{axis}", name))
+    layout.update(_decorations(n, window, marks, rows))
+    return go.Figure({"data": traces, "layout": layout})
 
 
-def _strip(fig: go.Figure, data: Binned, yaxis: str, name: str) -> None:
+def _strip(data: Binned, yaxis: str, name: str) -> list[dict]:
     x = (data.start + data.end - 1) / 2
-    band = {"x": x, "yaxis": yaxis, "mode": "lines", "line": {"width": 0},
-            "hoverinfo": "skip", "showlegend": False}
-    fig.add_trace(go.Scatter(y=data.high, **band))
-    fig.add_trace(go.Scatter(y=data.low, fill="tonexty", fillcolor="rgba(31,119,180,0.35)",
-                               **band))
+    band = {"type": "scatter", "x": x, "yaxis": yaxis, "mode": "lines",
+            "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
     custom = np.column_stack([data.start, data.end - 1, data.low, data.high])
-    fig.add_trace(go.Scatter(
-        x=x, y=data.mean, yaxis=yaxis, mode="lines", showlegend=False,
-        line={"width": 1, "color": "#1f77b4"},
-        customdata=custom, name=html.escape(name),
-        hovertemplate=(f"{html.escape(name)} · tokens %{{customdata[0]}}–%{{customdata[1]}}"
-                       "<br>mean %{y:.4g} · min %{customdata[2]:.4g} · max "
-                       "%{customdata[3]:.4g}<extra></extra>")))
+    return [{**band, "y": data.high},
+            {**band, "y": data.low, "fill": "tonexty", "fillcolor": "rgba(31,119,180,0.35)"},
+            {"type": "scatter", "x": x, "y": data.mean, "yaxis": yaxis, "mode": "lines",
+             "showlegend": False, "line": {"width": 1, "color": "#1f77b4"},
+             "customdata": custom, "name": html.escape(name),
+             "hovertemplate": (f"{html.escape(name)} · tokens %{{customdata[0]}}–"
+                               "%{customdata[1]}<br>mean %{y:.4g} · min %{customdata[2]:.4g}"
+                               " · max %{customdata[3]:.4g}<extra></extra>")}]
 
 
 MAX_HIT_MARKS = 300  # an SVG element each; beyond this, dots say no more than the band
 
 
-def _hits(fig: go.Figure, values: np.ndarray, positions: np.ndarray, yaxis: str,
-          name: str) -> None:
+def _hits(values: np.ndarray, positions: np.ndarray, yaxis: str, name: str) -> dict:
     shown = positions[:: max(1, -(-len(positions) // MAX_HIT_MARKS))]
-    fig.add_trace(go.Scatter(
-        x=shown, y=np.asarray(values)[shown], yaxis=yaxis, mode="markers", showlegend=False,
-        marker={"size": 6, "color": "#d62728", "symbol": "diamond"},
-        hovertemplate=f"#%{{x}} {html.escape(name)} = %{{y:.4g}} (past the threshold)"
-                      "<extra></extra>"))
+    return {"type": "scatter", "x": shown, "y": np.asarray(values)[shown], "yaxis": yaxis,
+            "mode": "markers", "showlegend": False,
+            "marker": {"size": 6, "color": "#d62728", "symbol": "diamond"},
+            "hovertemplate": f"#%{{x}} {html.escape(name)} = %{{y:.4g}} (past the threshold)"
+                             "<extra></extra>"}
 
 
-def _decorate(fig: go.Figure, n: int, window: tuple[int, int], marks: list[tuple[int, str]],
-              rows: int) -> None:
+def _decorations(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
+                 rows: int) -> dict:
     shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": window[0] - 0.5,
                "x1": window[1] - 0.5, "y0": 0, "y1": 1, "fillcolor": _WINDOW_FILL,
                "line": {"width": 1, "color": "rgba(255,152,0,0.9)"}, "layer": "below"}]
@@ -137,19 +136,20 @@ def _decorate(fig: go.Figure, n: int, window: tuple[int, int], marks: list[tuple
         notes.append({"x": position, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
                       "text": html.escape(label), "showarrow": False,
                       "font": {"size": 10, "color": "#2ca02c"}})
-    fig.update_layout(
-        shapes=shapes, annotations=notes, height=40 + ROW_PX * rows, dragmode="select",
-        margin={"l": 10, "r": 10, "t": 22, "b": 28}, hovermode="x", hoverdistance=-1,
-        xaxis={"range": [-0.5, max(n, 1) - 0.5], "title": None, "fixedrange": True},
-        selectdirection="h")
+    return {"shapes": shapes, "annotations": notes, "height": 40 + ROW_PX * rows,
+            "dragmode": "select", "selectdirection": "h", "hovermode": "x",
+            "hoverdistance": -1, "margin": {"l": 10, "r": 10, "t": 22, "b": 28},
+            "xaxis": {"range": [-0.5, max(n, 1) - 0.5], "fixedrange": True}}
 
 
 def think_marks(tokens: list[str], text_marks: tuple[str, ...] = ("<think>", "</think>"),
                 limit: int = 20) -> list[tuple[int, str]]:
     """(token position, mark) where the response's text has each mark, also when the
     tokenizer split it over several tokens; at most `limit` of them."""
-    ends = np.cumsum([len(t) for t in tokens])
     text = "".join(tokens)
+    if not any(mark in text for mark in text_marks):
+        return []
+    ends = np.cumsum(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
     found = []
     for mark in text_marks:
         at = text.find(mark)

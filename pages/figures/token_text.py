@@ -34,12 +34,12 @@ _BYTES = _byte_alphabet()
 
 def token_style(tokens: list[str]) -> str:
     """How this sample's tokens are written: plain text, byte-level or SentencePiece."""
-    probe = [t for t in tokens[:_PROBE] if isinstance(t, str)]
-    if any(" " in t or "\n" in t for t in probe):
+    probe = "\0".join(t for t in tokens[:_PROBE] if isinstance(t, str))
+    if " " in probe or "\n" in probe:
         return PLAIN
-    if any("Ġ" in t or "Ċ" in t for t in probe):
+    if "Ġ" in probe or "Ċ" in probe:
         return BYTE_LEVEL
-    if any("▁" in t for t in probe):
+    if "▁" in probe:
         return SENTENCEPIECE
     return PLAIN
 

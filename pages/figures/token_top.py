@@ -72,11 +72,12 @@ def past_positions(values: np.ndarray, ranking: Ranking, threshold: float) -> np
         return np.flatnonzero(values <= threshold)
 
 
-def token_rows(frame: pd.DataFrame, rows: np.ndarray, column: str,
-               style: str = PLAIN) -> pd.DataFrame:
+def token_rows(frame: pd.DataFrame, rows: np.ndarray, column: str, style: str = PLAIN,
+               tokens: list[str] | None = None) -> pd.DataFrame:
     """One row per chosen token: its position, text, value and context (whitespace and
-    byte-level pieces made visible; the token itself in ⟦ ⟧)."""
-    tokens = frame[S.TOKEN].tolist()
+    byte-level pieces made visible; the token itself in ⟦ ⟧).  `tokens`: the frame's
+    token texts as a list, when the caller has them already."""
+    tokens = frame[S.TOKEN].tolist() if tokens is None else tokens
     values = frame[column].to_numpy(dtype=np.float64)
     out = {"position": frame[S.TOKEN_INDEX].to_numpy()[rows], "token": [], column: values[rows],
            "context": []}

@@ -41,15 +41,16 @@ def show(sample: Sample, view: View) -> None:
     colour = right.selectbox("Colour tokens by", available, key="colour", bind="query-params",
                              index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available
                              else 0)
-    style = token_style(frame[S.TOKEN].tolist())
+    texts = frame[S.TOKEN].tolist()
+    style = token_style(texts)
     st.caption(f"{n} tokens (pad tokens dropped) · {style} token texts · hover a token for "
                "all its values · drag across the strips to move the window there")
     strip_box, jump_box = st.container(), st.container()
     start = _window_controls(sample.key, n)
     with jump_box:
-        marked, hits = _jumps(frame, available, view, style)
+        marked, hits = _jumps(frame, texts, available, view, style)
     with strip_box:
-        _strips(frame, chosen, (start, min(n, start + WINDOW)), hits)
+        _strips(frame, texts, chosen, (start, min(n, start + WINDOW)), hits)
     part = tokens.window(frame, start)
     scale = tokens.colour_scale(frame[colour].to_numpy(dtype=float))
     st.html(tokens.inline_html(part, colour, available, scale, style,
@@ -89,12 +90,12 @@ def _jump_to(row: int, n: int) -> None:
     st.session_state["window"] = max(0, min(row - WINDOW // 4, max(0, n - WINDOW)))
 
 
-def _strips(frame: pd.DataFrame, chosen: list[str], window: tuple[int, int],
+def _strips(frame: pd.DataFrame, texts: list[str], chosen: list[str], window: tuple[int, int],
             hits: dict[str, np.ndarray]) -> None:
     if not chosen:
         return
     columns = {m: frame[m].to_numpy(dtype=float) for m in chosen}
-    marks = token_strip.think_marks(frame[S.TOKEN].tolist())
+    marks = token_strip.think_marks(texts)
     fig = token_strip.strip_figure(columns, window, marks, hits)
     st.plotly_chart(fig, key="c_strip", on_select=_strip_selected, selection_mode=("points",
                     "box"), width="stretch", config={"displayModeBar": False})
@@ -108,8 +109,8 @@ def _strip_selected() -> None:
         st.session_state["window"] = max(0, min(row, max(0, n - 1)))
 
 
-def _jumps(frame: pd.DataFrame, available: list[str], view: View, style: str
-           ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: View,
+           style: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Top tokens (or those past a threshold) as a table whose rows jump the window; the
     rows it lists and, when thresholded, the hits per metric for the strips."""
     ranks = token_top.rankings(available, view.options.kl_estimator)
@@ -135,7 +136,7 @@ def _jumps(frame: pd.DataFrame, available: list[str], view: View, style: str
         what = (f"{len(every)} tokens past {threshold:g} ({label})"
                 + (f", the first {len(rows)} listed" if len(every) > len(rows) else ""))
     st.session_state[_ROWS] = (len(frame), rows.tolist())
-    table = token_top.token_rows(frame, rows, ranking.column, style)
+    table = token_top.token_rows(frame, rows, ranking.column, style, texts)
     st.caption(f"{what} · select a row to move the window there")
     st.dataframe(table, key="t_top", on_select=_row_selected, selection_mode="single-row",
                  hide_index=True, width="stretch", height=min(36 * (len(table) + 1) + 3, 290))
