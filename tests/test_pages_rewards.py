@@ -54,3 +54,9 @@ def test_a_clicked_point_does_not_pin_the_step(board_dump):
     at.sidebar.select_slider(key="step").set_value(2).run()
     assert at.sidebar.select_slider(key="step").value == 2
     assert "Step 2: 10 samples" in texts(at)
+
+
+def test_the_chosen_step_is_marked_on_the_curves(board_dump):
+    at = board(board_dump, page="rewards", step="1")
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert '"x0":1' in spec.replace(" ", "") and '"dash":"dot"' in spec.replace(" ", "")

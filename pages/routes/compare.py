@@ -6,6 +6,7 @@ import streamlit as st
 from loaders import schema as S
 from pages import state
 from pages.figures import compare, tables
+from pages.figures.axes import mark_steps
 from pages.view import View
 
 
@@ -13,7 +14,8 @@ def render(view: View) -> None:
     st.header("RL vs reference")
     stats = view.run.step_stats
     smoothing = st.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="cmp_ema", bind="query-params")
-    st.plotly_chart(compare.rl_vs_ref_figure(stats, smoothing=smoothing), width="stretch",
+    st.plotly_chart(mark_steps(compare.rl_vs_ref_figure(stats, smoothing=smoothing),
+                               view.step), width="stretch",
                     key="c_cmp")
     with st.expander("Per-step table"):
         st.dataframe(compare.rl_vs_ref_table(stats), width="stretch")

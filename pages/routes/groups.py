@@ -8,6 +8,7 @@ from loaders import schema as S
 from loaders.serve.groups import StepGroups
 from pages import answers, state
 from pages.figures import groups as build
+from pages.figures.axes import mark_steps
 from pages.figures.text import compile_search, literal
 from pages.view import View
 from pages.widgets import PERCENT, picked_row
@@ -80,4 +81,5 @@ def render(view: View) -> None:
     answers.render(view, found.table)
     with st.expander("Group mix over the run"):
         steps, _ = view.groups.history(view.options.pass_threshold)
-        st.plotly_chart(build.mix_figure(steps), width="stretch", key="c_mix")
+        st.plotly_chart(mark_steps(build.mix_figure(steps), view.step), width="stretch",
+                        key="c_mix")

@@ -10,6 +10,7 @@ from loaders.health import views
 from loaders.health.check import Health
 from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
+from pages.figures.axes import mark_steps
 from pages.figures.text import literal
 from pages.view import View
 
@@ -50,7 +51,7 @@ def render(view: View) -> None:
     metrics = health.metrics.frame
     panels: list[Callable[[], None]] = [
         lambda: _stages(metrics), lambda: _memory(metrics), lambda: _ranks(view, metrics),
-        lambda: _stability(health, metrics), lambda: _quality(view, metrics)]
+        lambda: _stability(health, metrics, view.step), lambda: _quality(view, metrics)]
     # only the open tab is drawn (on_change="rerun" makes the tabs lazy)
     tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"],
                    key="panel", bind="query-params", on_change="rerun")
@@ -60,10 +61,12 @@ def render(view: View) -> None:
                 panel()
 
 
-def _stability(health: Health, metrics: pd.DataFrame) -> None:
+def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
     clip_name = clip_fraction_column(str(c) for c in metrics.columns)
     clip = metrics[clip_name] if clip_name is not None else None
-    st.plotly_chart(build.stability_figure(health.signals, clip), width="stretch",
+    strong = [a.step for a in health.alerts if a.severity == "strong"]
+    st.plotly_chart(mark_steps(build.stability_figure(health.signals, clip), step, strong),
+                    width="stretch",
                     key="c_stability")
 
 

@@ -8,11 +8,20 @@ from loaders import schema as S
 from pages import state
 from pages.figures import distributions as spread
 from pages.figures import rewards as build
+from pages.figures.axes import mark_steps
 from pages.view import View
 
 
-def _curve(fig: go.Figure, key: str) -> None:
-    """Show a step curve; clicking a point selects that step for every page."""
+def _alert_steps(view: View) -> list[int]:
+    """The steps of the run's strong alerts, marked on the reward and KL curves."""
+    return [alert.step for alert in view.run.health(view.metrics_path).alerts
+            if alert.severity == "strong"]
+
+
+def _curve(fig: go.Figure, key: str, view: View, alerts: bool = False) -> None:
+    """Show a step curve with the chosen step (and alert steps) marked; clicking a point
+    selects that step for every page."""
+    mark_steps(fig, view.step, _alert_steps(view) if alerts else ())
     event = st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points",
                             width="stretch")
     points = (event or {}).get("selection", {}).get("points", [])
@@ -36,21 +45,21 @@ def render(view: View) -> None:
     curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift}
     if tabs[0].open:
         with tabs[0]:
-            _curve(build.reward_curves(stats, **curve), "c_reward")
+            _curve(build.reward_curves(stats, **curve), "c_reward", view, alerts=True)
     if tabs[1].open:
         with tabs[1]:
             if stats[S.stat(S.kl_mean(est), "mean")].isna().all():
                 st.info("No KL: this dump has no logprobs and ref_logprobs per token.")
             else:
                 _curve(build.step_curve(stats, S.kl_mean(est), title=f"per-token KL ({est}) "
-                                        "mean", **curve), "c_kl")
+                                        "mean", **curve), "c_kl", view, alerts=True)
     if tabs[2].open:
         with tabs[2]:
             _curve(build.step_curve(stats, S.RESPONSE_LEN, title="response length (tokens)",
-                                    **curve), "c_len")
+                                    **curve), "c_len", view)
     if tabs[3].open:
         with tabs[3]:
-            _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win")
+            _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win", view)
     _step_section(view)
 
 
