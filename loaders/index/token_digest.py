@@ -24,9 +24,7 @@ REL_BINS = 32
 ABS_TOKENS = 512
 HOT_KEEP = 12  # token strings a group keeps per metric
 TOKEN_CHARS = 48  # a token string longer than this is cut (a token is a few characters)
-# where each stored metric comes from: the policy logprobs (with the reference's) or an
-# extra token array the trainer wrote
-POLICY, EXTRA = ("logprob", S.K3), ("entropy", "mismatch_kl")
+EXTRA = ("entropy", "mismatch_kl")  # token arrays stored besides logprob and k3
 HOT_METRICS = (S.K3, "mismatch_kl")
 VERSION = 1
 
@@ -41,7 +39,7 @@ class TokenDigest:
 
     def __init__(self) -> None:
         self._rows: list[int] = []  # row number in the batch of each sample kept here
-        self._tokens: list[list | None] = []
+        self._tokens: list[list | np.ndarray | None] = []
         self._extra: dict[str, dict[int, bytes]] = {name: {} for name in EXTRA}
 
     def add(self, obj: dict, row_index: int, n: int) -> None:
@@ -49,10 +47,10 @@ class TokenDigest:
             return
         self._rows.append(row_index)
         tokens = obj.get(S.RESPONSE_TOKENS)
-        self._tokens.append(tokens if isinstance(tokens, list) else None)
+        self._tokens.append(tokens if isinstance(tokens, (list, np.ndarray)) else None)
         for name in EXTRA:
             values = obj.get(name)
-            if isinstance(values, list) and len(values) >= n:
+            if isinstance(values, (list, np.ndarray)) and len(values) >= n:
                 try:
                     self._extra[name][row_index] = pack_floats(values, n)
                 except BadField:

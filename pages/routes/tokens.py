@@ -6,12 +6,15 @@ step): no dump file is read here.
 """
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
 from loaders.serve import token_summary as T
+from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages import state
 from pages.figures import token_heat as build
+from pages.figures.text import literal
 from pages.routes.sample_tokens import JUMPED
 from pages.view import View
 
@@ -65,7 +68,8 @@ def _hot(view: View) -> None:
     metric = st.selectbox("Carrying the most", hot_metrics, key="tok_hot",
                           bind="query-params",
                           format_func=lambda m: "KL (k3)" if m == S.K3 else m)
-    table = build.hot_table(T.hot_tokens(found, metric, rows))
+    table = build.hot_table(_decoded(T.hot_tokens(found, metric, rows),
+                                     view.options.tokenizer_dir))
     st.caption("Token strings among the step's top tokens by the metric (about one token in "
                "512 of each file's part of the step): how often, how much in all, and the "
                "sample with the largest; select a row to open that sample there.")
@@ -78,3 +82,14 @@ def _hot(view: View) -> None:
         st.session_state[JUMPED] = row["sample"]  # the Sample page keeps the window asked for
         state.go("sample", sample=row["sample"], step=view.step,
                  window=max(0, int(row["position"]) - WINDOW_LEAD))
+
+
+def _decoded(table: pd.DataFrame, tokenizer_dir: str) -> pd.DataFrame:
+    """Token ids (prime-rl, NeMo-RL) as text when the user points at a local tokenizer."""
+    if not tokenizer_dir or table.empty:
+        return table
+    try:
+        return table.assign(token=decode_ids(table["token"].tolist(), tokenizer_dir))
+    except TokenizerUnavailable as err:
+        st.warning(literal(str(err)))
+        return table
