@@ -1,4 +1,7 @@
-"""python -m loaders DUMP_DIR [--json] [--no-cache]: load a dump and print a summary."""
+"""python -m loaders DUMP_DIR [--json] [--no-cache]: load a dump and print a summary.
+
+Also `python -m loaders convert SRC_DIR DST_DIR` (JSONL -> the board's Parquet dump) and
+`python -m loaders index DIR [--ray [ADDRESS]]` (build the index, optionally on Ray)."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +16,15 @@ from loaders.serve.run import DumpError, open_run
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["convert"]:  # python -m loaders convert SRC_DIR DST_DIR
+        from loaders.convert import main as convert
+
+        return convert(argv[1:])
+    if argv[:1] == ["index"]:  # python -m loaders index DIR [--ray [ADDRESS]]
+        from loaders.cli_index import main as index
+
+        return index(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m loaders", description=__doc__)
     parser.add_argument("dump_dir", help="folder of *.jsonl rollout dumps (searched recursively)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -9,6 +9,9 @@ file opened with O_APPEND, so a reader never sees half a line for longer than a 
     writer = DumpWriter("runs/exp1", rank=dist.get_rank())
     writer.write({"step": step, "prompt": p, "response": r, "response_tokens": toks,
                   "logprobs": lp, "ref_logprobs": ref_lp, "reward": score})
+
+With `format="parquet"` the samples go to columnar files instead (see writer_parquet.py:
+a file per rank and step, written atomically; call `close()` at the end, or use `with`).
 """
 from __future__ import annotations
 
@@ -41,19 +44,46 @@ def encode(sample: Mapping) -> bytes:
 
 
 class DumpWriter:
-    """Appends samples to DIR/rollout_data_rank_{rank}.jsonl (…_rank_val{rank} for validation)."""
+    """Appends samples to DIR/rollout_data_rank_{rank}.jsonl (…_rank_val{rank} for validation),
+    or with format="parquet" writes them to DIR/rollout_data_rank_{rank}.step_{step}.*.parquet."""
 
-    def __init__(self, directory: str | Path, rank: int = 0, validation: bool = False) -> None:
+    def __init__(self, directory: str | Path, rank: int = 0, validation: bool = False,
+                 format: str = "jsonl", flush_rows: int | None = None) -> None:  # noqa: A002
+        if format not in ("jsonl", "parquet"):
+            raise ValueError(f"format must be 'jsonl' or 'parquet', not {format!r}")
         self.path = Path(directory) / (f"rollout_data_rank_val{rank}.jsonl" if validation
                                        else f"rollout_data_rank_{rank}.jsonl")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.sink = None
+        if format == "parquet":  # imported here: the jsonl writer needs no pyarrow
+            from loaders.writer_parquet import FLUSH_ROWS, ParquetSink
+
+            self.sink = ParquetSink(self.path.parent, rank, validation, flush_rows or FLUSH_ROWS)
 
     def write(self, sample: Mapping) -> None:
-        """Append one sample as one write of one line."""
+        """Append one sample (jsonl: as one write of one line; parquet: to the buffer)."""
         self.write_many([sample])
+
+    def flush(self) -> None:
+        """Parquet: write the buffered samples as a file now (jsonl writes at once anyway)."""
+        if self.sink is not None:
+            self.sink.flush()
+
+    def close(self) -> None:
+        self.flush()
+
+    def __enter__(self) -> DumpWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def write_many(self, samples: Iterable[Mapping]) -> None:
         """Append samples, one write per line, and flush them to the OS."""
+        if self.sink is not None:
+            for sample in samples:
+                self.sink.add(sample)
+            return
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             for sample in samples:

@@ -5,12 +5,12 @@ by a vote over its first records, so that one odd line never decides a whole fil
 from __future__ import annotations
 
 import errno
-import os
 import stat
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from loaders.find.remote import open_binary, stat_of
 from loaders.formats import BY_NAME, FORMATS, Format, by_keys, by_path
 from loaders.parse.record import BadLine, parse_object
 
@@ -35,9 +35,9 @@ def _head(path: Path) -> bytes:
     """The file's start: up to VOTE_LINES full lines, at most VOTE_BYTES unless the first
     line is longer (then up to PEEK_BYTES); a line cut by the limit is left out."""
     blocks, size, newlines = [], 0, 0
-    if not stat.S_ISREG(os.stat(path).st_mode):  # reading a FIFO would block forever
+    if not stat.S_ISREG(stat_of(path).st_mode):  # reading a FIFO would block forever
         raise OSError(errno.EINVAL, "not a regular file", str(path))
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:
         while size < PEEK_BYTES:
             block = handle.read(_BLOCK)
             if not block:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loaders.find.remote import RemoteError, RemotePath, is_url
+
 MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: anything longer is not a path to open
 SHOWN_CHARS = 200  # how much of a refused path a message quotes
 
@@ -19,6 +21,8 @@ def resolve_dump_dir(typed: str, root: str | None, allow_file: bool = False
         return None, "Enter a dump dir."
     if "\x00" in typed or len(typed) > MAX_PATH_CHARS:
         return None, f"Not a usable path: {_shown(typed)}"
+    if is_url(typed.strip()) or (root is not None and is_url(root)):
+        return _resolve_url(typed.strip(), root)
     try:
         return _resolve(Path(typed.strip()).expanduser(), typed, root, allow_file)
     except (OSError, RuntimeError, ValueError) as err:  # RuntimeError: a symlink loop
@@ -37,6 +41,27 @@ def _resolve(path: Path, typed: str, root: str | None, allow_file: bool
     if not (path.is_dir() or (allow_file and path.is_file())):
         return None, f"No such directory: {_shown(str(path))}"
     return path, None
+
+
+def _resolve_url(typed: str, root: str | None) -> tuple[Path | None, str | None]:
+    """A URL dump dir (s3://, gs://, hdfs://, …; loaders.find.remote).  With a root, it must
+    be a URL prefix and the dir inside it (a path relative to the root is taken as under
+    it); `.`/`..` segments and credentials in the URL are refused."""
+    try:
+        if root is None:
+            path = RemotePath(typed)
+        elif not is_url(root) or (not is_url(typed) and typed.startswith(("/", "~"))):
+            return None, f"Refused: {_shown(typed)} is outside the allowed root {root}."
+        else:
+            base = RemotePath(root)
+            path = RemotePath(typed) if is_url(typed) else base / typed.strip("/")
+            if path != base and base not in path.parents:
+                return None, f"Refused: {_shown(typed)} is outside the allowed root {base}."
+        if not path.is_dir():
+            return None, f"No such directory: {_shown(str(path))}"
+    except RemoteError as err:
+        return None, _shown(str(err))
+    return path, None  # type: ignore[return-value]  # a RemotePath stands in for a Path
 
 
 def _shown(text: str) -> str:

@@ -11,7 +11,9 @@ from loaders.find.kind import detect
 
 CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
-_TABLE_DUMP = re.compile(r"(^|/)completions_\d+\.parquet$")
+# TRL's completions and the board's own Parquet dumps (loaders/writer_parquet.py)
+_TABLE_DUMP = re.compile(r"(^|/)(completions_\d+|rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+)"
+                         r"\.parquet$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written
 STABLE_MARKER = "STABLE"

@@ -51,6 +51,8 @@ def user_cache_dir(root: Path) -> Path:
 def locate(root: Path) -> Place:
     """Next to the dump when DUMP_DIR/.rl_board_cache is a real dir (or absent) and writable;
     otherwise the user cache dir."""
+    if not isinstance(root, Path):  # a URL: kept in the user cache dir, keyed by the URL
+        return Place(user_cache_dir(root))
     local = root / CACHE_DIR_NAME
     try:
         mode = os.lstat(local).st_mode

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from loaders import schema as S
+from loaders.find.remote import open_binary
 from loaders.index.extras import kept_extras
 
 CHUNK_BYTES = 16 << 20
@@ -92,7 +93,7 @@ def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
     """Split [start, size) at newlines into chunks of about `target` bytes.  Raises OSError
     when the file cannot be opened (the caller lists it as a problem, unparsed)."""
     bounds = [start]
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:
         pos = start + target
         while pos < size:
             pos = _next_line_start(handle, pos, size)

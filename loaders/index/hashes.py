@@ -11,6 +11,8 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from loaders.find.remote import open_binary
+
 EDGE_BYTES = 4096
 SAMPLED_BLOCKS = 16  # spread between the edges: a rewrite in the middle shows at bounded cost
 _DIGEST_SIZE = 12
@@ -33,7 +35,7 @@ def content_hashes(path: Path, parsed_until: int) -> Hashes:
     """The hashes of [0, parsed_until) of the file at path, as it is on disk now."""
     if parsed_until <= 0:
         return _hashes(bytes, 0)
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:  # a local file or a URL (byte-range reads)
         def read(start: int, length: int) -> bytes:
             handle.seek(start)
             return handle.read(length)

@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loaders.find.remote import is_url
 from loaders.formats import BY_NAME
 from loaders.index.cachedir import (
     INDEX_NAME,
@@ -106,7 +107,7 @@ def load_index(root: Path) -> Stored | None:
     """The stored index of a dump dir, or None when there is none or it is of another
     version.  One that is unreadable or cannot be trusted (see loaders.index.trust) is
     ignored, as if there were none, with a note; so is an odd cache dir."""
-    root = Path(root).resolve()
+    root = root if is_url(root) else Path(root).resolve()
     place = locate(root)
     notes = [index_note(place.path, place.note)] if place.note else []
     try:
@@ -149,7 +150,7 @@ def save_index(root: Path, stored: Stored) -> Path | None:
     table = pa.Table.from_pandas(stored.frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                            _META_KEY: orjson.dumps(meta)})
-    root = Path(root).resolve()
+    root = root if is_url(root) else Path(root).resolve()
     place = locate(root).path
 
     def write(handle: BinaryIO) -> None:

@@ -40,6 +40,9 @@ def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     return result
 
 
+Scanner = Callable[..., list[ChunkResult]]  # scan_all's signature: (chunks, progress, convert)
+
+
 def scan_all(chunks: list[Task], progress: Progress | None = None,
              convert: Callable[[dict], object] = lambda columns: columns) -> list[ChunkResult]:
     """Scan every chunk, in worker processes when the work is big enough; keeps chunk order.

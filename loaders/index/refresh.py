@@ -17,12 +17,13 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN, classify
+from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
-from loaders.index.pool import scan_all
+from loaders.index.pool import Scanner, scan_all
 from loaders.index.table import cap_extras, combine
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
@@ -79,29 +80,33 @@ def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
     checked = time.time_ns()
     stat = None
     try:
-        stat = os.stat(dump.path)
+        stat = stat_of(dump.path)  # a RemoteStat for a URL (loaders.find.remote)
         if not st.S_ISREG(stat.st_mode):  # a FIFO would block the first read forever
             return Work(dump, stat, None, reason="not a regular file; file skipped")
         return _plan(dump, stat, old, checked)
     except OSError as err:
-        if isinstance(err, FileNotFoundError) and not os.path.lexists(dump.path):
+        local = isinstance(dump.path, Path)
+        if isinstance(err, FileNotFoundError) and not (local and os.path.lexists(dump.path)):
             return None
-        why = "a broken link" if stat is None and os.path.islink(dump.path) else err.strerror
+        why = ("a broken link" if stat is None and local and os.path.islink(dump.path)
+               else err.strerror)
         return Work(dump, stat, None, reason=f"cannot read: {why or err}; file skipped",
                     checked_ns=checked if stat is not None else 0)
 
 
 def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | None = None,
-            stale: Collection[str] = ()) -> tuple[Stored, str]:
+            stale: Collection[str] = (), scan: Scanner = scan_all) -> tuple[Stored, str]:
     """The up-to-date index and the cache status: "hit", "partial" or "miss".
 
     Files named in `stale` (a sample read found their bytes changed) are parsed again whole.
+    `scan` runs the chunk scans (pool.scan_all here; loaders.index.on_ray maps the same
+    scan_chunk over a Ray cluster).
     """
     old_files = stored.files if stored else {}
     works = [work for dump in files if (work := _work_for(
         dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
-    results = scan_all(tasks, progress, convert=pd.DataFrame)
+    results = scan(tasks, progress, convert=pd.DataFrame)
     bundles, by_file, dropped = split(results, {w.dump.rel: w.base.lines for w in works
                                                 if w.base is not None})
     states, frames, problems = {}, [], []

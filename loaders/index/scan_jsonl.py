@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from loaders import schema as S
+from loaders.find.remote import open_binary
 from loaders.formats import samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult
@@ -19,7 +20,7 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     result = ChunkResult(chunk, parsed_until=chunk.end)
     context = context_of(chunk.rel, chunk.rank)
     try:
-        with open(chunk.path, "rb") as handle:
+        with open_binary(chunk.path) as handle:  # a local file or a URL's byte range
             handle.seek(chunk.start)
             data = handle.read(chunk.end - chunk.start)
     except OSError as err:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from loaders import schema as S
+from loaders.find.remote import open_binary
 from loaders.formats.context import context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
@@ -14,10 +15,14 @@ from loaders.parse.record import record_check
 def scan_parquet(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     """Every row of the file into the batch; line is the 1-based row number, offset the row
     index.  The result holds everything but the rows, which the batch collects."""
+    if chunk.format == "board_parquet":  # the board's own layout: by row group, numpy views
+        from loaders.index.scan_board import scan_board
+
+        return scan_board(chunk, batch)
     result = ChunkResult(chunk, parsed_until=chunk.end)
     context = context_of(chunk.rel, chunk.rank)
     try:
-        table = pq.read_table(chunk.path)
+        table = pq.read_table(open_binary(chunk.path))
     except (OSError, ValueError) as err:
         result.problems.append((0, f"unreadable Parquet file: {err}", True))
         return result

@@ -39,6 +39,10 @@ def scalar(value: object) -> float:
 
 def finite_sum(values: list, n: int) -> tuple[float, int]:
     """(sum over finite values, count of non-finite values) of the first n items."""
+    if isinstance(values, np.ndarray):  # a Parquet dump's column: no Python loop
+        arr = float_array(values[:n])
+        finite = np.isfinite(arr)
+        return float(arr[finite].sum()), int(n - finite.sum())
     if not isinstance(values, list):
         raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     part = values if len(values) == n else values[:n]

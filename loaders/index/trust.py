@@ -93,6 +93,11 @@ def relative_path(rel: str) -> None:
 
 def check_inside(root: Path, rels: list[str]) -> None:
     """Each path, resolved (its dirs, and the file where it is a link), stays inside root."""
+    if not isinstance(root, Path):  # a URL: no links, so relative without `.`/`..` will do
+        for rel in rels:
+            if rel.startswith("/") or {".", "..", ""} & set(rel.split("/")):
+                raise Untrusted(f"a file path leads outside the dump dir: {_shown(rel)}")
+        return
     real_root = os.path.realpath(root)
     for rel in sorted({rel.rpartition("/")[0] for rel in rels} - {""}):
         _resolves_inside(real_root, os.path.join(real_root, rel), rel)

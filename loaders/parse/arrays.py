@@ -21,8 +21,10 @@ class BadField(ValueError):
     """A field whose value cannot be used; the sample is kept without it."""
 
 
-def pack_floats(values: list, n: int) -> bytes:
+def pack_floats(values: list | np.ndarray, n: int) -> bytes:
     """The first n values as native doubles; None becomes NaN.  Raises BadField."""
+    if isinstance(values, np.ndarray):  # a column of a Parquet dump, already numbers
+        return float_array(values[:n]).tobytes()
     if not isinstance(values, list):
         raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     part = values if len(values) == n else values[:n]
@@ -34,6 +36,8 @@ def pack_floats(values: list, n: int) -> bytes:
 
 def float_array(values: object) -> np.ndarray:
     """A list of numbers (None -> NaN) as float64; anything else raises BadField."""
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "iuf":
+        return values.astype(np.float64, copy=False)
     if not isinstance(values, list):
         raise BadField(f"expected a list of numbers, got {type(values).__name__}")
     try:
@@ -47,6 +51,8 @@ def float_array(values: object) -> np.ndarray:
 
 def is_number_list(value: object) -> bool:
     """True for a non-empty list whose first non-null item is a number (not a bool)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1 and value.size > 0 and value.dtype.kind in "iuf"
     if not isinstance(value, list) or not value:
         return False
     first = next((v for v in value if v is not None), None)
@@ -55,7 +61,7 @@ def is_number_list(value: object) -> bool:
 
 def aligned_length(obj: dict) -> tuple[int, bool]:
     """(length after alignment, whether the per-token lists disagreed in length)."""
-    lengths = [len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)]
+    lengths = [len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), (list, np.ndarray))]
     if not lengths:
         return 0, False
     return min(lengths), min(lengths) != max(lengths)

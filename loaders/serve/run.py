@@ -9,11 +9,14 @@ from pathlib import Path
 import pandas as pd
 
 from loaders import schema as S
+from loaders.find.remote import RemoteError, as_path, is_url
+from loaders.find.remote_walk import scan_url
 from loaders.find.walk import Listing, scan
 from loaders.formats import BY_NAME, no_known_format
 from loaders.health.check import Health
 from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_index
+from loaders.index.pool import Scanner, scan_all
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
@@ -181,19 +184,24 @@ class Run:
 
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
-             listing: Listing | None = None, stale: Collection[str] = ()) -> Run:
+             listing: Listing | None = None, stale: Collection[str] = (),
+             scanner: Scanner = scan_all) -> Run:
     """Load a dump dir through the on-disk index, parsing only what changed.
 
     `listing` is a walk of root already made (a Catalog walks its dir once for every run);
-    files named in `stale` (relative to root) are parsed again whole, whatever their stats.
+    files named in `stale` (relative to root) are parsed again whole, whatever their stats;
+    `scanner` runs the chunk scans (the local pool, or a Ray cluster: loaders.index.on_ray).
     """
     started = time.perf_counter()
-    root = Path(root).expanduser().resolve()
-    if not root.is_dir():
-        raise DumpError(f"no such directory: {root}")
+    try:  # a URL (s3://, gs://, hdfs://, …) is a RemotePath: loaders.find.remote
+        root = as_path(root) if is_url(root) else Path(root).expanduser().resolve()
+        if not root.is_dir():
+            raise DumpError(f"no such directory: {root}")
+    except RemoteError as err:
+        raise DumpError(str(err)) from None
     if listing is None:
         try:
-            listing = scan(root)
+            listing = scan_url(root) if is_url(root) else scan(root)
         except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a link loop
             raise DumpError(f"cannot walk {root}: {err}") from None
     elif listing.root != root:
@@ -201,7 +209,7 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     if not listing.dumps:
         raise DumpError(f"no .jsonl dump files under {root}")
     stored = load_index(root) if use_cache else None
-    fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale)
+    fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale, scan=scanner)
     if all(state.format not in BY_NAME for state in fresh.files.values()):
         raise DumpError(no_known_format(sorted(fresh.files)))
     index_path = None
@@ -209,7 +217,8 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
         index_path = save_index(root, fresh)
     elif use_cache:
         index_path = index_dir(root) / "index.parquet"
-    metric_files = run_metric_files(root, listing.logs, fresh.files)
+    # metric logs on object storage are not read (see loaders.find.remote_walk)
+    metric_files = {} if is_url(root) else run_metric_files(root, listing.logs, fresh.files)
     return Run(root, fresh.frame, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files,
                metric_stamp(root, metric_files))

@@ -16,10 +16,12 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from loaders import schema as S
+from loaders.find.remote import open_binary
 from loaders.formats import BY_NAME, samples_of
 from loaders.formats.context import context_of
 from loaders.index.summary import scalar
 from loaders.parse.arrays import ALIGNED_KEYS
+from loaders.parse.columnar import read_rows
 from loaders.parse.record import BadLine, line_check, parse_object, record_check
 from loaders.parse.text import text_of
 from loaders.serve.token_table import token_table
@@ -95,21 +97,24 @@ def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
 
 
 def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) -> list:
+    checks: list[int | None] = [None] * len(group)
     try:
-        if BY_NAME[fmt].tabular:
+        if fmt == "board_parquet":  # by row group: one sample decompresses one group
+            records, checks = zip(*read_rows(path, [loc.offset for loc in group]))
+        elif BY_NAME[fmt].tabular:
             records = _read_rows(path, [loc.offset for loc in group])
         else:
             records = _read_lines(path, group)
-    except (OSError, IndexError) as err:
+    except (OSError, IndexError, ValueError) as err:  # ValueError: Arrow's ArrowInvalid
         reason = getattr(err, "strerror", None) or str(err)
         return [(loc, _failed(loc, f"{loc.file}: cannot read ({reason})")) for loc in group]
-    return [(loc, _sample_of(record, loc, fmt, texts_only))
-            for loc, record in zip(group, records)]
+    return [(loc, _sample_of(record, loc, fmt, texts_only, check))
+            for loc, record, check in zip(group, records, checks)]
 
 
 def _read_lines(path: Path, group: list[Location]) -> list[bytes | None]:
     """Each location's line, or None where it no longer sits between two line ends."""
-    with open(path, "rb") as handle:
+    with open_binary(path) as handle:  # a local file or a URL (byte-range reads)
         out = []
         for loc in group:
             lead = min(loc.offset, 1)
@@ -130,9 +135,10 @@ def _changed(loc: Location, why: str = "") -> Sample:
                         f"{f' ({why})' if why else ''}; refresh to read it again")
 
 
-def _sample_of(record: bytes | dict | None, loc: Location, fmt: str, texts_only: bool
-               ) -> Sample:
-    if record is None or (loc.check is not None and loc.check != _check(record)):
+def _sample_of(record: bytes | dict | None, loc: Location, fmt: str, texts_only: bool,
+               check: int | None = None) -> Sample:
+    if record is None or (loc.check is not None and loc.check != (
+            _check(record) if check is None else check)):
         return _changed(loc)
     try:
         obj = record if isinstance(record, dict) else parse_object(record)
@@ -153,5 +159,5 @@ def _check(record: bytes | dict) -> int:
 
 def _read_rows(path: Path, indices: list[int]) -> list[dict]:
     """Rows of a Parquet file as dicts, reading the file once."""
-    table = pq.read_table(path)
+    table = pq.read_table(open_binary(path))
     return table.take(indices).to_pylist()

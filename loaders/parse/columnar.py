@@ -1,0 +1,140 @@
+"""Rows of the board's own Parquet dumps (loaders/writer_parquet.py) as records, by row group.
+
+Number-list columns become numpy views into one float64 array per column and row group (no
+Python float per token), lists of strings a lazy Tokens sequence over the Arrow array (a
+token's text is made only when asked for), everything else plain Python values.  A null
+cell is a key the sample did not have.  Columns the writer stored as JSON text (named in
+the file's metadata) are decoded here; that is the only JSON a Parquet dump ever needs.
+"""
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loaders.find.remote import open_binary
+from loaders.writer_parquet import META_KEY
+
+# a loss weight the grouping reads as a list (0 everywhere leaves the sample out): kept a list
+_AS_LISTS = frozenset({"sample_loss_mask", "loss_multiplier"})
+
+
+class Tokens(list):
+    """A response's token texts over a slice of an Arrow string array, made one at a time.
+
+    A list (the summary's checks ask for one) whose len() and [i] read the Arrow array; its
+    own storage stays empty, so only len(), [i] and iteration may be used on it.
+    """
+
+    def __init__(self, values: pa.Array, start: int, end: int) -> None:
+        super().__init__()
+        self._values, self._start, self._end = values, start, end
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return self._values[self._start + index % len(self)].as_py()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values.slice(self._start, len(self)).to_pylist())
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+
+def json_columns(schema: pa.Schema) -> frozenset[str]:
+    """The columns the writer stored as JSON text."""
+    try:
+        meta = orjson.loads((schema.metadata or {}).get(META_KEY, b"{}"))
+        return frozenset(meta.get("json_columns", ())) if isinstance(meta, dict) else frozenset()
+    except orjson.JSONDecodeError:
+        return frozenset()
+
+
+def is_number_list(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and (
+        pa.types.is_floating(kind.value_type) or pa.types.is_integer(kind.value_type))
+
+
+def _string_list(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and (
+        pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
+
+
+def _arrays(name: str, array: pa.Array) -> list:
+    """One column's cells: numpy views, Tokens, or Python values (None where null)."""
+    kind = array.type
+    if name not in _AS_LISTS and (is_number_list(kind) or _string_list(kind)):
+        offsets = array.offsets.to_numpy()
+        valid = array.is_valid().to_numpy(zero_copy_only=False)
+        if is_number_list(kind):
+            flat = np.asarray(array.values.to_numpy(zero_copy_only=False), dtype=np.float64)
+            make = flat.__getitem__
+            return [(make(slice(a, b)) if b > a else []) if ok else None
+                    for a, b, ok in zip(offsets[:-1].tolist(), offsets[1:].tolist(), valid)]
+        values = array.values
+        return [(Tokens(values, a, b) if b > a else []) if ok else None
+                for a, b, ok in zip(offsets[:-1].tolist(), offsets[1:].tolist(), valid)]
+    return array.to_pylist()
+
+
+def row_checks(table: pa.Table) -> list[int]:
+    """schema.LINE_CHECK of each row: CRC-32 of its values that are not lists (the files are
+    written once and replaced whole, and the file's content hashes cover the rest)."""
+    names = [f.name for f in table.schema if not (is_number_list(f.type)
+                                                  or _string_list(f.type))]
+    rows = table.select(names).to_pylist()
+    return [zlib.crc32(orjson.dumps(row, default=repr, option=orjson.OPT_SORT_KEYS
+                                    | orjson.OPT_NON_STR_KEYS)) for row in rows]
+
+
+def records(table: pa.Table, as_json: frozenset[str]) -> list[dict]:
+    """The table's rows as records (null cells left out, JSON columns decoded)."""
+    columns = {name: _arrays(name, column.combine_chunks())
+               for name, column in zip(table.column_names, table.columns)}
+    out = []
+    for i in range(table.num_rows):
+        out.append({name: cells[i] for name, cells in columns.items() if cells[i] is not None})
+    for name in as_json.intersection(columns):
+        for record in out:
+            if name in record:
+                record[name] = _decoded(record[name])
+    return out
+
+
+def _decoded(text: object) -> object:
+    try:
+        return orjson.loads(text) if isinstance(text, str) else text
+    except orjson.JSONDecodeError:
+        return text
+
+
+def read_rows(path: Path, indices: list[int]) -> list[tuple[dict, int]]:
+    """(record with plain lists, row check) of each row index, reading only the row groups
+    that hold them.  Raises OSError, IndexError (a row past the end) or an Arrow error."""
+    handle = pq.ParquetFile(open_binary(path))
+    starts = np.cumsum([0] + [handle.metadata.row_group(g).num_rows
+                              for g in range(handle.num_row_groups)])
+    as_json = json_columns(handle.schema_arrow)
+    out: dict[int, tuple[dict, int]] = {}
+    for group in sorted({int(np.searchsorted(starts, i, side="right")) - 1 for i in indices}):
+        if not 0 <= group < handle.num_row_groups:
+            raise IndexError(f"row past the end of {path.name}")
+        table = handle.read_row_group(group)
+        wanted = [i for i in indices if starts[group] <= i < starts[group + 1]]
+        part = table.take([i - int(starts[group]) for i in wanted])
+        checks = row_checks(part)
+        for i, row, check in zip(wanted, part.to_pylist(), checks):
+            record = {k: v for k, v in row.items() if v is not None}
+            for name in as_json.intersection(record):
+                record[name] = _decoded(record[name])
+            out[i] = (record, check)
+    return [out[i] for i in indices]

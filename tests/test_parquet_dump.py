@@ -1,0 +1,176 @@
+"""The Parquet dump: DumpWriter(format="parquet"), the board reading it natively, convert."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.convert import convert
+from loaders.writer import DumpWriter
+from loaders.writer_parquet import ROW_GROUP_ROWS, cell, table_of
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "samples"))
+from generate_dump import make_batch, make_world  # noqa: E402
+
+# what differs by design: where a sample is stored, and float32 token arrays
+_PLACE = {S.FILE, S.KEY, S.LINE, S.OFFSET, S.NBYTES, S.LINE_CHECK, S.TOKEN_DIGEST}
+
+
+def batches(steps: int = 3, count: int = 20) -> list[list[dict]]:
+    world = make_world(0, count, 160, steps, group_size=4)
+    return [make_batch(world, np.random.default_rng([0, 2, s]), s, count, 4)
+            for s in range(steps)]
+
+
+def write_both(tmp_path: Path, steps: int = 3) -> tuple[Path, Path]:
+    for fmt in ("jsonl", "parquet"):
+        with DumpWriter(tmp_path / fmt, rank=1, format=fmt) as writer:
+            for batch in batches(steps):
+                writer.write_many(batch)
+    return tmp_path / "jsonl", tmp_path / "parquet"
+
+
+def assert_same_summary(a, b) -> None:
+    assert len(a) == len(b)
+    for name in a.columns:
+        if name in _PLACE:
+            continue
+        x, y = a[name], b[name]
+        if pd_numeric(x):
+            assert np.allclose(x.astype(float), y.astype(float), rtol=1e-4, atol=1e-5,
+                               equal_nan=True), name
+        else:
+            assert x.astype(str).tolist() == y.astype(str).tolist(), name
+
+
+def pd_numeric(series) -> bool:
+    return series.dtype.kind in "iufb"
+
+
+def test_board_reads_the_parquet_dump_as_it_reads_jsonl(tmp_path):
+    jsonl, parquet = write_both(tmp_path)
+    names = sorted(p.name for p in parquet.iterdir())
+    assert names == [f"rollout_data_rank_1.step_{s:06d}.0000.parquet" for s in range(3)]
+    a, b = open_run(jsonl, use_cache=False), open_run(parquet, use_cache=False)
+    assert set(b.formats.values()) == {"board_parquet"} and not b.problems
+    assert_same_summary(a.samples, b.samples)
+    assert b.samples[S.TOKEN_DIGEST].notna().sum() == 3  # one digest per (file, step)
+    key = b.samples[S.KEY].iloc[7]
+    sample, same = b.sample(key), a.sample(a.samples[S.KEY].iloc[7])
+    assert sample.error is None and sample.texts == same.texts
+    assert np.allclose(sample.tokens["logprob"], same.tokens["logprob"], atol=1e-6)
+    assert sample.tokens["token"].tolist() == same.tokens["token"].tolist()
+
+
+def test_columns_are_typed_compressed_and_in_small_row_groups(tmp_path):
+    _, parquet = write_both(tmp_path, steps=1)
+    path = next(parquet.iterdir())
+    handle = pq.ParquetFile(path)
+    schema = handle.schema_arrow
+    assert schema.field("logprobs").type == pa.list_(pa.float32())
+    assert schema.field("response_tokens").type == pa.list_(pa.string())
+    assert schema.field("step").type == pa.int64()
+    assert schema.field("reward").type == pa.float64()
+    assert handle.metadata.row_group(0).column(0).compression == "ZSTD"
+    assert handle.metadata.row_group(0).num_rows <= ROW_GROUP_ROWS
+
+
+def test_odd_values_survive_as_json_and_nulls_as_missing(tmp_path):
+    class Tensorish:  # anything with .tolist(), like a torch tensor
+        def tolist(self):
+            return [-0.5, -0.25]
+
+    chat = [{"role": "user", "content": "<b>hi</b>"}]
+    samples = [{"step": 2, "prompt": chat, "response": "ab", "response_tokens": ["a", "b"],
+                "logprobs": Tensorish(), "ref_logprobs": [-0.5, None], "reward": 1,
+                "meta": {"k": [1, 2]}, "mixed": 3},
+               {"step": 2, "response": "c", "values": None, "reward": 0.5, "mixed": "x",
+                "big": 2**70}]
+    with DumpWriter(tmp_path, rank=0, format="parquet") as writer:
+        writer.write_many(samples)
+    run = open_run(tmp_path, use_cache=False)
+    first = run.samples.iloc[0]
+    assert first[S.PROMPT] == "user: <b>hi</b>" or "<b>hi</b>" in first[S.PROMPT]
+    assert first[S.NAN_COUNT] == 1 and np.isclose(first[S.LOG_RATIO_SUM], 0.0)
+    assert run.samples["mixed"].astype(str).tolist() == ["3.0", "x"]  # as from jsonl
+    assert "big" in run.samples.columns
+    sample = run.sample(run.samples[S.KEY].iloc[0])
+    assert sample.error is None and "<b>hi</b>" in sample.texts[S.PROMPT]
+
+
+def test_a_flush_is_atomic_and_a_restart_never_overwrites(tmp_path):
+    writer = DumpWriter(tmp_path, rank=0, format="parquet", flush_rows=2)
+    for i in range(3):
+        writer.write({"step": 5, "response": f"r{i}", "reward": float(i)})
+    assert len(list(tmp_path.glob("*.parquet"))) == 1  # two flushed, one held
+    assert not list(tmp_path.glob(".*"))  # no temp file left behind
+    writer.close()
+    again = DumpWriter(tmp_path, rank=0, format="parquet")  # a restarted trainer
+    again.write({"step": 5, "response": "r3", "reward": 3.0})
+    again.close()
+    names = sorted(p.name for p in tmp_path.glob("*.parquet"))
+    assert names == [f"rollout_data_rank_0.step_000005.{k:04d}.parquet" for k in range(3)]
+    assert open_run(tmp_path, use_cache=False).samples[S.REWARD].tolist() == [0, 1, 2, 3]
+
+
+def test_a_corrupt_file_is_a_problem_and_its_neighbours_load(tmp_path):
+    with DumpWriter(tmp_path, rank=0, format="parquet") as writer:
+        writer.write_many(batches(2)[0] + batches(2)[1])
+    bad = tmp_path / "rollout_data_rank_0.step_000009.0000.parquet"
+    bad.write_bytes(b"PAR1 not really")
+    run = open_run(tmp_path, use_cache=False)
+    assert len(run.samples) == 40
+    assert any(p["file"] == bad.name and "unreadable Parquet" in p["reason"]
+               for p in run.problems)
+
+
+def test_index_cache_and_a_new_file(tmp_path):
+    with DumpWriter(tmp_path, rank=0, format="parquet") as writer:
+        writer.write_many(batches(1)[0])
+    assert open_run(tmp_path).cache == "miss"
+    assert open_run(tmp_path).cache == "hit"
+    with DumpWriter(tmp_path, rank=1, format="parquet") as writer:
+        writer.write_many(batches(1)[0])
+    run = open_run(tmp_path)
+    assert run.cache == "partial" and len(run.samples) == 40
+    assert run.sample(run.samples[S.KEY].iloc[-1]).error is None
+
+
+def test_convert_streams_a_jsonl_dump_keeping_dirs_and_skipping_bad_lines(tmp_path):
+    src = tmp_path / "src"
+    with DumpWriter(src / "a", rank=0) as writer:
+        for batch in batches(2):
+            writer.write_many(batch)
+    with open(src / "a" / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(b'{"step": 1, "oops\n{"step": 7, "response": "half')
+    done = convert(src, tmp_path / "dst", flush_rows=8)
+    assert done.samples == 40 and done.bad_lines == 1
+    assert any("half-written" in p for p in done.problems)
+    out = tmp_path / "dst" / "a"
+    assert len(list(out.glob("*.parquet"))) == 6  # 20 a step, 8 a flush
+    assert_same_summary(open_run(src / "a", use_cache=False).samples,
+                        open_run(out, use_cache=False).samples)
+
+
+def test_convert_command(tmp_path):
+    with DumpWriter(tmp_path / "src", rank=0) as writer:
+        writer.write_many(batches(1)[0])
+    proc = subprocess.run([sys.executable, "-m", "loaders", "convert", str(tmp_path / "src"),
+                           str(tmp_path / "dst")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "20 samples" in proc.stdout
+    missing = subprocess.run([sys.executable, "-m", "loaders", "convert", str(tmp_path / "no"),
+                              str(tmp_path / "dst")], cwd=ROOT, capture_output=True, text=True)
+    assert missing.returncode == 2 and "no such directory" in missing.stderr
+
+
+@pytest.mark.parametrize("value", [np.arange(3, dtype=np.int32), [1, 2, 3]])
+def test_id_lists_are_int64(value):
+    table = table_of([{"step": 0, "token_ids": cell(value)}])
+    assert table.schema.field("token_ids").type == pa.list_(pa.int64())
