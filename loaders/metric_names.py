@@ -24,9 +24,14 @@ STAGE_TIME_PREFIXES = ("time", "timing_s", "timing", "timer")
 STAGE_TIME = rf"^(?:{'|'.join(STAGE_TIME_PREFIXES)})/"  # e.g. timing_s/gen, time/step_generate
 WHOLE_STEP_WORDS = r"step|total|iteration|step_total"  # the step's wall clock, not a stage
 
+MISMATCH_PREFIXES = r"rollout_corr/|mismatch/"  # their `kl` is the mismatch, not the policy's
+
 # ---- metric kinds that are not health signals --------------------------------------------
 CLIP_FRACTION = "clip_fraction"
 THROUGHPUT = "throughput"
+# shares of tokens whose importance ratio is above / below the truncation bounds (their sum
+# is schema.H_IS_OUTSIDE)
+IS_SHARE_HIGH, IS_SHARE_LOW = "is_share_high", "is_share_low"
 
 
 def _ratio_first(word: str) -> tuple[str, ...]:
@@ -35,8 +40,22 @@ def _ratio_first(word: str) -> tuple[str, ...]:
 
 
 PATTERNS: dict[str, tuple[str, ...]] = {
-    S.H_KL: (rf"^actor/({POLICY_KL_WORDS})$", rf"^actor/{KL_LOSS_WORDS}$", r"(^|/)kl$",
+    S.H_KL: (rf"^actor/({POLICY_KL_WORDS})$", rf"^actor/{KL_LOSS_WORDS}$",
+             rf"^(?!{MISMATCH_PREFIXES})(.*/)?kl$",
              rf"(^|/)({POLICY_KL_WORDS}|{KL_LOSS_WORDS})$"),
+    # KL to the frozen reference: the KL loss term, or the KL verl puts in the reward
+    S.H_REF_KL: (rf"^actor/{KL_LOSS_WORDS}$", r"^critic/kl$", rf"(^|/){KL_LOSS_WORDS}$",
+                 r"(^|/)(ref_kl|kl_ref|kl_to_ref)(/mean)?$"),
+    # train-inference mismatch: verl's rollout correction (rollout_corr/, earlier
+    # mismatch/), prime-rl's mismatch_kl, slime's logprob difference, older verl's probs diff
+    S.H_MISMATCH_KL: (r"^rollout_corr/k3_kl$", r"^rollout_corr/kl$",
+                      r"^mismatch/mismatch_k3_kl$", r"^mismatch/mismatch_kl$",
+                      r"(^|/)mismatch_kl(/mean|_mean)?$",
+                      r"train_rollout_logprob_abs_diff$", r"rollout_probs_diff_mean$"),
+    S.H_IS_RATIO: (r"^(rollout_corr|mismatch)/rollout_is_mean$",
+                   r"(^|/)(importance_ratio|is_ratio)(/mean|_mean)?$"),
+    IS_SHARE_HIGH: (r"(^|/)rollout_is_ratio_fraction_high$",),
+    IS_SHARE_LOW: (r"(^|/)rollout_is_ratio_fraction_low$",),
     S.H_GRAD_NORM: (rf"^actor/{GRAD_NORM_WORDS}$", rf"actor_{GRAD_NORM_WORDS}$",
                     rf"{GRAD_NORM_WORDS}$"),
     S.H_ENTROPY: (r"^actor/entropy(_loss)?$", r"(^|/)entropy(_loss|_mean|/mean)?$"),
@@ -54,7 +73,13 @@ PATTERNS: dict[str, tuple[str, ...]] = {
 }
 # the health signals read from the trainer's metrics (loaders.health.signals)
 SIGNALS = (S.H_KL, S.H_GRAD_NORM, S.H_ENTROPY, S.H_REWARD, S.H_LENGTH, S.H_TOKENS,
-           S.H_TRUNCATION, S.H_ABORT, S.H_TIMEOUT)
+           S.H_TRUNCATION, S.H_ABORT, S.H_TIMEOUT, S.H_REF_KL, S.H_MISMATCH_KL, S.H_IS_RATIO)
+# per-sample summary columns (the mean of a token array the trainer dumped) behind a health
+# signal when the metrics have none: entropy, and the train-inference mismatch that
+# prime-rl's and token-id formats write per token
+DUMP_TOKEN_MEANS = {S.H_ENTROPY: S.extra_array_mean("entropy"),
+                    S.H_MISMATCH_KL: S.extra_array_mean("mismatch_kl"),
+                    S.H_IS_RATIO: S.extra_array_mean("importance_ratio")}
 
 # ---- memory --------------------------------------------------------------------------------
 MEMORY = r"memory|mem/"

@@ -10,6 +10,7 @@ import orjson
 STEPS = 60
 FAULTS = {"divergence": 30, "grad_only": 20, "abort": 35, "memory": 44, "runaway": 50,
           "hacking": 56}
+PERSIST = 3  # steps the abort, runaway and hacking faults hold
 
 
 def healthy(steps: int = STEPS, seed: int = 0) -> list[dict]:
@@ -39,14 +40,16 @@ def faulty(steps: int = STEPS) -> list[dict]:
     at = {name: rows[step - 1] for name, step in FAULTS.items()}
     at["divergence"].update({"actor/ppo_kl": 0.25, "actor/grad_norm": 12.0,
                              "actor/entropy": 0.3})
-    at["grad_only"]["actor/grad_norm"] = 9.0
-    at["abort"]["rollout/abort_ratio"] = 0.3
+    at["grad_only"]["actor/grad_norm"] = 9.0  # one step, one signal: weak
     for offset, step in enumerate(range(FAULTS["memory"] - 3, FAULTS["memory"] + 1)):
         rows[step - 1]["perf/max_memory_reserved_gb"] = 76 + offset
-    at["runaway"]["perf/total_num_tokens"] = 130_000
-    for offset, step in enumerate(range(FAULTS["hacking"] - 5, FAULTS["hacking"] + 1)):
+    for held in range(PERSIST):  # faults that hold for a few steps, as real ones do
+        rows[FAULTS["abort"] - 1 + held]["rollout/abort_ratio"] = 0.3
+        rows[FAULTS["runaway"] - 1 + held]["perf/total_num_tokens"] = 130_000
+    for offset, step in enumerate(range(FAULTS["hacking"] - 8, FAULTS["hacking"] + PERSIST)):
         rows[step - 1]["critic/score/mean"] += 0.05 * offset
-    at["hacking"]["response_length/mean"] = 1500
+    for held in range(PERSIST):
+        rows[FAULTS["hacking"] - 1 + held]["response_length/mean"] = 1500
     return rows
 
 

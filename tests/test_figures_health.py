@@ -4,7 +4,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders import schema as S
-from loaders.health.rules import Alert
 from pages.figures import health as H
 
 
@@ -46,9 +45,3 @@ def test_stability_panel_shares_the_step_axis_and_skips_missing_signals():
     assert fig.layout.xaxis.matches == "x3" and fig.layout.xaxis2.matches == "x3"
     assert "no stability" in H.stability_figure(pd.DataFrame()).layout.title.text
 
-
-def test_alerts_table_rows():
-    alerts = [Alert("divergence", "strong", 7, {"kl": 0.2, "signals": ["kl"]})]
-    table = H.alerts_table(alerts)
-    assert table.to_dict("records") == [{"severity": "strong", "rule": "divergence", "step": 7,
-                                         "evidence": "kl=0.2, signals=['kl']"}]

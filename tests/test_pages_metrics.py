@@ -61,18 +61,22 @@ def test_health_page_panels(tmp_path):
     assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
 
 
-def test_alerts_page_lists_faults_and_opens_their_step(tmp_path):
+def test_alerts_page_lists_incidents_and_opens_a_step_sorted_by_its_evidence(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.faulty()), page="alerts")
     assert not at.exception, at.exception
-    table = at.dataframe(key="t_alerts").value
-    row = table.index[(table["rule"] == "batch_runaway")][0]
-    assert table.loc[row, "step"] == M.FAULTS["runaway"] and "tokens=" in table.loc[row,
-                                                                                    "evidence"]
-    at.session_state["t_alerts"] = {"selection": {"rows": [int(row)], "columns": [],
-                                                  "cells": []}}
+    table = at.dataframe[0].value  # the incidents, above their expanders
+    runaway = table[table["rule"] == "batch_runaway"].iloc[0]
+    start = M.FAULTS["runaway"]
+    assert (runaway["start"], runaway["end"], runaway["steps"]) == (start, start + 2, 3)
+    assert runaway["severity"] == "strong" and "tokens=" in runaway["peak evidence"]
+    key = f"t_inc_{runaway['incident']}"
+    steps = at.dataframe(key=key).value
+    assert steps["step"].tolist() == [start, start + 1, start + 2]
+    at.session_state[key] = {"selection": {"rows": [1], "columns": [], "cells": []}}
     at.run()
     assert current_page(at) == "responses"
-    assert at.sidebar.select_slider(key="step").value == M.FAULTS["runaway"]
+    assert at.sidebar.select_slider(key="step").value == start + 1
+    assert at.selectbox(key="sort").value == "length (tokens)" and at.toggle(key="desc").value
 
 
 def test_alerts_page_on_a_healthy_run(tmp_path):

@@ -1,4 +1,11 @@
-"""Alert rules evaluated per step over the health signals (and per rank over the dump)."""
+"""What an alert is, and how a rule's tests turn into alerts of the right severity.
+
+A rule is one or more tests, each a health signal compared with its robust trend
+(loaders.health.robust) in one direction. A step where a test passes `k` spreads is a hit.
+A hit alone is weak. It is strong when independent signals agree (two of the rule's tests
+hit within `agree_slack` steps) or when one signal is extreme (`extreme` spreads) and has
+hit for `persist` steps in a row: one metric's wobble is not an incident.
+"""
 from __future__ import annotations
 
 import math
@@ -8,9 +15,18 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.health.robust import deviation, rolling_median
+from loaders.health.robust import Baseline, trend_baseline
 
 STRONG, WEAK = "strong", "weak"
+
+
+@dataclass(frozen=True)
+class Drill:
+    """Where an alert's evidence shows among its step's samples: the samples sorted by a
+    summary column, or the step's groups filtered by a flag."""
+    column: str = ""
+    descending: bool = True
+    group_flag: str = ""
 
 
 @dataclass(frozen=True)
@@ -19,10 +35,22 @@ class Alert:
     severity: str  # "strong" or "weak"
     step: int
     evidence: dict = field(default_factory=dict)  # the values behind the alert
+    score: float = 0.0  # spreads past the trend: an incident's peak is its largest
+    key: str = ""  # what tells two incidents of one rule apart at the same steps (a rank)
+    drill: Drill = Drill()
+    incident: str = ""  # the id of the incident the alert belongs to (loaders.health.incidents)
+    incident_start: int | None = None
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "severity": self.severity, "step": self.step,
+                "incident": self.incident, "incident_start": self.incident_start,
                 "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Test:
+    signal: str
+    sign: int  # +1: a rise is the fault; -1: a fall; 0: either way
 
 
 def rounded(value: object) -> float | None:
@@ -30,85 +58,88 @@ def rounded(value: object) -> float | None:
     return round(value, 6) if math.isfinite(value) else None
 
 
-def score_of(signals: pd.DataFrame, name: str, cfg: dict) -> pd.Series:
-    if name not in signals or signals[name].notna().sum() == 0:
-        return pd.Series(np.nan, index=signals.index)
-    base = cfg["baseline"]
-    return deviation(signals[name], int(base["window"]), int(base["min_history"]),
-                     base["rel_floor"])
+class Scored:
+    """Each signal's trend baseline, computed once per evaluation and shared by the rules."""
+
+    def __init__(self, signals: pd.DataFrame, cfg: dict) -> None:
+        self.signals, self.cfg = signals, cfg
+        self._done: dict[str, Baseline | None] = {}
+
+    def baseline(self, name: str) -> Baseline | None:
+        if name not in self._done:
+            self._done[name] = self._compute(name)
+        return self._done[name]
+
+    def _compute(self, name: str) -> Baseline | None:
+        if name not in self.signals or self.signals[name].notna().sum() == 0:
+            return None
+        base, values = self.cfg["baseline"], self.signals[name]
+        se = self.signals.get(S.h_se(name))
+        return trend_baseline(values, se, int(base["window"]), int(base["min_history"]),
+                              base["rel_floor"])
+
+    def z(self, test: Test) -> pd.Series:
+        """The test's deviation in spreads, positive in the fault's direction."""
+        found = self.baseline(test.signal)
+        if found is None:
+            return pd.Series(np.nan, index=self.signals.index)
+        return found.score.abs() if test.sign == 0 else found.score * test.sign
+
+    def evidence(self, step: int, names: tuple[str, ...]) -> dict:
+        """Each signal's value, trend and deviation at the step, and the step's n."""
+        out: dict[str, object] = {}
+        if S.H_SAMPLES in self.signals and math.isfinite(self.signals.at[step, S.H_SAMPLES]):
+            out["n"] = int(self.signals.at[step, S.H_SAMPLES])
+        for name in names:
+            found = self.baseline(name)
+            if found is None:
+                continue
+            out[name] = rounded(self.signals.at[step, name])
+            out[f"{name}_trend"] = rounded(found.expected.at[step])
+            out[f"{name}_z"] = None if found.score.at[step] != found.score.at[step] else round(
+                float(found.score.at[step]), 2)
+            se = self.signals.get(S.h_se(name))
+            if se is not None and math.isfinite(se.at[step]):
+                out[f"{name}_se"] = rounded(se.at[step])
+        return out
 
 
-def evidence_for(signals: pd.DataFrame, step: int, names: tuple[str, ...], cfg: dict) -> dict:
-    out = {}
-    base = cfg["baseline"]
-    for name in names:
-        if name in signals:
-            median = rolling_median(signals[name], int(base["window"]), int(base["min_history"]))
-            out[name] = rounded(signals.at[step, name])
-            out[f"{name}_baseline"] = rounded(median.at[step])
+def run_lengths(hit: np.ndarray) -> np.ndarray:
+    """At each step, how many steps in a row up to it were hits (0 on a miss)."""
+    out = np.zeros(hit.size, dtype=np.int64)
+    for i, h in enumerate(hit):
+        out[i] = out[i - 1] + 1 if h and i else int(h)
     return out
 
 
-def divergence(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    """KL spike AND grad-norm spike AND entropy collapse (within slack steps) is strong."""
-    k, slack = cfg["divergence"]["k"], int(cfg["divergence"]["same_step_slack"])
-    hits = pd.DataFrame({
-        S.H_KL: score_of(signals, S.H_KL, cfg) > k,
-        S.H_GRAD_NORM: score_of(signals, S.H_GRAD_NORM, cfg) > k,
-        S.H_ENTROPY: score_of(signals, S.H_ENTROPY, cfg) < -k,
-    })
-    near = hits.rolling(2 * slack + 1, center=True, min_periods=1).max().astype(bool)
-    alerts = []
-    for step, row in hits.iterrows():
-        if not row.any():
-            continue
-        together = near.loc[step].sum()
-        evidence = evidence_for(signals, step, tuple(hits.columns), cfg)
-        evidence["signals"] = [name for name in hits.columns if row[name]]
-        alerts.append(Alert("divergence", STRONG if together == 3 else WEAK, int(step),
-                            evidence))
-    return alerts
+def run_peaks(z: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """At each hit, the largest z of the run of hits it ends (0 on a miss)."""
+    out = np.zeros(z.size)
+    for i, h in enumerate(hit):
+        out[i] = max(out[i - 1] if i else 0.0, z[i]) if h else 0.0
+    return out
 
 
-def memory_risk(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    """Reserved memory near the total while the reserved-allocated gap widens."""
-    needed = (S.H_MEM_RESERVED, S.H_MEM_ALLOCATED, S.H_MEM_TOTAL)
-    if not all(n in signals for n in needed):
-        return []
-    rule = cfg["memory"]
-    fraction = signals[S.H_MEM_RESERVED] / signals[S.H_MEM_TOTAL]
-    gap = signals[S.H_MEM_RESERVED] - signals[S.H_MEM_ALLOCATED]
-    widening = gap.diff().gt(0).rolling(int(rule["gap_growth_steps"])).sum() >= int(
-        rule["gap_growth_steps"])
-    alerts = []
-    for step in signals.index[(fraction >= rule["reserved_fraction"]) & widening]:
-        alerts.append(Alert("memory_risk", STRONG, int(step), {
-            "reserved_fraction": rounded(fraction.at[step]), "gap": rounded(gap.at[step]),
-            **evidence_for(signals, step, needed, cfg)}))
-    return alerts
+def hits_of(z: pd.DataFrame, k: float, sustained: float) -> pd.DataFrame:
+    """k spreads at the step, or sustained × k at it and the step before: a shift that a
+    mean of few samples shows only dimly still shows twice (a lone burst does not)."""
+    twice = (z >= sustained * k) & (z.shift(1) >= sustained * k)
+    return ((z >= k) | twice).fillna(False).astype(bool)
 
 
-def _spike_rule(rule: str, signal: str, signals: pd.DataFrame, cfg: dict, k: float,
-                min_ratio: float, floor: float = 0.0) -> list[Alert]:
-    """A single-signal spike that is also at least min_ratio × its baseline (and ≥ floor)."""
-    if signal not in signals:
-        return []
-    score = score_of(signals, signal, cfg)
-    base = cfg["baseline"]
-    median = rolling_median(signals[signal], int(base["window"]), int(base["min_history"]))
-    big = (signals[signal] >= min_ratio * median) & (signals[signal] >= floor)
-    return [Alert(rule, STRONG if score.at[s] > 2 * k else WEAK, int(s),
-                  evidence_for(signals, s, (signal,), cfg))
-            for s in signals.index[(score > k) & big]]
-
-
-def batch_runaway(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    rule = cfg["batch_runaway"]
-    return _spike_rule("batch_runaway", S.H_TOKENS, signals, cfg, rule["k"], rule["min_ratio"])
-
-
-def inference_anomalies(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    rule = cfg["inference"]
-    return [alert for signal in (S.H_ABORT, S.H_TIMEOUT, S.H_TRUNCATION)
-            for alert in _spike_rule("inference_anomaly", signal, signals, cfg, rule["k"], 1.0,
-                                     floor=rule["min_ratio"])]
+def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict) -> pd.Series:
+    """Per step: "strong", "weak" or "" from the rule's tests' deviations (columns)."""
+    persist, slack = int(cfg["severity"]["persist"]), int(cfg["severity"]["agree_slack"])
+    hits = hits_of(z, k, cfg["severity"]["sustained"])
+    recent = hits.astype(np.int64).rolling(slack + 1, min_periods=1).max()
+    agree = recent.sum(axis=1) >= 2
+    held = pd.Series(False, index=z.index)
+    for name in z.columns:
+        hit = hits[name].to_numpy(bool)
+        long_enough = run_lengths(hit) >= persist
+        held |= long_enough & (run_peaks(np.nan_to_num(z[name].to_numpy()), hit) >= extreme)
+    any_hit = hits.any(axis=1)
+    out = pd.Series("", index=z.index)
+    out[any_hit] = WEAK
+    out[any_hit & (agree | held)] = STRONG
+    return out

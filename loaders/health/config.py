@@ -24,34 +24,61 @@ CONFIG_NAME = "alerts.toml"
 MAX_CONFIG_BYTES = 1 << 20  # an alerts file is a few lines: more is not one (or never ends)
 MAX_NOTES = 20  # about one file; the rest are counted
 DEFAULTS: dict[str, dict[str, float]] = {
-    # shared by every spike test: baseline over the previous `window` steps
-    "baseline": {"window": 20, "min_history": 5, "rel_floor": 0.05},
-    # KL spike, grad-norm spike, entropy collapse: all three at once is strong
-    "divergence": {"k": 5.0, "same_step_slack": 1},
-    # reserved memory near the device total while reserved - allocated widens
-    "memory": {"reserved_fraction": 0.92, "gap_growth_steps": 3},
-    # tokens per step jump well above their recent level
-    "batch_runaway": {"k": 5.0, "min_ratio": 1.5},
-    # one rank's tokens deviate from the median rank of the same step
-    "rank_imbalance": {"rel": 0.35, "k": 5.0, "min_ranks": 3},
-    # abort / timeout / truncation ratios rising
-    "inference": {"k": 5.0, "min_ratio": 0.05},
-    # reward rising while length explodes or per-token KL rises sharply
-    "reward_hacking": {"k": 5.0, "reward_window": 5},
-    # share of GRPO groups (same prompt, same step) whose rewards are all equal
-    "zero_variance": {"warn_share": 0.5, "strong_share": 0.9, "min_groups": 4},
+    # every test compares a step with the robust linear trend of the previous `window`
+    # steps (loaders.health.robust); `k` is in spreads of that trend, the step's own
+    # standard error included when the signal is a mean over the dump's samples
+    "baseline": {"window": 20, "min_history": 8, "rel_floor": 0.01},
+    # a hit: a rule's `k` spreads at one step, or `sustained` x k at two steps in a row. A
+    # hit is weak; strong needs two of a rule's signals within `agree_slack` steps, or one
+    # that reached its rule's `extreme` and held for `persist` steps
+    "severity": {"persist": 2, "agree_slack": 1, "sustained": 0.6},
+    # consecutive hits of one rule (at most `max_gap` quiet steps apart) are one incident
+    "incidents": {"max_gap": 1},
+    # policy KL up, grad norm up, entropy down
+    "divergence": {"k": 5.0, "extreme": 8.0},
+    # KL to the reference above its trend (its drift accelerating)
+    "kl_drift": {"k": 5.0, "extreme": 8.0},
+    # reserved memory creeping above its trend; near the device total while the
+    # reserved - allocated gap widens for `gap_growth_steps` steps is strong
+    "memory": {"k": 5.0, "extreme": 8.0, "reserved_fraction": 0.92, "gap_growth_steps": 3},
+    # tokens per step jump above their trend and to min_ratio x the expected
+    "batch_runaway": {"k": 5.0, "extreme": 8.0, "min_ratio": 1.5},
+    # one rank's tokens in a step differ from the median rank's by more than k standard
+    # errors and by `rel` of it (needs min_ranks ranks)
+    "rank_imbalance": {"rel": 0.35, "k": 5.0, "extreme": 8.0, "min_ranks": 3},
+    # abort / timeout / truncation ratios above their trend and at least min_ratio
+    "inference": {"k": 5.0, "extreme": 8.0, "min_ratio": 0.05},
+    # reward rising significantly (slope t >= rise_t over reward_window steps, or 2 spreads
+    # above its trend) while
+    # response length or KL to the reference is above its trend, for `persist` steps
+    "reward_hacking": {"k": 5.0, "extreme": 8.0, "reward_window": 10, "rise_t": 2.0},
+    # mismatch KL, importance ratio or its share outside [0.5, 2] off their trend
+    "mismatch": {"k": 5.0, "extreme": 8.0},
+    # share of heavily repetitive responses up (truncation, no end-of-sequence, agreeing)
+    "degenerate": {"k": 5.0, "extreme": 8.0},
+    # zero-variance share of groups up and within-group reward std down (>= min_groups)
+    "group_collapse": {"k": 5.0, "extreme": 8.0, "min_groups": 4},
+    # share of GRPO groups (same prompt, same step) whose rewards are all equal, as a level
+    "zero_variance": {"warn_share": 0.8, "strong_share": 0.95, "min_groups": 4},
 }
-_K = (0.01, 1e6)  # robust stds: below, every wobble fires; far above, the rule is off anyway
+_K = (0.01, 1e6)  # spreads: below, every wobble fires; far above, the rule is off anyway
 _STEPS = (1, 10_000)
+_SPIKE = {"k": _K, "extreme": _K}
 # (low, high), inclusive: outside them a rule breaks (a window of 0) or means nothing
 LIMITS: dict[str, dict[str, tuple[float, float]]] = {
-    "baseline": {"window": _STEPS, "min_history": _STEPS, "rel_floor": (0.0, 1e3)},
-    "divergence": {"k": _K, "same_step_slack": (0, 10_000)},
-    "memory": {"reserved_fraction": (0.01, 1.0), "gap_growth_steps": _STEPS},
-    "batch_runaway": {"k": _K, "min_ratio": (0.0, 1e6)},
-    "rank_imbalance": {"rel": (0.0, 1e6), "k": _K, "min_ranks": (2, 1_000_000)},
-    "inference": {"k": _K, "min_ratio": (0.0, 1.0)},
-    "reward_hacking": {"k": _K, "reward_window": _STEPS},
+    "baseline": {"window": (2, 10_000), "min_history": (2, 10_000), "rel_floor": (0.0, 1e3)},
+    "severity": {"persist": _STEPS, "agree_slack": (0, 10_000), "sustained": (0.01, 1.0)},
+    "incidents": {"max_gap": (0, 10_000)},
+    "divergence": _SPIKE,
+    "kl_drift": _SPIKE,
+    "memory": {**_SPIKE, "reserved_fraction": (0.01, 1.0), "gap_growth_steps": _STEPS},
+    "batch_runaway": {**_SPIKE, "min_ratio": (0.0, 1e6)},
+    "rank_imbalance": {**_SPIKE, "rel": (0.0, 1e6), "min_ranks": (2, 1_000_000)},
+    "inference": {**_SPIKE, "min_ratio": (0.0, 1.0)},
+    "reward_hacking": {**_SPIKE, "reward_window": (3, 10_000), "rise_t": (0.0, 1e3)},
+    "mismatch": _SPIKE,
+    "degenerate": _SPIKE,
+    "group_collapse": {**_SPIKE, "min_groups": (1, 10**9)},
     "zero_variance": {"warn_share": (0.0, 1.0), "strong_share": (0.0, 1.0),
                       "min_groups": (1, 10**9)},
 }

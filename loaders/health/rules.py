@@ -1,79 +1,105 @@
-"""The remaining alert rules and the one entry point that runs them all."""
+"""The alert rules that compare signals with their trends, and the one entry point."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.health.alerts import (
-    STRONG,
-    WEAK,
-    Alert,
-    batch_runaway,
-    divergence,
-    evidence_for,
-    inference_anomalies,
-    memory_risk,
-    rounded,
-    score_of,
+from loaders.health.alerts import STRONG, Alert, Drill, Scored, Test, hits_of, severities
+from loaders.health.incidents import into_incidents
+from loaders.health.special import memory_risk, rank_imbalance, reward_hacking, zero_variance
+from loaders.metric_names import DUMP_TOKEN_MEANS
+
+Gate = Callable[[Scored, Test, dict], pd.Series]  # where a test may count at all
+
+
+@dataclass(frozen=True)
+class TrendRule:
+    name: str
+    table: str  # its settings in the config (alerts.toml)
+    tests: tuple[Test, ...]
+    drill: Drill
+    alone: int = 0  # only the first `alone` tests raise an alert by themselves (0: all)
+    gate: Gate | None = None
+
+
+def _at_least_ratio(scored: Scored, test: Test, rule: dict) -> pd.Series:
+    """Inference ratios: the value itself is at least min_ratio."""
+    return scored.signals[test.signal] >= rule["min_ratio"]
+
+
+def _runaway(scored: Scored, test: Test, rule: dict) -> pd.Series:
+    """Tokens: at least min_ratio × what the trend expected."""
+    found = scored.baseline(test.signal)
+    return scored.signals[test.signal] >= rule["min_ratio"] * found.expected
+
+
+def _enough_groups(scored: Scored, test: Test, rule: dict) -> pd.Series:
+    groups = scored.signals.get(S.H_GROUPS, pd.Series(0.0, index=scored.signals.index))
+    return groups.fillna(0) >= rule["min_groups"]
+
+
+KL_DRILL = Drill(S.kl_mean(S.K3))
+LENGTH_DRILL = Drill(S.RESPONSE_LEN)
+TREND_RULES = (
+    TrendRule("divergence", "divergence", (Test(S.H_KL, 1), Test(S.H_GRAD_NORM, 1),
+                                           Test(S.H_ENTROPY, -1)), KL_DRILL),
+    TrendRule("kl_drift", "kl_drift", (Test(S.H_REF_KL, 1),), KL_DRILL),
+    TrendRule("batch_runaway", "batch_runaway", (Test(S.H_TOKENS, 1),), LENGTH_DRILL,
+              gate=_runaway),
+    TrendRule("inference_anomaly", "inference", (Test(S.H_ABORT, 1), Test(S.H_TIMEOUT, 1),
+                                                 Test(S.H_TRUNCATION, 1)), LENGTH_DRILL,
+              gate=_at_least_ratio),
+    TrendRule("train_inference_mismatch", "mismatch",
+              (Test(S.H_MISMATCH_KL, 1), Test(S.H_IS_RATIO, 0), Test(S.H_IS_OUTSIDE, 1)),
+              Drill(DUMP_TOKEN_MEANS[S.H_MISMATCH_KL])),
+    # a truncation rise alone is an inference anomaly; beside repetition it is the loop
+    # running into the length cap without an end-of-sequence token
+    TrendRule("degenerate_output", "degenerate",
+              (Test(S.H_REPETITIVE, 1), Test(S.H_TRUNCATION, 1)), Drill(S.REPETITION), alone=1),
+    TrendRule("group_collapse", "group_collapse",
+              (Test(S.H_ZERO_VARIANCE, 1), Test(S.H_GROUP_STD, -1)),
+              Drill(group_flag=S.ZERO_VARIANCE), gate=_enough_groups),
 )
 
 
-def reward_hacking(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    """Reward rising while response length explodes or per-token KL rises sharply."""
-    rule = cfg["reward_hacking"]
-    if S.H_REWARD not in signals:
+def trend_rule(rule: TrendRule, scored: Scored, cfg: dict) -> list[Alert]:
+    settings = cfg[rule.table]
+    z = pd.DataFrame({t.signal: _gated(rule, t, scored, settings) for t in rule.tests})
+    z = z.loc[:, z.notna().any()]
+    if z.empty:
         return []
-    window = int(rule["reward_window"])
-    rising = signals[S.H_REWARD].diff(window) > 0
+    severity = severities(z, settings["k"], settings["extreme"], cfg)
+    alone = [t.signal for t in rule.tests[: rule.alone or len(rule.tests)] if t.signal in z]
+    if not alone:  # only agreeing signals of this rule were logged
+        return []
+    hits = hits_of(z, settings["k"], cfg["severity"]["sustained"])
+    raised = hits[alone].any(axis=1)
     alerts = []
-    for signal in (S.H_LENGTH, S.H_TOKEN_KL):
-        exploding = score_of(signals, signal, cfg) > rule["k"]
-        for step in signals.index[rising & exploding]:
-            evidence = evidence_for(signals, step, (S.H_REWARD, signal), cfg)
-            evidence["reward_change"] = rounded(signals[S.H_REWARD].diff(window).at[step])
-            alerts.append(Alert("reward_hacking", STRONG, int(step), evidence))
+    names = tuple(t.signal for t in rule.tests)
+    for step in z.index[(severity != "") & raised]:
+        evidence = scored.evidence(step, names)
+        evidence["signals"] = [n for n in z.columns if hits.at[step, n]]
+        alerts.append(Alert(rule.name, severity.at[step], int(step), evidence,
+                            float(np.nanmax(z.loc[step].to_numpy())), drill=rule.drill))
     return alerts
 
 
-def zero_variance(signals: pd.DataFrame, cfg: dict) -> list[Alert]:
-    """The share of GRPO groups whose samples all got the same reward (no learning signal)."""
-    rule = cfg["zero_variance"]
-    if S.H_ZERO_VARIANCE not in signals:
-        return []
-    share = signals[S.H_ZERO_VARIANCE]
-    groups = signals.get(S.H_GROUPS, pd.Series(np.inf, index=signals.index)).fillna(0)
-    alerts = []
-    for step in share.index[(share >= rule["warn_share"]) & (groups >= rule["min_groups"])]:
-        severity = STRONG if share.at[step] >= rule["strong_share"] else WEAK
-        alerts.append(Alert("zero_variance_groups", severity, int(step),
-                            {S.H_ZERO_VARIANCE: rounded(share.at[step]),
-                             S.H_GROUPS: rounded(groups.at[step])}))
-    return alerts
-
-
-def rank_imbalance(samples: pd.DataFrame | None, cfg: dict) -> list[Alert]:
-    """One rank's token count far from the median rank of the same step."""
-    rule = cfg["rank_imbalance"]
-    if samples is None or samples.empty:
-        return []
-    tokens = samples.groupby([S.STEP, S.RANK])[S.RESPONSE_LEN].sum().unstack()
-    if tokens.shape[1] < rule["min_ranks"]:
-        return []
-    median = tokens.median(axis=1)
-    mad = tokens.sub(median, axis=0).abs().median(axis=1) * 1.4826
-    limit = pd.concat([rule["rel"] * median, rule["k"] * mad], axis=1).max(axis=1)
-    off = tokens.sub(median, axis=0).abs().gt(limit, axis=0).stack()
-    return [Alert("rank_imbalance", WEAK, int(step), {
-        "rank": int(rank), S.H_TOKENS: rounded(tokens.at[step, rank]),
-        "median_rank_tokens": rounded(median.at[step])})
-        for step, rank in off[off].index]
+def _gated(rule: TrendRule, test: Test, scored: Scored, settings: dict) -> pd.Series:
+    z = scored.z(test)
+    if rule.gate is None or test.signal not in scored.signals:
+        return z
+    return z.where(rule.gate(scored, test, settings).fillna(False))
 
 
 def evaluate(signals: pd.DataFrame, samples: pd.DataFrame | None, cfg: dict) -> list[Alert]:
-    """Every rule, sorted by step then severity (strong first)."""
-    alerts = (divergence(signals, cfg) + memory_risk(signals, cfg)
-              + batch_runaway(signals, cfg) + inference_anomalies(signals, cfg)
-              + reward_hacking(signals, cfg) + zero_variance(signals, cfg)
-              + rank_imbalance(samples, cfg))
-    return sorted(alerts, key=lambda a: (a.step, a.severity != STRONG, a.rule))
+    """Every rule, grouped into incidents, sorted by step then severity (strong first)."""
+    scored = Scored(signals, cfg)
+    alerts = [a for rule in TREND_RULES for a in trend_rule(rule, scored, cfg)]
+    alerts += (memory_risk(scored, cfg) + reward_hacking(scored, cfg)
+               + zero_variance(scored, cfg) + rank_imbalance(samples, cfg))
+    alerts = into_incidents(alerts, int(cfg["incidents"]["max_gap"]))
+    return sorted(alerts, key=lambda a: (a.step, a.severity != STRONG, a.rule, a.key))

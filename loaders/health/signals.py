@@ -1,4 +1,10 @@
-"""Per-step health signals, from the trainer's metrics first and the dump second."""
+"""Per-step health signals, from the trainer's metrics first and the dump second.
+
+A signal computed from the dump is a mean (or a share) over the step's samples, so it comes
+with its standard error (schema.h_se) and the step's sample count (schema.H_SAMPLES): the
+rules judge a step of 8 samples by what 8 samples can tell.  Only trained samples count:
+left-out (filtered, aborted) and validation samples never enter a training signal.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +12,16 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.health.views import memory_columns
-from loaders.metric_names import MEMORY_SIGNALS, SIGNALS, metric_for
+from loaders.metric_names import (
+    DUMP_TOKEN_MEANS,
+    IS_SHARE_HIGH,
+    IS_SHARE_LOW,
+    MEMORY_SIGNALS,
+    SIGNALS,
+    metric_for,
+)
+
+HEAVY_REPETITION = 0.5  # a response repeating half its 4-grams is stuck in a loop
 
 
 def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -16,6 +31,10 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
         name = metric_for(names, signal)
         if name is not None:
             out[signal] = metrics[name]
+    shares = [metrics[n] for kind in (IS_SHARE_HIGH, IS_SHARE_LOW)
+              if (n := metric_for(names, kind)) is not None]
+    if shares:
+        out[S.H_IS_OUTSIDE] = sum(s.fillna(0) for s in shares).where(shares[0].notna())
     groups = memory_columns(metrics)
     for signal, kinds in MEMORY_SIGNALS.items():
         columns = next((groups[k] for k in kinds if k in groups), None)
@@ -24,48 +43,97 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def trained_rows(samples: pd.DataFrame) -> pd.DataFrame:
+    """The samples a training signal may count: not left out, not validation."""
+    keep = np.ones(len(samples), dtype=bool)
+    for flag in (S.EXCLUDED, S.VALIDATION):
+        if flag in samples:
+            keep &= ~samples[flag].to_numpy(dtype=bool)
+    return samples[keep] if not keep.all() else samples
+
+
+def _mean_se(grouped: pd.core.groupby.DataFrameGroupBy, column: str) -> tuple[pd.Series,
+                                                                           pd.Series]:
+    stats = grouped[column].agg(["mean", "std", "count"])
+    return stats["mean"], stats["std"] / np.sqrt(stats["count"])
+
+
+def _share_se(flags: pd.Series, steps: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Share of True per step and its binomial standard error; (k + ½)/(n + 1) keeps the
+    error above 0 when no sample (or every one) is flagged."""
+    stats = flags.astype(np.float64).groupby(steps).agg(["mean", "sum", "count"])
+    p = (stats["sum"] + 0.5) / (stats["count"] + 1)
+    return stats["mean"], np.sqrt(p * (1 - p) / stats["count"])
+
+
 def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
     grouped = samples.groupby(S.STEP)
-    out = pd.DataFrame({
-        S.H_REWARD: grouped[S.REWARD].mean(),
-        S.H_LENGTH: grouped[S.RESPONSE_LEN].mean(),
-        S.H_TOKENS: grouped[S.RESPONSE_LEN].sum().astype(float),
-        S.H_TOKEN_KL: grouped[S.kl_mean(S.K3)].mean(),
-        S.H_TRUNCATION: grouped[S.TRUNCATED].mean(),
-        S.H_ZERO_VARIANCE: zero_variance_share(samples),
-        S.H_GROUPS: group_counts(samples),
-    })
-    if "entropy_mean" in samples:
-        out[S.H_ENTROPY] = grouped["entropy_mean"].mean()
-    out[S.H_KL] = out[S.H_TOKEN_KL]
+    out = pd.DataFrame({S.H_SAMPLES: grouped.size().astype(np.float64)})
+    means = {S.H_REWARD: S.REWARD, S.H_LENGTH: S.RESPONSE_LEN, S.H_TOKEN_KL: S.kl_mean(S.K3),
+             **{signal: column for signal, column in DUMP_TOKEN_MEANS.items()
+                if column in samples and samples[column].notna().any()}}
+    for signal, column in means.items():
+        out[signal], out[S.h_se(signal)] = _mean_se(grouped, column)
+    out[S.H_TOKENS] = grouped[S.RESPONSE_LEN].sum().astype(np.float64)
+    out[S.h_se(S.H_TOKENS)] = out[S.h_se(S.H_LENGTH)] * out[S.H_SAMPLES]
+    steps = samples[S.STEP]
+    out[S.H_TRUNCATION], out[S.h_se(S.H_TRUNCATION)] = _share_se(samples[S.TRUNCATED], steps)
+    if S.REPETITION in samples:
+        out[S.H_REPETITIVE], out[S.h_se(S.H_REPETITIVE)] = _share_se(
+            samples[S.REPETITION] >= HEAVY_REPETITION, steps)
+    out = out.join(group_signals(samples), how="left")
+    out[S.H_KL], out[S.H_REF_KL] = out[S.H_TOKEN_KL], out[S.H_TOKEN_KL]
+    for name in (S.H_KL, S.H_REF_KL):
+        out[S.h_se(name)] = out[S.h_se(S.H_TOKEN_KL)]
+    return out
+
+
+def group_signals(samples: pd.DataFrame, min_group: int = 2) -> pd.DataFrame:
+    """Per step, over the GRPO groups of ≥ min_group samples (schema.GROUP_ID, the ids the
+    Groups page uses): how many, the share whose rewards are all equal, and the mean
+    within-group reward std, each share and mean with its standard error."""
+    by = samples.groupby([S.STEP, S.GROUP_ID])[S.REWARD]
+    groups = by.agg(["count", "min", "max", "std"])
+    groups = groups[groups["count"] >= min_group]
+    flat = ((groups["max"] - groups["min"]).abs() < 1e-12).astype(np.float64)
+    steps = groups.index.get_level_values(0)
+    out = pd.DataFrame({S.H_GROUPS: flat.groupby(steps).size().astype(np.float64)})
+    out[S.H_ZERO_VARIANCE], out[S.h_se(S.H_ZERO_VARIANCE)] = _share_se(flat > 0,
+                                                                       pd.Series(steps, flat.index))
+    spread = groups["std"].fillna(0.0).groupby(steps).agg(["mean", "std"])
+    out[S.H_GROUP_STD] = spread["mean"]
+    out[S.h_se(S.H_GROUP_STD)] = spread["std"] / np.sqrt(out[S.H_GROUPS])
     return out
 
 
 def zero_variance_share(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     """Per step, the share of prompt groups (≥ min_group samples) whose rewards are equal."""
-    groups = samples.groupby([S.STEP, S.GROUP_ID])[S.REWARD].agg(["count", "min", "max"])
-    groups = groups[groups["count"] >= min_group]
-    flat = (groups["max"] - groups["min"]).abs() < 1e-12
-    return flat.groupby(level=0).mean()
+    return group_signals(samples, min_group)[S.H_ZERO_VARIANCE]
 
 
 def group_counts(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     """Per step, how many prompt groups have at least min_group samples."""
-    sizes = samples.groupby([S.STEP, S.GROUP_ID]).size()
-    return (sizes >= min_group).groupby(level=0).sum().astype(float)
+    return group_signals(samples, min_group)[S.H_GROUPS]
 
 
 def health_signals(metrics: pd.DataFrame | None, samples: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per step; the trainer's metrics win over what the dump implies."""
+    """One row per step; the trainer's metrics win over what the dump implies (and then the
+    dump's standard error, which is about the dump's samples, is dropped with its value)."""
     parts = []
     if metrics is not None and not metrics.empty:
         parts.append(_from_metrics(metrics))
     if samples is not None and not samples.empty:
-        parts.append(_from_dump(samples))
+        trained = trained_rows(samples)
+        if not trained.empty:
+            parts.append(_from_dump(trained))
     if not parts:
         return pd.DataFrame(index=pd.Index([], name=S.STEP))
     signals = parts[0]
     for part in parts[1:]:
+        for name in signals.columns.intersection(part.columns):
+            if S.h_se(name) in part:  # the metric's value stands; the dump's error does not
+                part[S.h_se(name)] = part[S.h_se(name)].where(signals[name].reindex(
+                    part.index).isna())
         signals = signals.combine_first(part)
     signals.index.name = S.STEP
     return signals.sort_index().astype(np.float64)

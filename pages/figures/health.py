@@ -91,10 +91,3 @@ def quality_figure(table: pd.DataFrame) -> go.Figure:
                                name="truncation ratio"), row=1, col=2)
     return _layout(fig, "data quality")
 
-
-def alerts_table(alerts: list) -> pd.DataFrame:
-    """One row per alert: severity, rule, step and its evidence as text."""
-    return pd.DataFrame({
-        "severity": [a.severity for a in alerts], "rule": [a.rule for a in alerts],
-        "step": [a.step for a in alerts],
-        "evidence": [", ".join(f"{k}={v}" for k, v in a.evidence.items()) for a in alerts]})

@@ -1,13 +1,17 @@
-"""Alerts page: rule hits per step, their evidence, and a way into that step's samples."""
+"""Alerts page: incidents (consecutive hits of one rule), each expanding into its steps;
+a step opens its samples sorted to show the evidence."""
 from __future__ import annotations
 
 import streamlit as st
 
 from loaders.health.config import CONFIG_NAME
+from loaders.health.incidents import Incident, incidents
 from pages import state
-from pages.figures import health as build
+from pages.figures import alerts as build
 from pages.figures.text import literal
 from pages.view import View
+
+MAX_INCIDENTS = 50  # expanders drawn; the table above lists every incident
 
 
 def render(view: View) -> None:
@@ -15,26 +19,53 @@ def render(view: View) -> None:
     health = view.run.health(view.metrics_path)
     for note in health.metrics.notes:
         st.warning(literal(note))
-    st.caption(f"Thresholds: rolling median ± k·MAD over the previous "
-               f"{int(health.config['baseline']['window'])} steps; override them in "
-               f"`{CONFIG_NAME}` in the run dir (see the README).")
-    alerts = health.alerts
-    if not alerts:
+    base = health.config["baseline"]
+    st.caption(f"Each signal is compared with its robust linear trend over the previous "
+               f"{int(base['window'])} steps, in spreads that include the standard error of "
+               f"a mean over the step's samples. One signal past its threshold once is weak; "
+               f"strong needs signals that agree, or one that is extreme and persists. "
+               f"Thresholds: `{CONFIG_NAME}` in the run dir (see the README).")
+    found = incidents(health.alerts)
+    if not found:
         st.success("No alerts: no rule fired on any step.")
         return
-    strong = sum(a.severity == "strong" for a in alerts)
-    st.markdown(f"**{strong} strong**, {len(alerts) - strong} weak")
     severity = st.multiselect("Severity", ["strong", "weak"], default=["strong", "weak"],
                               key="severity", bind="query-params")
-    shown = [a for a in alerts if a.severity in severity]
-    table = build.alerts_table(shown)
-    event = st.dataframe(table, key="t_alerts", on_select="rerun", selection_mode="single-row",
-                         hide_index=True, width="stretch")
-    picked = (event or {}).get("selection", {}).get("rows", [])
-    st.caption("Select an alert to open that step's samples.")
-    if state.fresh("t_alerts", tuple(picked)) and picked:
-        step = int(table["step"].iloc[picked[0]])
-        if step in view.run.steps:
-            state.go("responses", step=step)
-        else:
-            st.warning(f"Step {step} has no samples in the dump.")
+    shown = [i for i in found if i.severity in severity]
+    strong = sum(i.severity == "strong" for i in found)
+    st.markdown(f"**{len(found)} incidents** ({strong} strong) over "
+                f"{len(health.alerts)} alerting steps")
+    st.dataframe(build.incidents_table(shown), hide_index=True, width="stretch",
+                 key="t_incidents")
+    for incident in shown[:MAX_INCIDENTS]:
+        _incident(view, incident)
+    if len(shown) > MAX_INCIDENTS:
+        st.caption(f"{len(shown) - MAX_INCIDENTS} more incidents are in the table above.")
+
+
+def _incident(view: View, incident: Incident) -> None:
+    span = (f"step {incident.start}" if incident.start == incident.end
+            else f"steps {incident.start}–{incident.end}, peak {incident.peak}")
+    with st.expander(f"{incident.severity} · {incident.rule} · {span}",
+                     expanded=incident.severity == "strong" and len(incident.alerts) < 4):
+        peak = build.target(incident.peak_alert, view.options.kl_estimator,
+                            view.run.samples.columns)
+        key = f"t_inc_{incident.id}"
+        table = build.steps_table(incident.alerts)
+        event = st.dataframe(table, key=key, on_select="rerun", selection_mode="single-row",
+                             hide_index=True, width="stretch")
+        if st.button(f"Open {peak.label}", key=f"b_{key}"):
+            _open(view, peak)
+        picked = (event or {}).get("selection", {}).get("rows", [])
+        st.caption("Select a step to open its samples, sorted to show the evidence.")
+        if state.fresh(key, tuple(picked)) and picked:
+            alert = incident.alerts[picked[0]]
+            _open(view, build.target(alert, view.options.kl_estimator, view.run.samples.columns))
+
+
+def _open(view: View, target: build.Target) -> None:
+    step = target.params["step"]
+    if step not in view.run.steps:
+        st.warning(f"Step {step} has no samples in the dump.")
+        return
+    state.go(target.route, **target.params)

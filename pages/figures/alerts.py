@@ -1,0 +1,71 @@
+"""Pure builders of the Alerts page: incidents, their steps, and where each alert leads."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from loaders import schema as S
+from loaders.health.alerts import Alert
+from loaders.health.incidents import Incident
+from pages.figures.tables import sort_choices
+
+ANY_COLUMN = "(any column)"  # the Responses sort choice that opens the column box
+# what each rule's drill-down shows, for the page's words
+SHOWN = {S.RESPONSE_LEN: "longest responses first", S.REPETITION: "most repetitive first",
+         S.kl_mean(S.K3): "highest KL first"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where an alert opens: a route and the view parameters that show its evidence."""
+    route: str
+    params: dict
+    label: str
+
+
+def _evidence_text(evidence: dict, limit: int = 6) -> str:
+    """The values behind an alert, the signals first, as one short line."""
+    shown = [f"{k}={v}" for k, v in evidence.items() if k != "signals" and v is not None]
+    signals = evidence.get("signals")
+    head = f"signals: {', '.join(signals)}; " if signals else ""
+    return head + ", ".join(shown[:limit]) + (" …" if len(shown) > limit else "")
+
+
+def incidents_table(incidents: list[Incident]) -> pd.DataFrame:
+    """One row per incident: severity, rule, start/peak/end, steps hit, peak evidence."""
+    return pd.DataFrame({
+        "severity": [i.severity for i in incidents], "rule": [i.rule for i in incidents],
+        "start": [i.start for i in incidents], "peak": [i.peak for i in incidents],
+        "end": [i.end for i in incidents], "steps": [len(i.alerts) for i in incidents],
+        "peak evidence": [_evidence_text(i.peak_alert.evidence) for i in incidents],
+        "incident": [i.id for i in incidents]})
+
+
+def steps_table(alerts: tuple[Alert, ...] | list[Alert]) -> pd.DataFrame:
+    """One row per step of an incident (or any alerts): its severity and evidence."""
+    return pd.DataFrame({
+        "step": [a.step for a in alerts], "severity": [a.severity for a in alerts],
+        "spreads": [round(a.score, 1) for a in alerts],
+        "evidence": [_evidence_text(a.evidence, 12) for a in alerts]})
+
+
+def target(alert: Alert, estimator: str, columns: pd.Index | list[str]) -> Target:
+    """The step's samples sorted to show the alert's evidence (or its groups, filtered)."""
+    drill = alert.drill
+    if drill.group_flag:
+        return Target("groups", {"step": alert.step, "gflags": [drill.group_flag]},
+                      f"step {alert.step}'s zero-variance groups")
+    column = drill.column
+    if column.startswith("kl_") and column.endswith("_mean"):  # the KL the user reads
+        column = S.kl_mean(estimator)
+    if not column or column not in columns:
+        return Target("responses", {"step": alert.step}, f"step {alert.step}'s samples")
+    by_label = {c: label for label, c in sort_choices(estimator).items()}
+    params: dict = {"step": alert.step, "desc": drill.descending}
+    if column in by_label:
+        params["sort"] = by_label[column]
+    else:
+        params.update(sort=ANY_COLUMN, col=column)
+    how = SHOWN.get(drill.column, f"sorted by {column}")
+    return Target("responses", params, f"step {alert.step}'s samples, {how}")
