@@ -4,7 +4,8 @@
     ablation:  steps 0, 2, 4; prompts Q2..Q5 (Q1 only in base, Q5 only here), written with a
                system prompt and padding around the same question, so only an id or the
                normalised text can match them; rewards known (see REWARDS)
-    third:     steps 0..2; prompts Q1..Q3, no example_id (so "auto" matches by text)
+    third:     steps 0..2; prompts Q1..Q3, no example_id (so "auto" matches by text) unless
+               written with third_ids
 """
 from __future__ import annotations
 
@@ -30,14 +31,15 @@ def prompt_text(run: str, question: str, with_id_only: bool = False) -> str:
     return text
 
 
-def samples(run: str, with_id_only: bool = False) -> list[dict]:
+def samples(run: str, with_id_only: bool = False, third_ids: bool = False) -> list[dict]:
     out = []
     for step in STEPS[run]:
         for (name, question), rewards in REWARDS.items():
             if name != run:
                 continue
             for i, reward in enumerate(rewards):
-                extra = {} if run == "third" else {"example_id": int(question[1:])}
+                extra = ({} if run == "third" and not third_ids
+                         else {"example_id": int(question[1:])})
                 out.append(make_sample(step, n=4 + i + len(question), seed=i, reward=reward,
                                        prompt=prompt_text(run, question, with_id_only),
                                        response=f"{run} answer {i} to {question}: "
@@ -45,8 +47,9 @@ def samples(run: str, with_id_only: bool = False) -> list[dict]:
     return out
 
 
-def write_runs(root: Path, with_id_only: bool = False) -> Path:
+def write_runs(root: Path, with_id_only: bool = False, third_ids: bool = False) -> Path:
     """base/, ablation/ and third/ under root (each one rank file); returns root."""
     for run in STEPS:
-        write_dump(root / run / "rollout_data_rank_0.jsonl", samples(run, with_id_only))
+        write_dump(root / run / "rollout_data_rank_0.jsonl",
+                   samples(run, with_id_only, third_ids))
     return root

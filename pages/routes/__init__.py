@@ -21,6 +21,7 @@ from pages.routes import (
     prompts,
     responses,
     rewards,
+    runs,
     sample,
     tokens,
 )
@@ -44,6 +45,7 @@ ROUTES = (
     Route("sample", "Sample", sample.render, ":material/article:"),
     Route("tokens", "Tokens", tokens.render, ":material/data_array:"),
     Route("compare", "RL vs reference", compare.render, ":material/compare_arrows:"),
+    Route("runs", "Compare runs", runs.render, ":material/stacked_line_chart:"),
     Route("metrics", "Metrics", metrics.render, ":material/monitoring:"),
     Route("health", "Health", health.render, ":material/health_and_safety:"),
     Route("alerts", "Alerts", alerts.render, ":material/notifications:"),

@@ -1,0 +1,63 @@
+"""Compare runs in a real browser on three runs: the run set, labels and view go into the URL,
+and that URL opened afresh shows the same comparison down to the opened prompt."""
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from browser import browser_page, chromium_path, served
+from runs_fixtures import write_runs
+
+pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def _settled(page) -> None:
+    page.wait_for_function(IDLE, timeout=60_000)
+    page.wait_for_timeout(400)  # a rerun right after the last one shows the widget again
+    page.wait_for_function(IDLE, timeout=60_000)
+
+
+def _query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.evaluate("location.href")).query)
+
+
+def test_three_runs_round_trip_through_the_url(tmp_path):
+    root = write_runs(tmp_path / "dump", third_ids=True)  # every run logs example_id
+    with served(root) as url, browser_page() as page:
+        page.goto(f"{url}/runs?runs=base&runs=ablation&runs=third")
+        page.get_by_role("heading", name="Compare runs").first.wait_for(timeout=60_000)
+        _settled(page)
+        main = page.locator("[data-testid='stMain']")
+        for label in ("base", "ablation", "third"):
+            main.get_by_text(label, exact=True).first.wait_for(timeout=30_000)
+        page.wait_for_function("document.querySelectorAll("
+                               "\"[data-testid='stMain'] .js-plotly-plot\").length === 5",
+                               timeout=30_000)
+        labels = main.get_by_label("Labels (comma-separated, in run order)", exact=True)
+        labels.fill("baseline, no-KL, lr×2")
+        labels.press("Enter")
+        main.get_by_text("no-KL", exact=True).first.wait_for(timeout=30_000)
+        main.get_by_text("Same prompt", exact=True).first.click()
+        main.get_by_text("Matched by the id", exact=False).first.wait_for(timeout=30_000)
+        _settled(page)
+        prompt = main.get_by_label("Prompt (match key)", exact=True)
+        prompt.fill("3")
+        prompt.press("Enter")
+        main.get_by_text("Word diff", exact=False).first.wait_for(timeout=30_000)
+        _settled(page)
+        query = _query(page)
+        assert query["runs"] == ["base", "ablation", "third"]
+        assert query["labels"] == ["baseline, no-KL, lr×2"] and query["prompt"] == ["3"]
+        assert query["runs_view"] == ["Same prompt"]
+        link = page.evaluate("location.href")
+        assert not page.locator("[data-testid='stException']").count()
+        context = page.context.browser.new_context()  # no state shared: nothing but the link
+        try:
+            fresh = context.new_page()
+            fresh.goto(link)
+            view = fresh.locator("[data-testid='stMain']")
+            view.get_by_text("Word diff", exact=False).first.wait_for(timeout=60_000)
+            for label in ("baseline", "no-KL", "lr×2"):
+                view.get_by_text(label, exact=True).first.wait_for(timeout=30_000)
+            assert view.get_by_text("Matched by the id", exact=False).count() >= 1
+        finally:
+            context.close()

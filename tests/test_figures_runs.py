@@ -1,0 +1,103 @@
+"""Pure builders of Compare runs: colours, labels, overlays, differences, the prompt table."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from loaders import schema as S
+from loaders.health.alerts import Alert
+from pages.figures import runs as build
+from pages.figures import runs_prompts as prompts
+from pages.view import DisplayOptions
+
+MEAN = S.stat(S.REWARD, "mean")
+
+
+def _stats(values, steps=None) -> pd.DataFrame:
+    steps = list(range(len(values))) if steps is None else steps
+    return pd.DataFrame({MEAN: values, S.stat(S.REWARD, "std"): [0.1] * len(values)},
+                        index=pd.Index(steps, name=S.STEP))
+
+
+def test_a_runs_colour_does_not_depend_on_the_others():
+    three = build.colours(["runs/a", "runs/b", "runs/c"])
+    assert len(set(three)) == 3
+    assert build.colours(["runs/c", "runs/a"]) == [three[2], three[0]]
+    assert build.colours(["runs/b"]) == [three[1]]
+
+
+def test_labels_default_to_dir_names_typed_ones_win_and_stay_unique():
+    assert build.labels(["x/base", "y/base", "/abs/ablation"]) == ["base", "base #2", "ablation"]
+    assert build.labels(["a", "b", "c"], "A, , C") == ["A", "b", "C"]
+    assert build.labels(["a" * 40])[0].endswith("…") and len(build.labels(["a" * 40])[0]) == 24
+
+
+def test_overlay_one_curve_and_band_per_run_with_names_escaped():
+    series = [build.Series("<b>A</b>", "#000", _stats([0.1, 0.2])),
+              build.Series("B", "#111", _stats([0.3, 0.5]))]
+    fig = build.overlay(series, MEAN, band_k=1.0, title="reward")
+    names = [t.name for t in fig.data]
+    assert names == ["&lt;b&gt;A&lt;/b&gt; ± 1·std", "&lt;b&gt;A&lt;/b&gt;", "B ± 1·std", "B"]
+    assert list(fig.data[3].y) == [0.3, 0.5]
+    smoothed = build.overlay(series, MEAN, smoothing=0.5)
+    assert len(smoothed.data) == 4  # a faint raw curve under each EMA
+
+
+def test_overlay_over_wall_time_in_hours_when_logged():
+    times = pd.Series([1000.0, 4600.0], index=pd.Index([0, 1], name=S.STEP))
+    fig = build.overlay([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
+                        x_axis=build.TIME_AXIS, times=[times])
+    assert list(fig.data[0].x) == [0.0, 1.0] and "hours" in fig.layout.xaxis.title.text
+    untimed = build.overlay([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
+                            x_axis=build.TIME_AXIS, times=[None])
+    assert list(untimed.data[0].x) == [0.0, 1.0] and untimed.layout.xaxis.title.text == "step"
+
+
+def test_difference_figure_draws_b_minus_a():
+    frame = pd.DataFrame({"a": [0.2, 0.3], "b": [0.5, 0.25], S.DELTA: [0.3, -0.05]},
+                         index=pd.Index([1, 2], name=S.STEP))
+    fig = build.difference([build.Series("B", "#111", frame)], "reward mean", "A")
+    assert list(fig.data[0].y) == [0.3, -0.05] and fig.data[0].name == "B − A"
+    assert "2 points" in fig.layout.title.text
+
+
+def test_alerts_of_every_run_in_one_table_and_timeline():
+    table = build.alerts_frame([("A", [Alert("divergence", "strong", 3, {"kl": 1.0})]),
+                                ("B", [Alert("memory_risk", "weak", 1)])])
+    assert table["run"].tolist() == ["B", "A"] and table[S.STEP].tolist() == [1, 3]
+    fig = build.alerts_timeline(table, {"A": "#000", "B": "#111"})
+    assert [t.marker.color for t in fig.data] == ["#111", "#000"]
+
+
+def _matched() -> pd.DataFrame:
+    table = pd.DataFrame({
+        S.PROMPT: ["sys<endofsystem>Q1", "Q2", "Q3", "Q4"],
+        S.run_column(S.SAMPLES, 0): [2, 2, 0, 2], S.run_column(S.SAMPLES, 1): [2, 2, 2, 0],
+        S.run_column(MEAN, 0): [0.5, 1.0, np.nan, 0.2],
+        S.run_column(MEAN, 1): [1.0, 0.0, 0.4, np.nan],
+        S.run_column(S.PASS_RATE, 0): [0.5, 1.0, np.nan, 0.0],
+        S.run_column(S.PASS_RATE, 1): [1.0, 0.0, 0.5, np.nan]},
+        index=pd.Index(["1", "2", "3", "4"], name=S.MATCH_KEY))
+    table[prompts.DELTA_MEAN] = table[S.run_column(MEAN, 1)] - table[S.run_column(MEAN, 0)]
+    table[prompts.DELTA_PASS] = (table[S.run_column(S.PASS_RATE, 1)]
+                                 - table[S.run_column(S.PASS_RATE, 0)])
+    table[S.RUNS_WITH] = [2, 2, 1, 1]
+    return table
+
+
+def test_prompt_filters_order_and_counts():
+    table = _matched()
+    assert prompts.filter_prompts(table, prompts.B_BETTER).index.tolist() == ["1"]
+    assert prompts.filter_prompts(table, prompts.B_WORSE).index.tolist() == ["2"]
+    assert prompts.filter_prompts(table, prompts.ONLY_ONE).index.tolist() == ["3", "4"]
+    assert prompts.ordered(table).index.tolist()[:2] == ["2", "1"]  # |−1| before |+0.5|
+    counts = prompts.counts(table, 0, 1)
+    assert counts == {"all": 4, "B better": 1, "B worse": 1, "only one run has it": 2,
+                      "both": 2}
+
+
+def test_prompt_table_view_names_columns_by_label_and_strips_the_system_prompt():
+    view = prompts.table_view(_matched(), ["base", "abl"], 0, 1, DisplayOptions())
+    assert view["prompt"].tolist()[0] == "Q1"
+    assert {"base · reward", "abl · pass", "Δ reward (abl − base)", "runs with it"} <= set(
+        view.columns)
