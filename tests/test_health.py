@@ -93,6 +93,8 @@ def _grpo_samples(tmp_path, flat_steps):
 def test_zero_variance_groups_share_per_step(tmp_path):
     samples = _grpo_samples(tmp_path, flat_steps={2})
     assert zero_variance_share(samples).tolist() == [0.0, 0.0, 1.0]
+    assert not [a for a in check(tmp_path, samples).alerts if a.rule == "zero_variance_groups"]
+    (tmp_path / "alerts.toml").write_text("[zero_variance]\nmin_groups = 4\n")  # 4 groups here
     alerts = check(tmp_path, samples).alerts
     assert [(a.rule, a.step, a.severity) for a in alerts if a.rule == "zero_variance_groups"] \
         == [("zero_variance_groups", 2, "weak")]  # strong once it holds for `persist` steps

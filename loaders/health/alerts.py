@@ -1,10 +1,10 @@
 """What an alert is, and how a rule's tests turn into alerts of the right severity.
 
 A rule is one or more tests, each a health signal compared with its robust trend
-(loaders.health.robust) in one direction. A step where a test passes `k` spreads is a hit.
-A hit alone is weak. It is strong when independent signals agree (two of the rule's tests
-hit within `agree_slack` steps) or when one signal is extreme (`extreme` spreads) and has
-hit for `persist` steps in a row: one metric's wobble is not an incident.
+(loaders.health.robust) in one direction. A step where a test passes `k` spreads (or
+`sustained` × k two steps running) is a hit. A hit alone is weak. It is strong when
+independent signals agree (see severities) or when one signal is extreme (`extreme`
+spreads) and has hit for `persist` steps in a row: one metric's wobble is not an incident.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.health.robust import Baseline, trend_baseline
+from loaders.health.signals import SHARES
 
 STRONG, WEAK = "strong", "weak"
 
@@ -75,8 +76,14 @@ class Scored:
             return None
         base, values = self.cfg["baseline"], self.signals[name]
         se = self.signals.get(S.h_se(name))
-        return trend_baseline(values, se, int(base["window"]), int(base["min_history"]),
-                              base["rel_floor"])
+        n = self.signals.get(S.H_SAMPLES) if se is not None else None
+        found = trend_baseline(values, se, int(base["window"]), int(base["min_history"]),
+                               base["rel_floor"], n)
+        if name not in SHARES:
+            return found
+        # a share that sat at 0 has no spread: a point in `share_floor` is the least move
+        spread = found.spread.clip(lower=base["share_floor"])
+        return Baseline(found.expected, spread, (values - found.expected) / spread)
 
     def z(self, test: Test) -> pd.Series:
         """The test's deviation in spreads, positive in the fault's direction."""
@@ -127,18 +134,25 @@ def hits_of(z: pd.DataFrame, k: float, sustained: float) -> pd.DataFrame:
     return ((z >= k) | twice).fillna(False).astype(bool)
 
 
-def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict) -> pd.Series:
-    """Per step: "strong", "weak" or "" from the rule's tests' deviations (columns)."""
+def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict,
+               independent: bool = True) -> pd.Series:
+    """Per step: "strong", "weak" or "" from the rule's tests' deviations (columns).
+
+    Strong: three tests agree, or two agree and the rule hit the step before as well (a
+    single step where two signals of one update burst together is not yet an incident);
+    agreement counts only when the tests are `independent`. Or one test reached `extreme`
+    in a run of at least `persist` steps at `k` (sustained hits alone never make one)."""
     persist, slack = int(cfg["severity"]["persist"]), int(cfg["severity"]["agree_slack"])
     hits = hits_of(z, k, cfg["severity"]["sustained"])
-    recent = hits.astype(np.int64).rolling(slack + 1, min_periods=1).max()
-    agree = recent.sum(axis=1) >= 2
+    any_hit = hits.any(axis=1)
+    agreeing = hits.astype(np.int64).rolling(slack + 1, min_periods=1).max().sum(axis=1)
+    confirmed = any_hit.shift(1, fill_value=False).astype(bool)
+    agree = ((agreeing >= 3) | ((agreeing >= 2) & confirmed)) & independent
     held = pd.Series(False, index=z.index)
     for name in z.columns:
-        hit = hits[name].to_numpy(bool)
-        long_enough = run_lengths(hit) >= persist
-        held |= long_enough & (run_peaks(np.nan_to_num(z[name].to_numpy()), hit) >= extreme)
-    any_hit = hits.any(axis=1)
+        full = (z[name] >= k).fillna(False).to_numpy(bool)
+        long_enough = run_lengths(full) >= persist
+        held |= long_enough & (run_peaks(np.nan_to_num(z[name].to_numpy()), full) >= extreme)
     out = pd.Series("", index=z.index)
     out[any_hit] = WEAK
     out[any_hit & (agree | held)] = STRONG

@@ -27,10 +27,13 @@ DEFAULTS: dict[str, dict[str, float]] = {
     # every test compares a step with the robust linear trend of the previous `window`
     # steps (loaders.health.robust); `k` is in spreads of that trend, the step's own
     # standard error included when the signal is a mean over the dump's samples
-    "baseline": {"window": 20, "min_history": 8, "rel_floor": 0.01},
+    # spreads are floored at rel_floor x |trend|, and for shares (abort ratio, truncation,
+    # zero-variance groups, ...) at share_floor
+    "baseline": {"window": 20, "min_history": 8, "rel_floor": 0.01, "share_floor": 0.002},
     # a hit: a rule's `k` spreads at one step, or `sustained` x k at two steps in a row. A
-    # hit is weak; strong needs two of a rule's signals within `agree_slack` steps, or one
-    # that reached its rule's `extreme` and held for `persist` steps
+    # hit is weak; strong needs three of a rule's signals within `agree_slack` steps, or
+    # two on a step after a hit, or one that reached its rule's `extreme` and held at k
+    # for `persist` steps
     "severity": {"persist": 2, "agree_slack": 1, "sustained": 0.6},
     # consecutive hits of one rule (at most `max_gap` quiet steps apart) are one incident
     "incidents": {"max_gap": 1},
@@ -59,14 +62,15 @@ DEFAULTS: dict[str, dict[str, float]] = {
     # zero-variance share of groups up and within-group reward std down (>= min_groups)
     "group_collapse": {"k": 5.0, "extreme": 8.0, "min_groups": 4},
     # share of GRPO groups (same prompt, same step) whose rewards are all equal, as a level
-    "zero_variance": {"warn_share": 0.8, "strong_share": 0.95, "min_groups": 4},
+    "zero_variance": {"warn_share": 0.8, "strong_share": 0.95, "min_groups": 8},
 }
 _K = (0.01, 1e6)  # spreads: below, every wobble fires; far above, the rule is off anyway
 _STEPS = (1, 10_000)
 _SPIKE = {"k": _K, "extreme": _K}
 # (low, high), inclusive: outside them a rule breaks (a window of 0) or means nothing
 LIMITS: dict[str, dict[str, tuple[float, float]]] = {
-    "baseline": {"window": (2, 10_000), "min_history": (2, 10_000), "rel_floor": (0.0, 1e3)},
+    "baseline": {"window": (2, 10_000), "min_history": (2, 10_000), "rel_floor": (0.0, 1e3),
+                 "share_floor": (0.0, 1.0)},
     "severity": {"persist": _STEPS, "agree_slack": (0, 10_000), "sustained": (0.01, 1.0)},
     "incidents": {"max_gap": (0, 10_000)},
     "divergence": _SPIKE,

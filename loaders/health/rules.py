@@ -24,6 +24,11 @@ class TrendRule:
     drill: Drill
     alone: int = 0  # only the first `alone` tests raise an alert by themselves (0: all)
     gate: Gate | None = None
+    # whether its tests measure different things (an optimiser's KL, its grad norm, the
+    # entropy): only then does their agreement make an alert strong. Shares computed from
+    # the same samples or token ratios (repetition and truncation, mismatch KL and the
+    # importance ratio) move together on noise too.
+    independent: bool = True
 
 
 def _at_least_ratio(scored: Scored, test: Test, rule: dict) -> pd.Series:
@@ -55,14 +60,15 @@ TREND_RULES = (
               gate=_at_least_ratio),
     TrendRule("train_inference_mismatch", "mismatch",
               (Test(S.H_MISMATCH_KL, 1), Test(S.H_IS_RATIO, 0), Test(S.H_IS_OUTSIDE, 1)),
-              Drill(DUMP_TOKEN_MEANS[S.H_MISMATCH_KL])),
+              Drill(DUMP_TOKEN_MEANS[S.H_MISMATCH_KL]), independent=False),
     # a truncation rise alone is an inference anomaly; beside repetition it is the loop
     # running into the length cap without an end-of-sequence token
     TrendRule("degenerate_output", "degenerate",
-              (Test(S.H_REPETITIVE, 1), Test(S.H_TRUNCATION, 1)), Drill(S.REPETITION), alone=1),
+              (Test(S.H_REPETITIVE, 1), Test(S.H_TRUNCATION, 1)), Drill(S.REPETITION), alone=1,
+              independent=False),
     TrendRule("group_collapse", "group_collapse",
               (Test(S.H_ZERO_VARIANCE, 1), Test(S.H_GROUP_STD, -1)),
-              Drill(group_flag=S.ZERO_VARIANCE), gate=_enough_groups),
+              Drill(group_flag=S.ZERO_VARIANCE), gate=_enough_groups, independent=False),
 )
 
 
@@ -72,7 +78,7 @@ def trend_rule(rule: TrendRule, scored: Scored, cfg: dict) -> list[Alert]:
     z = z.loc[:, z.notna().any()]
     if z.empty:
         return []
-    severity = severities(z, settings["k"], settings["extreme"], cfg)
+    severity = severities(z, settings["k"], settings["extreme"], cfg, rule.independent)
     alone = [t.signal for t in rule.tests[: rule.alone or len(rule.tests)] if t.signal in z]
     if not alone:  # only agreeing signals of this rule were logged
         return []

@@ -22,6 +22,10 @@ from loaders.metric_names import (
 )
 
 HEAVY_REPETITION = 0.5  # a response repeating half its 4-grams is stuck in a loop
+# signals that are shares of the step's samples (or tokens): a trainer's ratio of these
+# gets the binomial error of the dump's n at that step when it has none of its own
+SHARES = (S.H_ABORT, S.H_TIMEOUT, S.H_TRUNCATION, S.H_IS_OUTSIDE, S.H_ZERO_VARIANCE,
+          S.H_REPETITIVE)
 
 
 def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -136,4 +140,19 @@ def health_signals(metrics: pd.DataFrame | None, samples: pd.DataFrame | None) -
                     part.index).isna())
         signals = signals.combine_first(part)
     signals.index.name = S.STEP
-    return signals.sort_index().astype(np.float64)
+    return _share_errors(signals.sort_index().astype(np.float64))
+
+
+def _share_errors(signals: pd.DataFrame) -> pd.DataFrame:
+    """A share the trainer logged (abort ratio, say) is over the step's batch: its binomial
+    error at the dump's n, where the dump has the step."""
+    if S.H_SAMPLES not in signals:
+        return signals
+    n = signals[S.H_SAMPLES]
+    for name in SHARES:
+        if name in signals:
+            p = (signals[name] * n + 0.5) / (n + 1)
+            binomial = np.sqrt(p * (1 - p) / n)
+            known = signals.get(S.h_se(name), pd.Series(np.nan, index=signals.index))
+            signals[S.h_se(name)] = known.fillna(binomial)
+    return signals
