@@ -2,7 +2,9 @@
 with a stable colour and a short label; all of it in the URL (`runs`, `extra`, `labels`)."""
 from __future__ import annotations
 
+import html
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,10 +96,15 @@ def choose_runs() -> list[Member]:
     return members
 
 
+def forget_stale(key: str, options: Sequence[object]) -> None:
+    """Drop a widget's kept value that is no longer among its options (another run set, step
+    or prompt), so the widget falls back to its default instead of failing."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
 def legend(members: list[Member]) -> None:
     """The runs as coloured chips with their label and step range (labels are escaped)."""
-    import html
-
     chips = []
     for m in members:
         steps = m.run.steps

@@ -25,7 +25,7 @@ from pages.figures import diff
 from pages.figures import runs_prompts as build
 from pages.figures.groups import head_tail
 from pages.figures.text import literal, strip_pad, strip_system
-from pages.run_choice import Member
+from pages.run_choice import Member, forget_stale
 from pages.view import View
 from pages.widgets import PERCENT, picked_row
 
@@ -38,6 +38,7 @@ def _step(members: list[Member]) -> tuple[int, list[int | None]]:
         st.caption(f"Step {steps[0]} (the only one)")
         step = steps[0]
     else:
+        forget_stale("runs_step", steps)
         step = st.select_slider("Step", options=steps, value=steps[-1], key="runs_step",
                                 bind="query-params")
     at = [nearest_step(m.run.steps, step) for m in members]
@@ -76,7 +77,7 @@ def _pick(members: list[Member], view: View, a: int, b: int, shown: pd.DataFrame
                                     or c.startswith("Δ pass")}
     picked = picked_row(rows, "t_runs_prompts", 420, config)
     if picked is not None:
-        state.select(prompt=str(rows[S.MATCH_KEY].iloc[picked]))
+        state.select(rprompt=str(rows[S.MATCH_KEY].iloc[picked]))
 
 
 def _link(member: Member, step: int, key: str) -> str:
@@ -115,6 +116,8 @@ def _diff(members: list[Member], view: View, a: int, b: int, found: dict,
         return
     st.markdown(f"**Word diff** · {literal(members[a].label)} → {literal(members[b].label)}")
     left, right = st.columns(2)
+    forget_stale("ans_a", found[a][S.KEY].tolist())
+    forget_stale("ans_b", found[b][S.KEY].tolist())
     key_a = left.selectbox("A's answer", found[a][S.KEY].tolist(), key="ans_a",
                            bind="query-params")
     key_b = right.selectbox("B's answer", found[b][S.KEY].tolist(), key="ans_b",
@@ -130,7 +133,7 @@ def _diff(members: list[Member], view: View, a: int, b: int, found: dict,
 def _opened(members: list[Member], view: View, a: int, b: int, column: str,
             at: list[int | None], table: pd.DataFrame) -> None:
     st.subheader("One prompt across runs")
-    key = st.text_input("Prompt (match key)", key="prompt", bind="query-params",
+    key = st.text_input("Prompt (match key)", key="rprompt", bind="query-params",
                         placeholder="select a row above").strip()
     if not key:
         return

@@ -46,7 +46,7 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
         _settled(page)
         query = _query(page)
         assert query["runs"] == ["base", "ablation", "third"]
-        assert query["labels"] == ["baseline, no-KL, lr×2"] and query["prompt"] == ["3"]
+        assert query["labels"] == ["baseline, no-KL, lr×2"] and query["rprompt"] == ["3"]
         assert query["runs_view"] == ["Same prompt"]
         link = page.evaluate("location.href")
         assert not page.locator("[data-testid='stException']").count()

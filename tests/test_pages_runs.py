@@ -52,7 +52,7 @@ def test_same_prompt_table_filters_and_one_prompt_opened(tmp_path):
     assert sorted(at.dataframe(key="t_runs_prompts").value["match_key"]) == ["2", "3"]
     at.radio(key="pfilter").set_value("only one run has it").run()
     assert sorted(at.dataframe(key="t_runs_prompts").value["match_key"]) == ["1", "5"]
-    at.text_input(key="prompt").set_value("3").run()
+    at.text_input(key="rprompt").set_value("3").run()
     shown = texts(at)
     assert "2 answers · reward mean 0 " in shown and "2 answers · reward mean 0.5" in shown
     assert "Word diff" in shown and not at.exception

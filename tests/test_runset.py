@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import orjson
 import pandas as pd
 import pytest
 from runs_fixtures import write_runs
@@ -14,11 +15,13 @@ from loaders.serve.runset import (
     BY_ID,
     BY_TEXT,
     answers,
+    curve_stats,
     match_column,
     matched_prompts,
     nearest_step,
     prompt_summary,
     step_difference,
+    wall_times,
 )
 
 MEAN = S.stat(S.REWARD, "mean")
@@ -104,3 +107,24 @@ def test_step_difference_of_real_runs(tmp_path):
     assert diff.index.tolist() == [0, 2]
     # base: (1+0+1+0+0+0+1+1)/8 = 0.5; ablation: (1+1+1+0+0+0+1+0)/8 = 0.5
     assert diff[S.DELTA].tolist() == [0.0, 0.0]
+
+
+def test_curve_stats_agree_with_the_single_run_step_stats(tmp_path):
+    run = open_run(write_runs(tmp_path) / "ablation")
+    curves, full = curve_stats(run), run.step_stats
+    assert curves.index.tolist() == full.index.tolist() == [0, 2, 4]
+    for column in (MEAN, S.stat(S.REWARD, "std"), S.stat(S.RESPONSE_LEN, "mean"),
+                   S.stat(S.kl_mean(S.K3), "mean"), S.WIN_RATE, S.SAMPLES):
+        pd.testing.assert_series_equal(curves[column], full[column], check_names=False)
+    assert curve_stats(run) is curves  # kept with the run
+
+
+def test_wall_times_from_the_runs_metrics_when_logged(tmp_path):
+    root = write_runs(tmp_path)
+    assert wall_times(open_run(root / "base")) is None  # no metrics: the x axis stays steps
+    lines = [{"step": step, "time": 1000.0 + 60 * step, "loss": 1.0 / (step + 1)}
+             for step in range(3)]
+    (root / "base" / "metrics.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n"
+                                                           for x in lines))
+    times = wall_times(open_run(root / "base"))
+    assert times is not None and times.to_dict() == {0: 1000.0, 1: 1060.0, 2: 1120.0}

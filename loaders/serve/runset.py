@@ -19,6 +19,8 @@ import pandas as pd
 from loaders import schema as S
 from loaders.groups.table import DEFAULT_PASS, passed
 from loaders.index.extras import extra_column
+from loaders.index.steps import _wins as wins  # the Rewards page's win rate, ties excluded
+from loaders.metrics.collect import TIME, load_metrics
 from loaders.serve.memo import Memo
 from loaders.serve.run import Run
 
@@ -34,6 +36,44 @@ def nearest_step(steps: Sequence[int], wanted: int) -> int | None:
         return None
     values = np.asarray(steps)
     return int(values[np.argmin(np.abs(values - wanted) * 2 + (values > wanted))])
+
+
+CURVE_COLUMNS = (S.REWARD, S.REF_REWARD, *map(S.kl_mean, S.KL_ESTIMATORS), S.RESPONSE_LEN)
+
+
+def _memo(run: Run) -> Memo:
+    with _MEMOS_LOCK:
+        return _MEMOS.setdefault(run, Memo(size=64))
+
+
+def curve_stats(run: Run) -> pd.DataFrame:
+    """Per step: sample count, mean and std of the compared columns (CURVE_COLUMNS) and the
+    win rate, as Run.step_stats names them; without its quantiles (most of its cost), so
+    four big runs open in well under a second.  Kept with the run."""
+    return _memo(run).get("curves", lambda: _curve_stats(run.samples))
+
+
+def _curve_stats(samples: pd.DataFrame) -> pd.DataFrame:
+    grouped = samples.groupby(S.STEP, sort=True)
+    parts = {S.SAMPLES: grouped.size()}
+    for column in CURVE_COLUMNS:
+        if column in samples:
+            parts[S.stat(column, "mean")] = grouped[column].mean()
+            parts[S.stat(column, "std")] = grouped[column].std(ddof=0)
+    parts[S.WIN_RATE] = wins(samples)[S.WIN_RATE]
+    frame = pd.DataFrame(parts)
+    frame.index.name = S.STEP
+    return frame
+
+
+def wall_times(run: Run, metrics_path: str | None = None) -> pd.Series | None:
+    """Wall-clock seconds by step, from the run's training metrics when they log a time
+    (the run dir's metric files only: no alerts computed, no walk); kept with the run."""
+    if metrics_path:
+        frame = run.health(metrics_path).metrics.frame
+    else:
+        frame = _memo(run).get("metrics", lambda: load_metrics(files=run.metric_files).frame)
+    return frame[TIME] if TIME in frame and frame[TIME].notna().any() else None
 
 
 def id_column(frames: Sequence[pd.DataFrame]) -> str | None:
@@ -72,9 +112,7 @@ def prompt_summary(run: Run, step: int, column: str,
     """One row per matched prompt of run's samples at step, indexed by MATCH_KEY: sample
     count, reward mean, pass rate (loaders.groups.table.passed) and a prompt preview.
     Kept with the run."""
-    with _MEMOS_LOCK:
-        memo = _MEMOS.setdefault(run, Memo(size=64))
-    return memo.get((step, column, threshold),
+    return _memo(run).get((step, column, threshold),
                     lambda: _summary(run.step_rows(step), column, threshold))
 
 

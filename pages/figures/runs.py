@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from loaders import schema as S
 from loaders.metrics.collect import TIME
 from pages.figures.axes import integer_steps
-from pages.figures.smoothing import add_band, add_curve, column_values
+from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
@@ -74,25 +74,63 @@ def _x(frame: pd.DataFrame, x_axis: str, times: pd.Series | None) -> tuple[np.nd
     return ((seconds - seconds.min()) / 3600.0).to_numpy(), "hours since the run's first step"
 
 
+def _curve(x: np.ndarray, y: np.ndarray, name: str, colour: str,
+           smoothing: float) -> list[dict]:
+    """One run's curve as trace dicts: with smoothing, the raw curve faint under the EMA."""
+    traces = []
+    if smoothing > 0:
+        traces.append({"type": "scattergl", "x": x, "y": y, "name": f"{name} (raw)",
+                       "mode": "lines", "line": {"color": colour}, "opacity": RAW_OPACITY,
+                       "showlegend": False, "hoverinfo": "skip"})
+        y = ema(y, smoothing)
+    traces.append({"type": "scattergl", "x": x, "y": y, "name": name, "mode": "lines+markers",
+                   "line": {"color": colour}, "marker": {"size": 4, "color": colour},
+                   "hovertemplate": f"{name}: %{{y:.4g}}<extra></extra>"})
+    return traces
+
+
+def _band(x: np.ndarray, mean: np.ndarray, std: np.ndarray, k: float, name: str, colour: str,
+          smoothing: float) -> list[dict]:
+    """mean ± k·std as one filled polygon; steps without a std are left out."""
+    upper, lower = mean + k * std, mean - k * std
+    if smoothing > 0:
+        upper, lower = ema(upper, smoothing), ema(lower, smoothing)
+    keep = np.isfinite(upper) & np.isfinite(lower)
+    if not keep.any():
+        return []
+    return [{"type": "scattergl", "x": np.concatenate([x[keep], x[keep][::-1]]),
+             "y": np.concatenate([upper[keep], lower[keep][::-1]]), "name": name,
+             "mode": "lines", "fill": "toself", "fillcolor": colour, "opacity": BAND_OPACITY,
+             "line": {"color": colour, "width": 0 if keep.sum() > 1 else 6},
+             "hoverinfo": "skip"}]
+
+
+def _figure(traces: list[dict], title: str, x_title: str, height: int) -> go.Figure:
+    """The figure from trace dicts built here (plotly's per-property validation of a
+    Scattergl costs ~8 ms a trace: most of a rerun with four runs; these are tested)."""
+    layout = {"title": {"text": title, "font": {"size": 15}}, "xaxis": {"title": {"text": x_title}},
+              "hovermode": "x unified", "height": height,
+              "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+              "legend": {"orientation": "h", "y": -0.25}}
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
 def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
             smoothing: float = 0.0, title: str = "", x_axis: str = STEP_AXIS,
             times: Sequence[pd.Series | None] = ()) -> go.Figure:
     """`column` of every run over step (or wall time), one colour a run; with band_k > 0,
     the per-step mean column's ± k·std band around it (column must be a '_mean' stat)."""
-    fig, x_title = go.Figure(), S.STEP
+    traces, x_title = [], S.STEP
     for i, one in enumerate(series):
         x, x_title = _x(one.frame, x_axis, times[i] if i < len(times) else None)
         y, name = column_values(one.frame, column), html.escape(one.label)  # text, not markup
         if band_k > 0 and column.endswith("_mean"):
             std = column_values(one.frame, column[: -len("mean")] + "std")
-            add_band(fig, x, y, std, k=band_k, name=f"{name} ± {band_k:g}·std",
-                     color=one.colour, smoothing=smoothing)
-        add_curve(fig, x, y, name=name, color=one.colour, smoothing=smoothing)
+            traces += _band(x, y, std, band_k, f"{name} ± {band_k:g}·std", one.colour,
+                            smoothing)
+        traces += _curve(x, y, name, one.colour, smoothing)
     note = f" (EMA {smoothing:g}, raw faint)" if smoothing > 0 else ""
-    fig.update_layout(title={"text": html.escape(title or column) + note, "font": {"size": 15}},
-                      xaxis_title=x_title, hovermode="x unified", height=360,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
+    fig = _figure(traces, html.escape(title or column) + note, x_title, 360)
     if x_title == S.STEP:
         integer_steps(fig, np.concatenate([s.frame.index.to_numpy() for s in series] or [[]]))
     return fig
@@ -101,22 +139,19 @@ def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
 def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
     """B − A per common step for each run B against the baseline A (frames from
     loaders.serve.runset.step_difference), with the zero line."""
-    fig, base = go.Figure(), html.escape(baseline)
+    traces, base = [], html.escape(baseline)
     for one in diffs:
         frame, name = one.frame, f"{html.escape(one.label)} − {base}"
-        fig.add_trace(go.Scatter(
-            x=frame.index.to_numpy(), y=frame[S.DELTA].to_numpy(), name=name,
-            mode="lines+markers", line={"color": one.colour},
-            customdata=np.stack([frame["a"], frame["b"]], axis=-1) if len(frame) else None,
-            hovertemplate=f"{name}: %{{y:.4g}}<br>A %{{customdata[0]:.4g}} · "
-                          "B %{customdata[1]:.4g}<extra></extra>"))
-    fig.add_hline(y=0, line_dash="dot", line_color="grey")
+        traces.append({
+            "type": "scatter", "x": frame.index.to_numpy(), "y": frame[S.DELTA].to_numpy(),
+            "name": name, "mode": "lines+markers", "line": {"color": one.colour},
+            "customdata": np.stack([frame["a"], frame["b"]], axis=-1) if len(frame) else None,
+            "hovertemplate": f"{name}: %{{y:.4g}}<br>A %{{customdata[0]:.4g}} · "
+                             "B %{customdata[1]:.4g}<extra></extra>"})
     common = sum(len(d.frame) for d in diffs)
-    fig.update_layout(title={"text": html.escape(title) + f" — B − A on common steps "
-                             f"({common} points)", "font": {"size": 15}},
-                      xaxis_title=S.STEP, hovermode="x unified", height=340,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
+    fig = _figure(traces, html.escape(title) + f" — B − A on common steps ({common} points)",
+                  S.STEP, 340)
+    fig.add_hline(y=0, line_dash="dot", line_color="grey")
     integer_steps(fig, np.concatenate([d.frame.index.to_numpy() for d in diffs] or [[]]))
     return fig
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
-from loaders.serve.runset import step_difference
+from loaders.serve.runset import curve_stats, step_difference, wall_times
 from pages import runs_prompts
 from pages.figures import runs as build
 from pages.figures.text import literal
-from pages.run_choice import Member, choose_runs, legend
+from pages.run_choice import Member, choose_runs, forget_stale, legend
 from pages.view import View
 
 CURVES, DIFFERENCE, SAME_PROMPT, METRICS = ("Curves", "Difference B − A", "Same prompt",
@@ -29,6 +29,8 @@ def _quantities(estimator: str) -> dict[str, tuple[str, str]]:
 def _pair(members: list[Member]) -> tuple[int, int]:
     """Baseline A and the run B compared with it (B − A), by position."""
     labels = [m.label for m in members]
+    forget_stale("run_a", range(len(labels)))
+    forget_stale("run_b", range(len(labels)))
     left, right = st.columns(2)
     a = left.selectbox("A (baseline)", range(len(labels)), key="run_a", bind="query-params",
                        format_func=lambda i: labels[i])
@@ -54,14 +56,14 @@ def _smoothing() -> tuple[float, str]:
 def _times(members: list[Member], view: View, x_axis: str) -> list:
     if x_axis != build.TIME_AXIS:
         return []
-    return [build.metric_times(m.run.health(view.metrics_path).metrics.frame) for m in members]
+    return [wall_times(m.run, view.metrics_path) for m in members]
 
 
 def _curves(members: list[Member], view: View) -> None:
     smoothing, x_axis = _smoothing()
     band = st.slider("Band: ± k·std (reward)", 0.0, 3.0, 1.0, 0.25, key="runs_band",
                      bind="query-params")
-    series = [build.Series(m.label, m.colour, m.run.step_stats) for m in members]
+    series = [build.Series(m.label, m.colour, curve_stats(m.run)) for m in members]
     times = _times(members, view, x_axis)
     columns = st.columns(2)
     for i, (name, (column, title)) in enumerate(_quantities(view.options.kl_estimator).items()):
@@ -76,7 +78,7 @@ def _difference(members: list[Member], view: View, a: int) -> None:
     column, title = choices[name]
     base = members[a]
     diffs = [build.Series(m.label, m.colour,
-                          step_difference(base.run.step_stats, m.run.step_stats, column))
+                          step_difference(curve_stats(base.run), curve_stats(m.run), column))
              for i, m in enumerate(members) if i != a]
     st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
                     key="c_runs_diff")
@@ -92,8 +94,7 @@ def _metrics_alerts(members: list[Member], view: View) -> None:
     names = sorted({n for h in healths for n in h.metrics.names})
     if names:
         smoothing, x_axis = _smoothing()
-        metric = st.selectbox("Training metric", names, key="runs_metric", bind="query-params",
-                              format_func=literal)
+        metric = st.selectbox("Training metric", names, key="runs_metric", bind="query-params")
         series = [build.Series(m.label, m.colour, h.metrics.frame)
                   for m, h in zip(members, healths)]
         times = [build.metric_times(h.metrics.frame) for h in healths]

@@ -1,0 +1,128 @@
+"""Comparing four big runs: opening them from their indexes, and the server time of each
+widget change on the Compare runs page, driven by AppTest.
+
+    python benchmarks/bench_runs.py [--dir benchmarks/out/runs] [--runs 4 --steps 100]
+
+Writes (once) `--runs` runs of the benchmark dump's shape (8 ranks x 32 samples x up to 1024
+tokens a step, GRPO groups of 8) under --dir, one seed each over the same prompts (an
+ablation), with training metrics, and indexes them.  Then it opens the Compare runs page on
+all of them in a fresh board (every run read from its index) and changes one widget at a time.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
+
+import generate_dump  # noqa: E402
+from apptest import board  # noqa: E402
+from generate_metrics import write_metrics  # noqa: E402
+
+from loaders.find.walk import discover  # noqa: E402
+from loaders.serve.catalog import Catalog  # noqa: E402
+from pages.frame import RUN_SECONDS  # noqa: E402
+
+TARGET_OPEN_S, TARGET_S = 2.0, 0.3
+POOL_SEED = 0  # every run draws its prompts from the same pool: runs of one ablation
+SHAPE = {"ranks": 8, "samples_per_rank": 32, "max_tokens": 1024, "group_size": 8}
+
+
+def write_runs(root: Path, runs: int, steps: int) -> list[str]:
+    """run_0.. under root (skipped when present), each indexed once; their names."""
+    real = generate_dump.make_world
+    generate_dump.make_world = lambda seed, *args, **kw: real(POOL_SEED, *args, **kw)
+    names = [f"run_{k}" for k in range(runs)]
+    try:
+        for k, name in enumerate(names):
+            out = root / name
+            if not any(out.glob("rollout_data_rank_*.jsonl")):
+                generate_dump.write_dump(out, steps, seed=100 + k, **SHAPE)
+                write_metrics(out / "logs" / "metrics.jsonl", steps=steps, seed=k, spike=60)
+            subprocess.run([sys.executable, "-m", "loaders", str(out), "--json"], cwd=ROOT,
+                           check=True, stdout=subprocess.DEVNULL)
+    finally:
+        generate_dump.make_world = real
+    return names
+
+
+def open_from_indexes(root: Path, names: list[str]) -> float:
+    """Seconds for a fresh catalog to hold every run (each read from its index)."""
+    catalog = Catalog(root)
+    start = time.perf_counter()
+    for name in names:
+        assert catalog.run(root / name).cache == "hit"
+    return time.perf_counter() - start
+
+
+def interactions(at) -> list:
+    def section(name: str):
+        return lambda: at.segmented_control(key="runs_view").set_value(name)
+
+    return [
+        ("EMA smoothing", lambda: at.slider(key="runs_ema").set_value(0.6)),
+        ("band k", lambda: at.slider(key="runs_band").set_value(2.0)),
+        ("x axis -> time", lambda: at.radio(key="runs_x").set_value("time")),
+        ("labels", lambda: at.text_input(key="labels").input("base, lr2, kl0, big")),
+        ("B -> third run", lambda: at.selectbox(key="run_b").set_value(2)),
+        ("view -> difference", section("Difference B − A")),
+        ("difference of KL", lambda: at.selectbox(key="runs_diff").set_value("KL")),
+        ("view -> same prompt", section("Same prompt")),
+        ("step -> middle", lambda: at.select_slider(key="runs_step").set_value(
+            at.select_slider(key="runs_step").options[50])),
+        ("match by text", lambda: at.radio(key="match").set_value("text")),
+        ("filter B better", lambda: at.radio(key="pfilter").set_value("B better")),
+        ("open a prompt", lambda: at.text_input(key="rprompt").input(
+            str(at.dataframe(key="t_runs_prompts").value["match_key"].iloc[0]))),
+        ("view -> metrics & alerts", section("Metrics & alerts")),
+        ("another metric", lambda: at.selectbox(key="runs_metric").set_value(
+            at.selectbox(key="runs_metric").options[3])),
+        ("view -> curves", section("Curves")),
+    ]
+
+
+def timed_run(at, label: str, results: list) -> None:
+    start = time.perf_counter()
+    at.run()
+    wall = time.perf_counter() - start
+    assert not at.exception, (label, at.exception)
+    results.append((label, at.session_state[RUN_SECONDS], wall))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out" / "runs")
+    parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=100)
+    args = parser.parse_args()
+    names = write_runs(args.dir, args.runs, args.steps)
+    sizes = [sum(f.path.stat().st_size for f in discover(args.dir / n)) for n in names]
+    print(f"{len(names)} runs of {', '.join(f'{s / 1e9:.2f}' for s in sizes)} GB in {args.dir}")
+    print(f"data layer: {len(names)} runs from their indexes in "
+          f"{open_from_indexes(args.dir, names):.2f} s")
+    start = time.perf_counter()
+    at = board(args.dir, page="runs", run=names[0], runs=names)
+    wall = time.perf_counter() - start
+    print(f"Compare runs opened on {len(names)} runs (indexes read, figures built): server "
+          f"{at.session_state[RUN_SECONDS]:.2f} s, AppTest wall {wall:.2f} s "
+          f"(target <= {TARGET_OPEN_S:g} s)")
+    results: list = []
+    for label, action in interactions(at):
+        action()
+        timed_run(at, label, results)
+    print(f"{'interaction':28s} {'server':>8s}  {'ratio':>10s}  {'AppTest wall':>12s}")
+    for label, seconds, wall in results:
+        print(f"{label:28s} {seconds * 1e3:5.0f} ms  {seconds / TARGET_S:.2f}x 0.3 s"
+              f"  {wall * 1e3:9.0f} ms")
+    worst = max(s for _, s, _ in results)
+    print(f"server time: median {statistics.median(s for _, s, _ in results) * 1e3:.0f} ms, "
+          f"max {worst * 1e3:.0f} ms ({worst / TARGET_S:.2f}x the 0.3 s target)")
+
+
+if __name__ == "__main__":
+    main()
