@@ -76,6 +76,20 @@ def wall_times(run: Run, metrics_path: str | None = None) -> pd.Series | None:
     return frame[TIME] if TIME in frame and frame[TIME].notna().any() else None
 
 
+_WARMED: weakref.WeakSet[Run] = weakref.WeakSet()
+
+
+def warm_health(runs: Sequence[Run], metrics_path: str | None = None) -> None:
+    """Compute each run's health (metrics, signals, alerts) in a background thread, once per
+    run: the comparison's metrics and alerts view then opens without waiting for four."""
+    with _MEMOS_LOCK:
+        todo = [run for run in runs if run not in _WARMED]
+        _WARMED.update(todo)
+    if todo:
+        threading.Thread(target=lambda: [run.health(metrics_path) for run in todo],
+                         daemon=True, name="rl-board warm health").start()
+
+
 def id_column(frames: Sequence[pd.DataFrame]) -> str | None:
     """The first dataset id column (schema.MATCH_ID_KEYS) every frame has values of."""
     for key in S.MATCH_ID_KEYS:

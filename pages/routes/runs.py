@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
-from loaders.serve.runset import curve_stats, step_difference, wall_times
+from loaders.serve.runset import curve_stats, step_difference, wall_times, warm_health
 from pages import runs_prompts
 from pages.figures import runs as build
 from pages.figures.text import literal
@@ -120,6 +120,7 @@ def render(view: View) -> None:
                 "(one per line).")
         return
     legend(members)
+    warm_health([m.run for m in members], view.metrics_path)
     a, b = _pair(members)
     section = st.segmented_control("View", SECTIONS, default=CURVES, key="runs_view",
                                    bind="query-params", required=True)
