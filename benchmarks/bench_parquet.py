@@ -125,6 +125,7 @@ def main() -> None:
     cost = writer_cost(args.dir / "writer", 256, args.max_tokens)
     r["writer_jsonl_s"], r["writer_parquet_s"] = cost["jsonl"], cost["parquet"]
     report(r)
+    (ROOT / "benchmarks" / "out").mkdir(parents=True, exist_ok=True)
     (ROOT / "benchmarks" / "out" / "bench_parquet.json").write_bytes(
         orjson.dumps(r, option=orjson.OPT_INDENT_2))
 

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 META_KEY = b"rl_logging_board"
 LAYOUT = "rl_board_parquet"
 LAYOUT_VERSION = 1
-ROW_GROUP_ROWS = 64
+ROW_GROUP_ROWS = 8  # one sample read back decompresses this many
 FLUSH_ROWS = 1024
 _STEP = "step"
 
@@ -147,12 +147,27 @@ def table_of(samples: list[dict]) -> pa.Table:
         {META_KEY: orjson.dumps(meta)})
 
 
+def encodings(schema: pa.Schema) -> dict:
+    """Float lists byte-stream-split (their exponent bytes then compress: a third smaller
+    than plain, and faster to read than a dictionary that overflows); dictionaries only for
+    strings and lists of strings (token texts repeat: a reader gets indices, not strings)."""
+    def leaf(field: pa.Field) -> str:  # what the encoding options name: the leaf column
+        return f"{field.name}.list.element" if pa.types.is_list(field.type) else field.name
+
+    floats = [leaf(f) for f in schema if pa.types.is_list(f.type)
+              and pa.types.is_floating(f.type.value_type)]
+    others = [leaf(f) for f in schema if leaf(f) not in floats]
+    return {"use_dictionary": others,
+            "column_encoding": dict.fromkeys(floats, "BYTE_STREAM_SPLIT")}
+
+
 def write_atomically(table: pa.Table, path: Path) -> None:
     """Write through a hidden temp file in the same dir (fsync, rename): all or nothing."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "wb") as handle:
-            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS,
+                           **encodings(table.schema))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

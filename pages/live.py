@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import loaders
+from loaders.find.remote import is_url
 from loaders.serve.follow import Beat
 from pages.loading import follower
 
@@ -50,6 +51,9 @@ def _default_on(run_dir: Path, run: loaders.Run) -> bool:
 
 def follow(base: Path, run_dir: Path, run: loaders.Run) -> bool:
     """The Follow toggle and, when on, the live indicator that polls the run; True when on."""
+    if is_url(base):  # polling object storage every few seconds costs requests: Refresh
+        st.sidebar.caption("Follow is off for dump dirs on object storage: use Refresh.")
+        return False
     on = st.sidebar.toggle(
         "Follow", value=_default_on(run_dir, run), key="follow", bind="query-params",
         help="Watch the run while it trains: new lines appear within seconds, and the step "

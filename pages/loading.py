@@ -2,7 +2,6 @@
 every session; the disk is looked at again only when refresh(base) is called."""
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -12,6 +11,7 @@ import streamlit as st
 
 import loaders
 from loaders import schema as S
+from loaders.find.remote import stat_of
 from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
@@ -82,7 +82,7 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
     run = _attempt(lambda progress: _catalog(str(base or path)).run(path, progress))
     if run is not None:
-        st.session_state[LOADED] = (Path(base or path), Path(path))  # for recover_stale
+        st.session_state[LOADED] = (base or path, path)  # for recover_stale
     return run
 
 
@@ -136,7 +136,7 @@ def recover_stale(run: loaders.Run, files: Collection[str]) -> None:
 def _version(path: Path) -> tuple[int, ...] | None:
     """What tells one version of a file from the next; None when it cannot be stat'ed."""
     try:
-        stat = os.stat(path)
+        stat = stat_of(path)  # a URL's object too (loaders.find.remote)
     except OSError:
         return None
     return stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino

@@ -137,3 +137,18 @@ def test_cli_on_a_url_and_a_wrong_credential(s3, tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("error: cannot reach s3://")
     assert "Traceback" not in proc.stderr
+
+
+def test_the_board_opens_a_dump_dir_url(s3, tmp_path):
+    from apptest import board, errors, goto, texts
+
+    local = tmp_path / "local"
+    write_dump(local, steps=2, ranks=1, samples_per_rank=3, max_tokens=32)
+    upload(s3, local, "page")
+    at = board(f"s3://{BUCKET}/page")
+    assert errors(at) == []
+    assert "Follow is off for dump dirs on object storage" in texts(at)
+    at = goto(at, "responses")
+    assert errors(at) == [] and at.dataframe and len(at.dataframe[0].value) == 3
+    at = goto(at, "sample")
+    assert errors(at) == [] and "changed on disk" not in texts(at)

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import BinaryIO
 
 URL = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
@@ -131,6 +132,11 @@ class RemotePath:
             here = here.parent
             out.append(here)
         return out
+
+    def relative_to(self, other: RemotePath) -> PurePosixPath:
+        if not self.url.startswith(other.url + "/"):
+            raise ValueError(f"{self.url} is not under {other.url}")
+        return PurePosixPath(self.url[len(other.url) + 1:])
 
     def expanduser(self) -> RemotePath:
         return self

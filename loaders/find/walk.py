@@ -96,7 +96,7 @@ class Listing:
         """The same walk seen from a sub-dir, as if that dir had been walked itself."""
         sub = self.root / rel_dir
         prefix = rel_dir.rstrip("/") + "/"
-        real_sub = os.path.realpath(sub)
+        real_sub = os.path.realpath(sub) if isinstance(sub, Path) else ""  # a URL: no links
         dumps = [DumpFile(d.path, d.rel[len(prefix):], d.rank) for d in self.dumps
                  if d.rel.startswith(prefix) and _kept(d.path, real_sub)]
         logs = [p for p in self.logs if sub in p.parents and _kept(p, real_sub)]

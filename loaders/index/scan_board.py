@@ -16,7 +16,7 @@ from loaders.formats import samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.summary import SummaryBatch
-from loaders.parse.columnar import json_columns, records, row_checks
+from loaders.parse.columnar import dictionary_columns, json_columns, records, row_checks
 from loaders.parse.record import BadLine
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
@@ -27,7 +27,10 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     problem (its rows counted as bad lines), the others are kept."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
-        handle = pq.ParquetFile(open_binary(chunk.path))
+        source = open_binary(chunk.path)
+        meta = pq.ParquetFile(source).metadata  # then token texts read as dictionaries:
+        handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(
+            meta.schema.to_arrow_schema()))
     except _ERRORS as err:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
         return result
@@ -37,7 +40,7 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     for group in range(handle.num_row_groups):
         size = handle.metadata.row_group(group).num_rows
         try:
-            table = handle.read_row_group(group)
+            table = handle.read_row_group(group, use_threads=False)  # a worker per core already
             checks = row_checks(table)
             found = records(table, as_json)
         except _ERRORS as err:

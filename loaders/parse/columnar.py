@@ -31,9 +31,9 @@ class Tokens(list):
     own storage stays empty, so only len(), [i] and iteration may be used on it.
     """
 
-    def __init__(self, values: pa.Array, start: int, end: int) -> None:
+    def __init__(self, codes: np.ndarray, texts: pa.Array, start: int, end: int) -> None:
         super().__init__()
-        self._values, self._start, self._end = values, start, end
+        self._codes, self._texts, self._start, self._end = codes, texts, start, end
 
     def __len__(self) -> int:
         return self._end - self._start
@@ -41,10 +41,11 @@ class Tokens(list):
     def __getitem__(self, index: int) -> str:  # type: ignore[override]
         if not -len(self) <= index < len(self):
             raise IndexError(index)
-        return self._values[self._start + index % len(self)].as_py()
+        return self._texts[int(self._codes[self._start + index % len(self)])].as_py()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values.slice(self._start, len(self)).to_pylist())
+        codes = self._codes[self._start:self._end]
+        return iter(self._texts.take(pa.array(codes)).to_pylist())
 
     def __bool__(self) -> bool:
         return len(self) > 0
@@ -65,8 +66,12 @@ def is_number_list(kind: pa.DataType) -> bool:
 
 
 def _string_list(kind: pa.DataType) -> bool:
-    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and (
-        pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type))
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return False
+    item = kind.value_type
+    if pa.types.is_dictionary(item):  # read as a dictionary (see dictionary_columns)
+        item = item.value_type
+    return pa.types.is_string(item) or pa.types.is_large_string(item)
 
 
 def _arrays(name: str, array: pa.Array) -> list:
@@ -80,10 +85,24 @@ def _arrays(name: str, array: pa.Array) -> list:
             make = flat.__getitem__
             return [(make(slice(a, b)) if b > a else []) if ok else None
                     for a, b, ok in zip(offsets[:-1].tolist(), offsets[1:].tolist(), valid)]
-        values = array.values
-        return [(Tokens(values, a, b) if b > a else []) if ok else None
+        codes, texts = _codes(array.values)
+        return [(Tokens(codes, texts, a, b) if b > a else []) if ok else None
                 for a, b, ok in zip(offsets[:-1].tolist(), offsets[1:].tolist(), valid)]
     return array.to_pylist()
+
+
+def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """(a code per token, the texts the codes index): a column read as a dictionary (see
+    dictionary_columns) gives them as they are; plain strings are their own texts."""
+    if pa.types.is_dictionary(values.type):
+        return values.indices.to_numpy(zero_copy_only=False), values.dictionary
+    return np.arange(len(values)), values
+
+
+def dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The list<string> leaf columns (token texts), to be read as dictionaries: indices
+    and the distinct texts, never a Python string per token."""
+    return [f"{f.name}.list.element" for f in schema if _string_list(f.type)]
 
 
 def row_checks(table: pa.Table) -> list[int]:
@@ -120,7 +139,7 @@ def _decoded(text: object) -> object:
 def read_rows(path: Path, indices: list[int]) -> list[tuple[dict, int]]:
     """(record with plain lists, row check) of each row index, reading only the row groups
     that hold them.  Raises OSError, IndexError (a row past the end) or an Arrow error."""
-    handle = pq.ParquetFile(open_binary(path))
+    handle = pq.ParquetFile(open_binary(path))  # noqa: SIM115 - pyarrow closes it
     starts = np.cumsum([0] + [handle.metadata.row_group(g).num_rows
                               for g in range(handle.num_row_groups)])
     as_json = json_columns(handle.schema_arrow)

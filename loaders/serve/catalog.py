@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loaders.find.kind import detect
+from loaders.find.remote import RemotePath, as_path, is_url
+from loaders.find.remote_walk import scan_url
 from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
 from loaders.serve.budget import BUDGET, run_bytes
@@ -55,7 +57,7 @@ class Catalog:
     """
 
     def __init__(self, base: str | Path, keep: int = KEEP_RUNS) -> None:
-        self.base = Path(base).expanduser().resolve()
+        self.base = as_path(base) if is_url(base) else Path(base).expanduser().resolve()
         self._lock = threading.Lock()  # guards _walk and _loads; never held while loading
         self._walk: _Walk | None = None
         self._loads: dict[object, Load] = {}  # in flight, by key: joined by later callers
@@ -88,8 +90,7 @@ class Catalog:
         """The run of path (the base or a dir under it), loaded on first use; DumpError when
         it cannot be, or when its load made no progress for stall_seconds().  `progress`
         reports (in the caller's thread) while this call waits for the load."""
-        # abspath, not resolve: resolving costs a stat per path component on every click
-        key = Path(os.path.abspath(Path(path).expanduser()))
+        key = _key(path)
         try:
             found = self._runs.get(key, _absent)
             BUDGET.touch(self, key)
@@ -125,7 +126,7 @@ class Catalog:
         """The held run of path with what its files gained since it was read (only the
         files it knows, unless `walk`: then the dir is walked for new ones first); a run not
         held yet is loaded.  See loaders.serve.grow; DumpError as run() raises it."""
-        key = Path(os.path.abspath(Path(path).expanduser()))
+        key = _key(path)
         held = self._runs.peek(key)
         if not isinstance(held, Run):
             return self.run(path)
@@ -149,7 +150,7 @@ class Catalog:
         bytes changed since indexing) parsed whole.  It replaces the run held, and so its
         cached samples; DumpError as run() raises it.  A load of path in flight (a refresh)
         is joined, not doubled: if it did not re-parse them, a read names them again."""
-        key = Path(os.path.abspath(Path(path).expanduser()))
+        key = _key(path)
         walk, stale = self._current(progress), frozenset(files)
         found = self._watch(key, lambda report: self._open(key, walk, report, stale),
                             progress, f"loading {key}")
@@ -184,14 +185,14 @@ class Catalog:
             del self._loads[key]
             if isinstance(result, _Walk):
                 self._walk = result
-            elif isinstance(key, Path) and isinstance(result, (Run, DumpError)):
+            elif isinstance(key, (Path, RemotePath)) and isinstance(result, (Run, DumpError)):
                 self._runs.put(key, result)
         if isinstance(result, Run):  # outside the lock: the budget may drop other runs here
             BUDGET.admit(self, key, result, run_bytes(result))
 
     def drop(self, key: object, run: object) -> None:
         """Forget the run held for key, if it is still `run` (the memory budget's call)."""
-        if isinstance(key, Path) and self._runs.peek(key) is run:
+        if isinstance(key, (Path, RemotePath)) and self._runs.peek(key) is run:
             self._runs.discard(key)
 
     def _reopen(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
@@ -219,7 +220,8 @@ def _stalled(what: str, limit: float) -> DumpError:
 
 def _walked(base: Path) -> _Walk:
     try:
-        listing = scan(base) if base.is_dir() else Listing(base, (), ())
+        walk = scan_url if is_url(base) else scan  # a URL: one listing of its prefix
+        listing = walk(base) if base.is_dir() else Listing(base, (), ())
     except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a symlink loop
         return _Walk(Listing(base, (), ()), (), f"cannot walk {base}: {err}")
     runs = tuple(sub_runs(listing))
@@ -235,6 +237,14 @@ def _formats(listing: Listing, runs: tuple[str, ...],
             files.append(dump)
     return tuple((run, frozenset(f for f in (detect(d.path, d.rel) for d in files) if f))
                  for run, files in heads.items())
+
+
+def _key(path: str | Path) -> Path:
+    """A run's key: its absolute path, or its URL (loaders.find.remote)."""
+    if is_url(path):
+        return as_path(path)
+    # abspath, not resolve: resolving costs a stat per path component on every click
+    return Path(os.path.abspath(Path(path).expanduser()))
 
 
 def _listing_of(path: Path, listing: Listing) -> Listing | None:

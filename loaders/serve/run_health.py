@@ -1,12 +1,14 @@
 """A run's metric files, found once, and its health computed from them without a walk."""
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from loaders.find.remote import is_url
 from loaders.health.check import Health, check
 from loaders.health.config import CONFIG_NAME
 from loaders.index.ondisk import FileState
@@ -31,6 +33,8 @@ def run_metric_files(root: Path, logs: Iterable[Path], states: dict[str, FileSta
 
 def metric_stamp(root: Path, files: dict[Path, str]) -> str:
     """Sizes and mtimes of the metric files and alerts.toml: what a refresh compares."""
+    if is_url(root):  # neither is read from object storage
+        return metrics_fingerprint(files)
     return metrics_fingerprint({**files, root / CONFIG_NAME: "config"})
 
 
@@ -44,4 +48,7 @@ def checked_health(root: Path, samples: pd.DataFrame, extra: Path | None,
                    files: dict[Path, str]) -> Health:
     """Metrics, signals and alerts; what alerts.toml could not set is a note in
     health.metrics.notes, and the defaults stand in for it."""
+    if is_url(root):  # alerts.toml and metric logs on object storage are not read: the
+        # default thresholds apply (a dir under /dev/null holds no alerts.toml)
+        return check(Path(os.devnull), samples, extra, metric_files=files)
     return check(root, samples, extra, metric_files=files)
