@@ -41,13 +41,23 @@ LOSS_WEIGHT_KEYS = ("sample_loss_mask", "loss_multiplier")  # 0: no loss from th
 # a trainer's advantage: a scalar per sample, or a token array (its mean is the sample's)
 ADVANTAGE_KEYS = ("advantage", "advantages", "adv")
 
+# a multi-turn (agentic) sample: `messages` is its conversation, an ordered list of turns
+# {role: system|user|assistant|tool, content, tool_calls: [{name, arguments}], tool_call_id,
+# reasoning_content, finish_reason}; over its response tokens `loss_mask` (1 trained, 0 masked:
+# tool outputs, user turns, template scaffold) and `token_turns` (the index in `messages` of
+# the turn each token belongs to).  See loaders.parse.conversation.
+MESSAGES = "messages"
+LOSS_MASK = "loss_mask"
+TOKEN_TURNS = "token_turns"
+CONVERSATION_KEYS = (MESSAGES, LOSS_MASK, TOKEN_TURNS)
+
 CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
              TOKEN_REWARDS, REWARD, STEP)
 OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD)
 TEXT_KEYS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
 SCALAR_KEYS = (REWARD, REF_REWARD, VALID_REWARD, REF_VALID_REWARD)
 FLOAT_ARRAY_KEYS = (LOGPROBS, REF_LOGPROBS, VALUES, TOKEN_REWARDS)
-KNOWN_KEYS = frozenset(CORE_KEYS + OPTIONAL_KEYS + (VALIDATION,))
+KNOWN_KEYS = frozenset(CORE_KEYS + OPTIONAL_KEYS + (VALIDATION,) + CONVERSATION_KEYS)
 
 # ---- summary frame: where each sample lives -------------------------------------------
 FILE = "file"
@@ -83,6 +93,17 @@ REPETITION_CHARS = 1024
 LENGTH_MISMATCH = "length_mismatch"
 NONFINITE = "nonfinite"
 FLAGS = (TRUNCATED, LENGTH_MISMATCH, NONFINITE)
+# a conversation's summary (NaN / "" for a single-turn sample): its turns, the tool calls of
+# its assistant turns, the tools they named (sorted, comma-separated), tool turns that report
+# an error, the share of its response tokens that are trained (loss_mask), and the finish
+# reason of its last assistant turn (else the sample's finish_reason / stop_reason)
+TURNS = "turns"
+TOOL_CALLS = "tool_calls"
+TOOL_NAMES = "tool_names"
+TOOL_ERRORS = "tool_errors"
+TRAINED_SHARE = "trained_share"
+LAST_FINISH = "last_finish_reason"
+CONVERSATION_COLUMNS = (TURNS, TOOL_CALLS, TOOL_NAMES, TOOL_ERRORS, TRAINED_SHARE, LAST_FINISH)
 # bytes on the first row of each (file, step, validation) group a parse met: its token
 # metrics by position bin and its hot tokens (loaders.index.token_digest); None elsewhere
 TOKEN_DIGEST = "token_digest"
@@ -128,6 +149,8 @@ PROB = "prob"
 REF_PROB = "ref_prob"
 TOKEN_METRICS = (TOKEN_REWARD, LOG_RATIO, K1, K2, K3, K3_REVERSE, VALUE, LOGPROB,
                  REF_LOGPROB, PROB, REF_PROB)
+TURN = "turn"  # the token's turn (index in `messages`), -1 outside a conversation
+TRAINED = "trained"  # False for a masked (environment) token: its metrics are NaN
 ARRAY_TO_TOKEN_COLUMN = {LOGPROBS: LOGPROB, REF_LOGPROBS: REF_LOGPROB, VALUES: VALUE,
                          TOKEN_REWARDS: TOKEN_REWARD}
 
@@ -162,6 +185,8 @@ SUMMARY_DTYPES: dict[str, str] = {
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
     TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool", TOKEN_DIGEST: "object",
     REPETITION: "float64",
+    TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
+    TRAINED_SHARE: "float64", LAST_FINISH: "string",
 }
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from loaders import schema as S
 from loaders.formats import native, nemo, prime, roll, trl, verl
 from loaders.formats.context import FileContext
+from loaders.parse.conversation import fill_texts
 from loaders.parse.record import BadLine, parse_step
 
 
@@ -93,5 +94,5 @@ def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadL
         except BadLine as err:
             out.append(err)
             continue
-        out.append(sample)
+        out.append(fill_texts(sample))
     return out

@@ -37,7 +37,7 @@ from loaders.index.trust import (
     checked_states,
 )
 
-INDEX_VERSION = 9
+INDEX_VERSION = 10
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"

@@ -12,7 +12,7 @@ from loaders.index.extras import FieldProblem, extra_column, extras
 from loaders.index.grouping import exclusion, group_of, prompt_id
 from loaders.index.repetition import repetition
 from loaders.index.token_digest import TokenDigest
-from loaders.parse import kl
+from loaders.parse import conversation, kl
 from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
 from loaders.parse.fields import flag
 from loaders.parse.text import text_of
@@ -69,6 +69,8 @@ class SummaryBatch:
         self._digest = TokenDigest()
 
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
+        turns = conversation.turns_of(obj)
+        obj, trained_share = conversation.trained_view(obj)  # masked tokens enter nothing
         row = dict(where)
         row[S.STEP] = obj[S.STEP]
         row[S.VALIDATION] = _validation(obj, where.get(S.FILE, ""), problem)
@@ -82,6 +84,7 @@ class SummaryBatch:
         row[S.EXCLUDED_BY] = exclusion(obj, problem)
         row[S.EXCLUDED] = bool(row[S.EXCLUDED_BY])
         row.update(extras(obj, problem))
+        row.update(conversation.columns(obj, turns, trained_share))
         self._log_ratio(obj, row, n, problem)
         self._digest.add(obj, len(self.rows), n)
         self.rows.append(row)

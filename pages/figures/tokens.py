@@ -25,7 +25,7 @@ def token_metrics(tokens: pd.DataFrame) -> list[str]:
     """Metrics with data for this sample: the schema's, then extra arrays (entropy, ...)."""
     known = [m for m in S.TOKEN_METRICS if m in tokens and tokens[m].notna().any()]
     extra = [c for c in tokens.columns if c not in S.TOKEN_METRICS
-             and c not in (S.TOKEN, S.TOKEN_INDEX) and tokens[c].notna().any()]
+             and c not in (S.TOKEN, S.TOKEN_INDEX, S.TURN, S.TRAINED) and tokens[c].notna().any()]
     return known + extra
 
 

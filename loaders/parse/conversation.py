@@ -1,0 +1,215 @@
+"""Multi-turn (agentic) samples: their conversation, and which response tokens are trained.
+
+A sample may carry `messages` (schema.MESSAGES), an ordered list of turns in the OpenAI chat
+layout most trainers write: `{role, content, tool_calls, tool_call_id, name,
+reasoning_content, finish_reason}`, where a tool call is `{id, name, arguments}` or
+`{id, type: "function", function: {name, arguments}}` and content is a string or a list of
+`{type: "text", text}` parts.  Over its response tokens, `loss_mask` marks the trained
+(model-sampled) tokens and `token_turns` the turn each token belongs to.
+
+Masked tokens (tool outputs, user turns, template scaffold) are the environment's: they are
+left out of every mean, sum and KL by `trained_view`, which the summary applies before it
+computes anything, and `mask_untrained`, which blanks their metrics in a token table.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import TypedDict
+
+import numpy as np
+
+from loaders import schema as S
+from loaders.parse.text import text_of
+
+ROLES = ("system", "user", "assistant", "tool")
+# how a tool output says it failed, when the trainer does not flag it: its first words
+_TOOL_ERROR = re.compile(r"^\s*(\[?error\b|traceback \(most recent call last\)|exception\b|"
+                         r"failed\b|command failed|timed? ?out\b)", re.IGNORECASE)
+_ERROR_FLAGS = ("is_error", "error")
+MAX_TOOL_NAMES = 200  # characters of the tool_names column
+
+
+class ToolCall(TypedDict):
+    id: str
+    name: str
+    arguments: str
+
+
+class Turn(TypedDict):
+    role: str  # one of ROLES, else "other"
+    raw_role: str  # as written (shown when it is not one of ROLES)
+    text: str
+    reasoning: str
+    tool_calls: list[ToolCall]
+    tool_call_id: str
+    name: str
+    finish_reason: str
+    error: bool  # a tool turn that reports a failure
+
+
+def _content(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(p, dict) for p in value):
+        parts = [p.get("text") if isinstance(p.get("text"), str) else text_of(p) for p in value]
+        return "".join(parts)
+    return text_of(value)
+
+
+def _call(raw: object) -> ToolCall:
+    if not isinstance(raw, dict):
+        return ToolCall(id="", name="", arguments=text_of(raw))
+    fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
+    args = fn.get("arguments", fn.get("args", fn.get("input")))
+    return ToolCall(id=text_of(raw.get("id")), name=text_of(fn.get("name")),
+                    arguments=args if isinstance(args, str) else text_of(args))
+
+
+def _error(message: dict, role: str, text: str) -> bool:
+    if role != "tool":
+        return False
+    for key in _ERROR_FLAGS:
+        value = message.get(key)
+        if value not in (None, "", False, 0, [], {}):
+            return True
+    return bool(_TOOL_ERROR.match(text))
+
+
+def turn_of(message: object) -> Turn:
+    """One message as a Turn; anything that is not an object is a turn of role "other"."""
+    if not isinstance(message, dict):
+        return Turn(role="other", raw_role="", text=text_of(message), reasoning="",
+                    tool_calls=[], tool_call_id="", name="", finish_reason="", error=False)
+    raw_role = text_of(message.get("role"))
+    role = raw_role.lower() if raw_role.lower() in ROLES else (
+        "tool" if raw_role.lower() in ("ipython", "function", "observation", "environment")
+        else "other")
+    text = _content(message.get("content"))
+    calls = message.get("tool_calls")
+    return Turn(role=role, raw_role=raw_role, text=text,
+                reasoning=text_of(message.get("reasoning_content") or message.get("reasoning")),
+                tool_calls=[_call(c) for c in calls] if isinstance(calls, list) else [],
+                tool_call_id=text_of(message.get("tool_call_id")),
+                name=text_of(message.get("name")),
+                finish_reason=text_of(message.get("finish_reason")),
+                error=_error(message, role, text))
+
+
+def turns_of(obj: dict) -> list[Turn]:
+    """The sample's conversation as turns ([] for a single-turn sample)."""
+    messages = obj.get(S.MESSAGES)
+    return [turn_of(m) for m in messages] if isinstance(messages, list) else []
+
+
+def _finish(turns: list[Turn], obj: dict) -> str:
+    for turn in reversed(turns):
+        if turn["role"] == "assistant":
+            if turn["finish_reason"]:
+                return turn["finish_reason"]
+            break
+    for key in ("finish_reason", "stop_reason"):
+        if isinstance(obj.get(key), str):
+            return obj[key]
+    return ""
+
+
+def columns(obj: dict, turns: list[Turn], trained_share: float) -> dict[str, object]:
+    """The conversation's summary columns (schema.CONVERSATION_COLUMNS)."""
+    if not turns:
+        return {S.TURNS: math.nan, S.TOOL_CALLS: math.nan, S.TOOL_NAMES: "",
+                S.TOOL_ERRORS: math.nan, S.TRAINED_SHARE: trained_share,
+                S.LAST_FINISH: _finish(turns, obj) if S.MESSAGES in obj else ""}
+    calls = [c for t in turns if t["role"] == "assistant" for c in t["tool_calls"]]
+    names = ", ".join(sorted({c["name"] for c in calls if c["name"]}))
+    return {S.TURNS: float(len(turns)), S.TOOL_CALLS: float(len(calls)),
+            S.TOOL_NAMES: names[:MAX_TOOL_NAMES],
+            S.TOOL_ERRORS: float(sum(t["error"] for t in turns)),
+            S.TRAINED_SHARE: trained_share, S.LAST_FINISH: _finish(turns, obj)}
+
+
+def trained_flags(obj: dict) -> np.ndarray | None:
+    """The loss mask as bools, or None when the sample has none (every token trained)."""
+    mask = obj.get(S.LOSS_MASK)
+    if not isinstance(mask, (list, np.ndarray)) or len(mask) == 0:
+        return None
+    try:
+        arr = np.asarray(mask, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return np.nan_to_num(arr) != 0 if arr.ndim == 1 else None
+
+
+def trained_view(obj: dict) -> tuple[dict, float]:
+    """(the sample with every per-token list cut to its trained tokens, the trained share).
+
+    Lists as long as the loss mask are cut; the mask and turn index go.  Without a mask the
+    sample is returned as it is and the share is NaN."""
+    flags = trained_flags(obj)
+    if flags is None:
+        return obj, math.nan
+    share = float(flags.mean())
+    keep = np.flatnonzero(flags)
+    view = {k: v for k, v in obj.items() if k not in (S.LOSS_MASK, S.TOKEN_TURNS)}
+    if share == 1.0:
+        return view, share
+    n = len(flags)
+    for key, value in view.items():
+        if key == S.MESSAGES or not isinstance(value, (list, np.ndarray)) or len(value) != n:
+            continue
+        view[key] = value[keep] if isinstance(value, np.ndarray) else [value[i] for i in keep]
+    return view, share
+
+
+def token_columns(obj: dict, n: int) -> dict[str, np.ndarray]:
+    """A token table's turn and trained columns for its first n tokens ({} when the sample
+    has neither a loss mask nor a turn index)."""
+    if S.LOSS_MASK not in obj and S.TOKEN_TURNS not in obj:
+        return {}
+    flags = trained_flags(obj)
+    trained = np.ones(n, dtype=bool)
+    if flags is not None:
+        trained[: min(n, len(flags))] = flags[:n]
+    turns = np.full(n, -1, dtype=np.int64)
+    raw = obj.get(S.TOKEN_TURNS)
+    if isinstance(raw, (list, np.ndarray)) and len(raw):
+        try:
+            arr = np.nan_to_num(np.asarray(raw[:n], dtype=np.float64), nan=-1).astype(np.int64)
+            turns[: len(arr)] = arr
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return {S.TURN: turns, S.TRAINED: trained}
+
+
+def mask_untrained(columns: dict[str, object], trained: np.ndarray) -> None:
+    """Blank every float column at the masked tokens, in place: the environment's tokens
+    enter no mean, sum, KL, colour scale or top-token list."""
+    if trained.all():
+        return
+    for name, values in columns.items():
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f" and len(values) == len(
+                trained):
+            values = values.copy()
+            values[~trained] = np.nan
+            columns[name] = values
+
+
+def fill_texts(sample: dict) -> dict:
+    """A conversation without prompt/response keys gets them: the turns before the first
+    assistant turn are the prompt, the rest the response (as '[role] text' lines)."""
+    messages = sample.get(S.MESSAGES)
+    if not isinstance(messages, list) or (S.PROMPT in sample and S.RESPONSE in sample):
+        return sample
+    first = next((i for i, m in enumerate(messages)
+                  if isinstance(m, dict) and m.get("role") == "assistant"), len(messages))
+    sample.setdefault(S.PROMPT, flat_text(messages[:first]))
+    sample.setdefault(S.RESPONSE, flat_text(messages[first:]))
+    return sample
+
+
+def flat_text(messages: list) -> str:
+    """Messages as '[role] text' lines, tool calls as 'name(arguments)'."""
+    lines = []
+    for turn in map(turn_of, messages):
+        calls = " ".join(f"{c['name']}({c['arguments']})" for c in turn["tool_calls"])
+        lines.append(f"[{turn['raw_role'] or turn['role']}] {turn['text']}"
+                     + (f" {calls}" if calls else ""))
+    return "\n".join(lines)
