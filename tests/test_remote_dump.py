@@ -152,3 +152,15 @@ def test_the_board_opens_a_dump_dir_url(s3, tmp_path):
     assert errors(at) == [] and at.dataframe and len(at.dataframe[0].value) == 3
     at = goto(at, "sample")
     assert errors(at) == [] and "changed on disk" not in texts(at)
+
+
+def test_the_board_keeps_to_a_root_url_prefix(s3, monkeypatch):
+    from apptest import board, errors
+
+    s3.put_object(Bucket=BUCKET, Key="team/a/rollout_data_rank_0.jsonl",
+                  Body=b'{"step": 0, "response": "a", "reward": 1}\n')
+    s3.put_object(Bucket=BUCKET, Key="other/rollout_data_rank_0.jsonl", Body=b'{"step": 0}\n')
+    monkeypatch.setenv("RL_BOARD_ROOT", f"s3://{BUCKET}/team")
+    assert errors(board(f"s3://{BUCKET}/team/a")) == []
+    refused = errors(board(f"s3://{BUCKET}/other"))
+    assert refused and "outside the allowed root" in refused[0]
