@@ -65,7 +65,7 @@ def test_turns_read_the_layouts_trainers_write():
         {"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
         "tool_calls": [{"id": "1", "name": "f", "arguments": {"x": 1}}]})
     assert flat["text"] == "ab" and flat["tool_calls"][0] == {
-        "id": "1", "name": "f", "arguments": '{"x":1}'}
+        "id": "1", "name": "f", "arguments": '{"x":1}', "pretty": '{\n  "x": 1\n}'}
     odd = conversation.turn_of({"role": "<b>boss</b>", "content": None})
     assert odd["role"] == "other" and odd["raw_role"] == "<b>boss</b>" and odd["text"] == ""
     assert conversation.turn_of("just text")["role"] == "other"

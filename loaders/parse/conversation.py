@@ -13,6 +13,7 @@ computes anything, and `mask_untrained`, which blanks their metrics in a token t
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import TypedDict
@@ -33,7 +34,8 @@ MAX_TOOL_NAMES = 200  # characters of the tool_names column
 class ToolCall(TypedDict):
     id: str
     name: str
-    arguments: str
+    arguments: str  # as the model wrote them
+    pretty: str  # indented JSON when they parse as a JSON object or list, else ""
 
 
 class Turn(TypedDict):
@@ -55,13 +57,28 @@ def _content(value: object) -> str:
     return text_of(value)
 
 
+def pretty(arguments: str) -> str:
+    """Arguments as indented JSON when they are a JSON object or list, else ""."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, TypeError, RecursionError):
+        return ""
+    if not isinstance(value, (dict, list)):
+        return ""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return ""
+
+
 def _call(raw: object) -> ToolCall:
     if not isinstance(raw, dict):
-        return ToolCall(id="", name="", arguments=text_of(raw))
+        return ToolCall(id="", name="", arguments=text_of(raw), pretty="")
     fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
     args = fn.get("arguments", fn.get("args", fn.get("input")))
-    return ToolCall(id=text_of(raw.get("id")), name=text_of(fn.get("name")),
-                    arguments=args if isinstance(args, str) else text_of(args))
+    args = args if isinstance(args, str) else text_of(args)
+    return ToolCall(id=text_of(raw.get("id")), name=text_of(fn.get("name")), arguments=args,
+                    pretty=pretty(args))
 
 
 def _error(message: dict, role: str, text: str) -> bool:

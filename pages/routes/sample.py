@@ -6,6 +6,7 @@ import streamlit as st
 
 from loaders import Sample
 from loaders import schema as S
+from pages import conversation
 from pages.figures import compare
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
@@ -62,6 +63,7 @@ def render(view: View) -> None:
         return
     _lengths(view)
     _texts(sample, view)
+    conversation.show(sample, view)  # multi-turn samples: turns, tool calls, per-turn metrics
     if sample.raw_lengths and len(set(sample.raw_lengths.values())) > 1:
         lengths = ", ".join(f"{k}={v}" for k, v in sample.raw_lengths.items())
         st.warning(f"Length mismatch: {literal(lengths)}; token arrays aligned at the first "

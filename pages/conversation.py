@@ -1,0 +1,104 @@
+"""The conversation view of a multi-turn (agentic) sample, under the Sample page.
+
+Turns are chat bubbles by role; tool calls show their name and pretty-printed arguments,
+tool outputs and <think> blocks are collapsed expanders.  Every text from the dump goes
+through st.text / st.code (never Markdown or HTML) and every label through literal().
+Token metrics are per assistant turn, over its trained tokens only.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from loaders import Sample
+from pages.figures import conversation as build
+from pages.figures.conversation import Turn
+from pages.figures.text import literal
+from pages.view import View
+
+
+def _choices() -> set[str]:
+    shown = st.pills("Show", build.SHOW_OPTIONS, selection_mode="multi",
+                     default=list(build.SHOW_OPTIONS), key="conv", bind="query-params")
+    return set(shown or ())
+
+
+def _page(turns: int) -> tuple[int, int]:
+    first, end, pages = build.page_of(turns, 1)
+    if pages == 1:
+        return first, end
+    page = st.number_input(f"Turns page (of {pages}, {build.TURNS_PER_PAGE} turns each)",
+                           min_value=1, max_value=pages, value=1, step=1, key="conv_page",
+                           bind="query-params")
+    first, end, _ = build.page_of(turns, int(page))
+    return first, end
+
+
+def _text(turn: Turn, show: set[str]) -> None:
+    if turn["reasoning"] and "reasoning" in show:
+        with st.expander(f"thinking · {len(turn['reasoning']):,} characters", expanded=False):
+            st.text(build.clipped(turn["reasoning"]))
+    for part in build.parts_of(turn["text"]):
+        if part.kind == "think":
+            if "reasoning" in show:
+                with st.expander(f"thinking · {len(part.text):,} characters", expanded=False):
+                    st.text(build.clipped(part.text))
+        elif part.text.strip():
+            st.text(build.clipped(part.text))
+
+
+def _calls(turn: Turn) -> None:
+    for call in turn["tool_calls"]:
+        st.caption(f"tool call {literal(call['name'] or '(no name)')}")
+        text, language = build.arguments_shown(call)
+        st.code(build.clipped(text), language=language, wrap_lines=True)
+
+
+def _tool_output(turn: Turn) -> None:
+    label = (f"{'tool error' if turn['error'] else 'tool output'}"
+             f"{' of ' + literal(turn['name']) if turn['name'] else ''}"
+             f" · {len(turn['text']):,} characters")
+    with st.expander(label, expanded=False):
+        st.text(build.clipped(turn["text"]))
+
+
+def _bubble(turn: Turn, metrics: pd.Series, show: set[str], kl: str) -> None:
+    with st.chat_message(turn["role"], avatar=build.ROLE_ICONS[turn["role"]]):
+        if turn["role"] == "tool":
+            if "tool outputs" in show:
+                _tool_output(turn)
+        elif "messages" in show or turn["role"] == "assistant" and "reasoning" in show:
+            _text(turn, show if "messages" in show else show - {"messages"})
+        if turn["tool_calls"] and "tool calls" in show:
+            _calls(turn)
+        if "metadata" in show:
+            line = " · ".join(p for p in (build.metadata_line(turn),
+                                          build.metric_line(metrics, kl)) if p)
+            if line:
+                st.caption(literal(line))
+
+
+def _metrics_table(metrics: pd.DataFrame, kl: str) -> None:
+    assistant = metrics[metrics["role"] == "assistant"]
+    if assistant["tokens"].notna().any():
+        st.caption(f"Per assistant turn, over its trained tokens only (KL {literal(kl)}); "
+                   "masked tokens (tool outputs, user turns, template) are in no mean.")
+        st.dataframe(assistant.rename(columns={"kl": f"kl ({kl})"}), hide_index=True,
+                     height=min(400, 38 + 35 * len(assistant)))
+    else:
+        st.caption("This sample has no per-token turn index: token metrics per turn are not "
+                   "known.")
+
+
+def show(sample: Sample, view: View) -> None:
+    """The conversation of a multi-turn sample (nothing for a single-turn one)."""
+    if not sample.turns:
+        return
+    kl = view.options.kl_estimator
+    st.subheader(f"Conversation · {len(sample.turns)} turns")
+    metrics = build.turn_metrics(sample.tokens, sample.turns, kl)
+    _metrics_table(metrics, kl)
+    show_parts = _choices()
+    first, end = _page(len(sample.turns))
+    for index in range(first, end):
+        _bubble(sample.turns[index], metrics.iloc[index], show_parts, kl)
