@@ -85,6 +85,14 @@ class Scored:
         spread = found.spread.clip(lower=base["share_floor"])
         return Baseline(found.expected, spread, (values - found.expected) / spread)
 
+    def mature(self, names: list[str]) -> pd.DataFrame:
+        """Per step and signal: a full `window` of earlier values. A young trend's spread
+        comes from few steps and can be far too narrow by chance: one signal alone is
+        not called strong against it."""
+        window = int(self.cfg["baseline"]["window"])
+        return pd.DataFrame({n: self.signals[n].notna().cumsum().shift(1, fill_value=0)
+                             >= window for n in names}, index=self.signals.index)
+
     def z(self, test: Test) -> pd.Series:
         """The test's deviation in spreads, positive in the fault's direction."""
         found = self.baseline(test.signal)
@@ -135,13 +143,14 @@ def hits_of(z: pd.DataFrame, k: float, sustained: float) -> pd.DataFrame:
 
 
 def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict,
-               independent: bool = True) -> pd.Series:
+               independent: bool = True, mature: pd.DataFrame | None = None) -> pd.Series:
     """Per step: "strong", "weak" or "" from the rule's tests' deviations (columns).
 
     Strong: three tests agree, or two agree and the rule hit the step before as well (a
     single step where two signals of one update burst together is not yet an incident);
     agreement counts only when the tests are `independent`. Or one test reached `extreme`
-    in a run of at least `persist` steps at `k` (sustained hits alone never make one)."""
+    in a run of at least `persist` steps at `k` (sustained hits alone never make one)
+    against a `mature` trend."""
     persist, slack = int(cfg["severity"]["persist"]), int(cfg["severity"]["agree_slack"])
     hits = hits_of(z, k, cfg["severity"]["sustained"])
     any_hit = hits.any(axis=1)
@@ -152,7 +161,9 @@ def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict,
     for name in z.columns:
         full = (z[name] >= k).fillna(False).to_numpy(bool)
         long_enough = run_lengths(full) >= persist
-        held |= long_enough & (run_peaks(np.nan_to_num(z[name].to_numpy()), full) >= extreme)
+        grown = True if mature is None else mature[name].to_numpy(bool)
+        held |= long_enough & grown & (
+            run_peaks(np.nan_to_num(z[name].to_numpy()), full) >= extreme)
     out = pd.Series("", index=z.index)
     out[any_hit] = WEAK
     out[any_hit & (agree | held)] = STRONG

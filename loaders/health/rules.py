@@ -78,7 +78,8 @@ def trend_rule(rule: TrendRule, scored: Scored, cfg: dict) -> list[Alert]:
     z = z.loc[:, z.notna().any()]
     if z.empty:
         return []
-    severity = severities(z, settings["k"], settings["extreme"], cfg, rule.independent)
+    severity = severities(z, settings["k"], settings["extreme"], cfg, rule.independent,
+                          scored.mature(list(z.columns)))
     alone = [t.signal for t in rule.tests[: rule.alone or len(rule.tests)] if t.signal in z]
     if not alone:  # only agreeing signals of this rule were logged
         return []

@@ -57,7 +57,8 @@ def reward_hacking(scored: Scored, cfg: dict) -> list[Alert]:
     z = z.loc[:, z.notna().any()]
     if z.empty:
         return []
-    severity = severities(z, rule["k"], rule["extreme"], cfg)
+    severity = severities(z, rule["k"], rule["extreme"], cfg,
+                          mature=scored.mature(list(z.columns)))
     hits = hits_of(z, rule["k"], cfg["severity"]["sustained"])
     held = run_lengths((severity != "").to_numpy()) >= int(cfg["severity"]["persist"])
     alerts = []
@@ -80,7 +81,8 @@ def memory_risk(scored: Scored, cfg: dict) -> list[Alert]:
     if S.H_MEM_RESERVED not in signals:
         return []
     z = pd.DataFrame({S.H_MEM_RESERVED: scored.z(Test(S.H_MEM_RESERVED, 1))})
-    severity = severities(z, rule["k"], rule["extreme"], cfg)
+    severity = severities(z, rule["k"], rule["extreme"], cfg,
+                          mature=scored.mature([S.H_MEM_RESERVED]))
     if S.H_MEM_TOTAL in signals and S.H_MEM_ALLOCATED in signals:
         fraction = signals[S.H_MEM_RESERVED] / signals[S.H_MEM_TOTAL]
         gap = signals[S.H_MEM_RESERVED] - signals[S.H_MEM_ALLOCATED]
@@ -91,6 +93,7 @@ def memory_risk(scored: Scored, cfg: dict) -> list[Alert]:
     alerts = []
     for step in z.index[severity != ""]:
         evidence = scored.evidence(step, names)
+        evidence["signals"] = [S.H_MEM_RESERVED]
         if S.H_MEM_TOTAL in signals:
             evidence["reserved_fraction"] = rounded(
                 signals.at[step, S.H_MEM_RESERVED] / signals.at[step, S.H_MEM_TOTAL])
@@ -143,14 +146,17 @@ def rank_imbalance(samples: pd.DataFrame | None, cfg: dict) -> list[Alert]:
     if tokens.shape[1] < rule["min_ranks"]:
         return []
     median = tokens.median(axis=1)
-    off = (z.abs() >= rule["k"]) & (tokens.sub(median, axis=0).abs().ge(
-        rule["rel"] * median, axis=0))
+    far = tokens.sub(median, axis=0).abs().ge(rule["rel"] * median, axis=0)
+    low = cfg["severity"]["sustained"] * rule["k"]
+    twice = (z >= low) & (z.shift(1) >= low) | (z <= -low) & (z.shift(1) <= -low)
+    off = ((z.abs() >= rule["k"]) | twice) & far
     persist = int(cfg["severity"]["persist"])
     alerts = []
     for rank in off.columns[off.any()]:
         hit = off[rank].to_numpy(bool)
         size = np.nan_to_num(z[rank].abs().to_numpy())
-        strong = (run_lengths(hit) >= persist) & (run_peaks(size, hit) >= rule["extreme"])
+        full = hit & (size >= rule["k"])  # persistence counts hits at k, as elsewhere
+        strong = (run_lengths(full) >= persist) & (run_peaks(size, full) >= rule["extreme"])
         for i in np.flatnonzero(hit):
             step = off.index[i]
             alerts.append(Alert("rank_imbalance", STRONG if strong[i] else WEAK, int(step), {
