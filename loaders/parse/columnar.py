@@ -138,22 +138,28 @@ def _decoded(text: object) -> object:
 
 def read_rows(path: Path, indices: list[int]) -> list[tuple[dict, int]]:
     """(record with plain lists, row check) of each row index, reading only the row groups
-    that hold them.  Raises OSError, IndexError (a row past the end) or an Arrow error."""
-    handle = pq.ParquetFile(open_binary(path))  # noqa: SIM115 - pyarrow closes it
-    starts = np.cumsum([0] + [handle.metadata.row_group(g).num_rows
-                              for g in range(handle.num_row_groups)])
-    as_json = json_columns(handle.schema_arrow)
+    that hold them (token texts as a dictionary: only the row's are made strings).  Raises
+    OSError, IndexError (a row past the end) or an Arrow error."""
+    source = open_binary(path)
+    meta = pq.ParquetFile(source).metadata
+    schema = meta.schema.to_arrow_schema()
+    handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(schema))
+    starts = np.cumsum([0] + [meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
+    as_json = json_columns(schema)
     out: dict[int, tuple[dict, int]] = {}
     for group in sorted({int(np.searchsorted(starts, i, side="right")) - 1 for i in indices}):
-        if not 0 <= group < handle.num_row_groups:
+        if not 0 <= group < meta.num_row_groups:
             raise IndexError(f"row past the end of {path.name}")
-        table = handle.read_row_group(group)
-        wanted = [i for i in indices if starts[group] <= i < starts[group + 1]]
-        part = table.take([i - int(starts[group]) for i in wanted])
-        checks = row_checks(part)
-        for i, row, check in zip(wanted, part.to_pylist(), checks):
-            record = {k: v for k, v in row.items() if v is not None}
-            for name in as_json.intersection(record):
-                record[name] = _decoded(record[name])
-            out[i] = (record, check)
+        table = handle.read_row_group(group, use_threads=False)
+        for i in indices:
+            if starts[group] <= i < starts[group + 1]:
+                row = table.slice(i - int(starts[group]), 1)
+                out[i] = (_plain(records(row, as_json)[0]), row_checks(row)[0])
     return [out[i] for i in indices]
+
+
+def _plain(record: dict) -> dict:
+    """A record with its arrays as Python lists (what the token table takes)."""
+    return {key: value.tolist() if isinstance(value, np.ndarray)
+            else list(iter(value)) if isinstance(value, Tokens) else value
+            for key, value in record.items()}
