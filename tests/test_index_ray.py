@@ -81,6 +81,31 @@ def test_ray_build_is_the_local_build_row_for_row(tmp_path, local_ray, monkeypat
     assert grown.samples["response"].eq("half").sum() == 1
 
 
+def scan_dying_once(chunk):
+    """scan_chunk, but the first task of a run kills its worker (an OOM kill, a lost node)."""
+    import os
+
+    from loaders.index.pool import scan_chunk
+
+    marker = Path(chunk.path).parent / ".died_once"
+    if not marker.exists():
+        marker.write_text("x")
+        os._exit(1)
+    return scan_chunk(chunk)
+
+
+def test_a_task_whose_worker_dies_is_retried(tmp_path, local_ray):
+    from loaders.index.on_ray import ray_scanner
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers lack tests/
+    write_dump(tmp_path / "a", steps=2, ranks=2, samples_per_rank=3, max_tokens=16)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    run = open_run(tmp_path / "b", scanner=ray_scanner(None, task=scan_dying_once))
+    assert (tmp_path / "b" / ".died_once").exists() and run.cache == "miss"
+    open_run(tmp_path / "a")
+    pd.testing.assert_frame_equal(index_table(tmp_path / "a")[0], index_table(tmp_path / "b")[0])
+
+
 def test_index_command_says_when_ray_is_missing(tmp_path):
     write_dump(tmp_path, steps=1, ranks=1, samples_per_rank=2, max_tokens=16)
     code = ("import sys, builtins; real = builtins.__import__\n"

@@ -48,19 +48,22 @@ def connect(address: str | None, num_cpus: int | None = None) -> None:
 
 
 def ray_scanner(report: TextIO | None = sys.stderr, retries: int = MAX_RETRIES,
-                every: float = 2.0) -> Callable[..., list[ChunkResult]]:
-    """A scan_all for refresh that runs each task on the connected Ray cluster."""
+                every: float = 2.0, task: Callable[[Task], ChunkResult] = scan_chunk
+                ) -> Callable[..., list[ChunkResult]]:
+    """A scan_all for refresh that runs each `task` (the pool's scan_chunk) on the
+    connected Ray cluster."""
     def scan(chunks: list[Task], progress: Progress | None = None,
              convert: Callable[[dict], object] = lambda columns: columns
              ) -> list[ChunkResult]:
-        return _scan(chunks, progress, convert, report, retries, every)
+        return _scan(chunks, progress, convert, report, retries, every, task)
     return scan
 
 
 def _scan(chunks: list[Task], progress: Progress | None, convert: Callable[[dict], object],
-          report: TextIO | None, retries: int, every: float) -> list[ChunkResult]:
+          report: TextIO | None, retries: int, every: float,
+          task: Callable[[Task], ChunkResult]) -> list[ChunkResult]:
     ray = _ray()
-    remote = ray.remote(max_retries=retries, retry_exceptions=True)(scan_chunk)
+    remote = ray.remote(max_retries=retries, retry_exceptions=True)(task)
     pending = {remote.remote(chunk): i for i, chunk in enumerate(chunks)}
     results: list[ChunkResult | None] = [None] * len(chunks)
     total = sum(c.nbytes for c in chunks)
