@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from loaders import schema as S
-from loaders.formats import native, nemo, prime, roll, trl, verl
+from loaders.formats import native, nemo, prime, roll, trl, verifiers, verl
 from loaders.formats.context import FileContext
 from loaders.parse.conversation import fill_texts
 from loaders.parse.record import BadLine, parse_step
@@ -50,6 +50,9 @@ FORMATS = (
     Format("verl", "verl rollout/validation dump {global_step}.jsonl",
            re.compile(r"(^|/)\d+\.jsonl$"), frozenset({"input", "output", "score"}),
            verl.normalize),
+    Format("verifiers", "verifiers / prime-rl episodes rollouts/step_N/…/traces.jsonl",
+           re.compile(r"(^|/)traces\.jsonl$"), frozenset({"traces", "task"}),
+           verifiers.normalize),
     Format("native", "RLLoggingBoard rollout_data_rank{N}.jsonl (and forks)",
            re.compile(r"(^|/)rollout_data_rank_?(val_?)?\d+\.jsonl$"),
            frozenset({S.STEP}), native.normalize, step_from_path=False,
