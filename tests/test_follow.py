@@ -185,3 +185,21 @@ def test_shared_polls_within_min_gap(dump_dir):
     first = follow_module.follower(catalog, dump_dir, min_gap=60)
     assert follow_module.follower(catalog, dump_dir) is first
     assert first.poll() is first.poll()
+
+
+def test_growth_is_parsed_without_starting_worker_processes(dump_dir, monkeypatch):
+    _age(dump_dir)
+    catalog = Catalog(dump_dir)
+    catalog.run(dump_dir)
+    follower = Follower(catalog, dump_dir)
+    _settled(follower)
+    pool = __import__("loaders.index.pool", fromlist=["INLINE_BYTES"])
+    monkeypatch.setattr(pool, "INLINE_BYTES", 0)  # the load's own rule would start workers
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("worker processes started for a live run's growth")
+
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", no_workers)
+    with open(dump_dir / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(line_of(make_sample(7, seed=1)))
+    assert 7 in follower.poll().run.steps

@@ -9,14 +9,38 @@ when anything changed, so a later cold open starts from here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
-from loaders.index.chunk import Progress
+from loaders.index.chunk import ChunkResult, Progress, Task
 from loaders.index.ondisk import Stored, save_index
+from loaders.index.pool import scan_all, scan_chunk
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
+
+# growth below this is parsed in this process: starting the parser worker processes takes
+# seconds on a busy machine, longer than parsing a few steps a trainer appended
+GROWTH_INLINE_BYTES = 256 << 20
+
+
+def scan_growth(chunks: list[Task], progress: Progress | None = None,
+                convert: Callable[[dict], object] = lambda columns: columns
+                ) -> list[ChunkResult]:
+    """loaders.index.pool.scan_all, but without worker processes for a live run's growth."""
+    total = sum(chunk.nbytes for chunk in chunks)
+    if total >= GROWTH_INLINE_BYTES:
+        return scan_all(chunks, progress, convert)
+    results, done = [], 0
+    for chunk in chunks:
+        result = scan_chunk(chunk)
+        result.rows = convert(result.rows)
+        results.append(result)
+        done += chunk.nbytes
+        if progress:
+            progress(done, total)
+    return results
 
 
 def known_dumps(run: Run) -> list[DumpFile]:
@@ -34,7 +58,8 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     """
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
-    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems), progress)
+    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems), progress,
+                            scan=scan_growth)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)
