@@ -73,7 +73,8 @@ def test_unknown_tables_and_keys_are_notes(tmp_path):
 
 def test_min_history_beyond_the_window_is_capped(tmp_path):
     health = _checked(tmp_path, "[baseline]\nwindow = 3\n")  # min_history stays 8
-    assert health.config["baseline"] == {"window": 3, "min_history": 3, "rel_floor": 0.01}
+    assert health.config["baseline"] == {"window": 3, "min_history": 3, "rel_floor": 0.01,
+                                         "share_floor": 0.002}
     assert [n for n in health.metrics.notes if "baseline.min_history" in n]
 
 

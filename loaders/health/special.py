@@ -32,12 +32,12 @@ def rise_t(values: pd.Series, window: int) -> pd.Series:
     if y.size < window:
         return pd.Series(out, values.index)
     ys, xs = sliding_window_view(y, window), sliding_window_view(x, window)
-    xc = xs - xs.mean(axis=1, keepdims=True)
-    yc = ys - ys.mean(axis=1, keepdims=True)
-    sxx = (xc ** 2).sum(axis=1)
-    slope = (xc * yc).sum(axis=1) / sxx
-    resid = yc - slope[:, None] * xc
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # inf stays NaN
+        xc = xs - xs.mean(axis=1, keepdims=True)
+        yc = ys - ys.mean(axis=1, keepdims=True)
+        sxx = (xc ** 2).sum(axis=1)
+        slope = (xc * yc).sum(axis=1) / sxx
+        resid = yc - slope[:, None] * xc
         se = np.sqrt((resid ** 2).sum(axis=1) / (window - 2) / sxx)
         out[window - 1:] = slope / se
     return pd.Series(out, values.index)
@@ -95,8 +95,9 @@ def memory_risk(scored: Scored, cfg: dict) -> list[Alert]:
         evidence = scored.evidence(step, names)
         evidence["signals"] = [S.H_MEM_RESERVED]
         if S.H_MEM_TOTAL in signals:
-            evidence["reserved_fraction"] = rounded(
-                signals.at[step, S.H_MEM_RESERVED] / signals.at[step, S.H_MEM_TOTAL])
+            with np.errstate(invalid="ignore", divide="ignore"):  # inf / inf: not a number
+                evidence["reserved_fraction"] = rounded(
+                    signals.at[step, S.H_MEM_RESERVED] / signals.at[step, S.H_MEM_TOTAL])
         alerts.append(Alert("memory_risk", severity.at[step], int(step), evidence,
                             float(np.nan_to_num(z.at[step, S.H_MEM_RESERVED]))))
     return alerts
