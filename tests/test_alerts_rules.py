@@ -139,8 +139,11 @@ def test_each_alert_opens_its_evidence():
                                 drill=Drill(group_flag=S.ZERO_VARIANCE)), S.K3, columns)
     assert groups.route == "groups" and groups.params == {"step": 5,
                                                            "gflags": [S.ZERO_VARIANCE]}
-    bare = build.target(Alert("memory_risk", "strong", 5), S.K3, columns)
-    assert bare.params == {"step": 5}
+    bare = build.target(Alert("rank_imbalance", "weak", 5), S.K3, columns)
+    assert bare.route == "responses" and bare.params == {"step": 5}
+    memory = build.target(Alert("memory_risk", "strong", 5, drill=Drill(health_panel="Memory")),
+                          S.K3, columns)
+    assert memory.route == "health" and memory.params == {"step": 5, "panel": "Memory"}
 
 
 def test_the_index_scores_repetition_over_the_whole_response(tmp_path):

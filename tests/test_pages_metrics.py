@@ -79,6 +79,15 @@ def test_alerts_page_lists_incidents_and_opens_a_step_sorted_by_its_evidence(tmp
     assert at.selectbox(key="sort").value == "length (tokens)" and at.toggle(key="desc").value
 
 
+def test_a_memory_incident_opens_the_memory_panel(tmp_path):
+    at = board(_run_with_metrics(tmp_path, M.faulty()), page="alerts")
+    table = at.dataframe[0].value
+    memory = table[table["rule"] == "memory_risk"].iloc[0]
+    at.button(key=f"b_t_inc_{memory['incident']}").click().run()
+    assert current_page(at) == "health" and not at.exception
+    assert "fraction of device memory" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
+
+
 def test_alerts_page_on_a_healthy_run(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="alerts")
     assert "No alerts" in texts(at)

@@ -23,11 +23,12 @@ STRONG, WEAK = "strong", "weak"
 
 @dataclass(frozen=True)
 class Drill:
-    """Where an alert's evidence shows among its step's samples: the samples sorted by a
-    summary column, or the step's groups filtered by a flag."""
+    """Where an alert's evidence shows: its step's samples sorted by a summary column, the
+    step's groups filtered by a flag, or (no sample shows it) a Health panel."""
     column: str = ""
     descending: bool = True
     group_flag: str = ""
+    health_panel: str = ""
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,8 @@ def memory_risk(scored: Scored, cfg: dict) -> list[Alert]:
                 evidence["reserved_fraction"] = rounded(
                     signals.at[step, S.H_MEM_RESERVED] / signals.at[step, S.H_MEM_TOTAL])
         alerts.append(Alert("memory_risk", severity.at[step], int(step), evidence,
-                            float(np.nan_to_num(z.at[step, S.H_MEM_RESERVED]))))
+                            float(np.nan_to_num(z.at[step, S.H_MEM_RESERVED])),
+                            drill=Drill(health_panel="Memory")))
     return alerts
 
 

@@ -53,6 +53,9 @@ def steps_table(alerts: tuple[Alert, ...] | list[Alert]) -> pd.DataFrame:
 def target(alert: Alert, estimator: str, columns: pd.Index | list[str]) -> Target:
     """The step's samples sorted to show the alert's evidence (or its groups, filtered)."""
     drill = alert.drill
+    if drill.health_panel:
+        return Target("health", {"step": alert.step, "panel": drill.health_panel},
+                      f"the {drill.health_panel.lower()} panel at step {alert.step}")
     if drill.group_flag:
         return Target("groups", {"step": alert.step, "gflags": [drill.group_flag]},
                       f"step {alert.step}'s zero-variance groups")

@@ -64,8 +64,10 @@ def _incident(view: View, incident: Incident) -> None:
 
 
 def _open(view: View, target: build.Target) -> None:
-    step = target.params["step"]
-    if step not in view.run.steps:
-        st.warning(f"Step {step} has no samples in the dump.")
-        return
-    state.go(target.route, **target.params)
+    params = dict(target.params)
+    if params["step"] not in view.run.steps:
+        if target.route != "health":  # the Health panels need no samples of the step
+            st.warning(f"Step {params['step']} has no samples in the dump.")
+            return
+        del params["step"]
+    state.go(target.route, **params)
