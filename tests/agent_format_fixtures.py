@@ -63,4 +63,24 @@ def prime_rollouts(root: Path) -> Path:
     return root
 
 
-ALL = {"verifiers": prime_rollouts}
+def verl_multi_turn(root: Path) -> Path:
+    """verl's rollout dump of the tool agent loop (texts decoded without special tokens:
+    role words on lines of their own, Hermes <tool_call> / <tool_response> blocks, two tool
+    responses in one user block), and a validation dump where a custom reward kept the
+    conversation as `messages`."""
+    prompt = "system\nYou are a math agent.\nuser\nWhat is 6*7?\nassistant\n"
+    call = '<tool_call>\n{"name": "calc", "arguments": {"expr": "6*7"}}\n</tool_call>'
+    output = (f"I will compute.\n{call}\nuser\n<tool_response>\n42\n</tool_response>\n"
+              "<tool_response>\nError: second call timed out\n</tool_response>\nassistant\n"
+              "<think>fine</think>The answer is 42.")
+    lines = [{"input": prompt, "output": output if i else "The answer is 42.", "gts": "42",
+              "score": 1.0, "step": 3, "acc": 1.0} for i in range(2)]
+    write_dump(root / "rollout" / "3.jsonl", lines)
+    messages = [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}]
+    write_dump(root / "validation" / "3.jsonl", [
+        {"input": "2+2?", "output": "4", "gts": "4", "score": 1.0, "reward": 1.0, "step": 3,
+         "messages": messages}])
+    return root
+
+
+ALL = {"verifiers": prime_rollouts, "verl": verl_multi_turn}

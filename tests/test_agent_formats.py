@@ -43,3 +43,24 @@ def test_verifiers_episodes_one_sample_per_branch_and_all_only_adds_failures(tmp
                                                  "assistant"]
     assert sample.turns[2]["finish_reason"] == "tool_calls"
     assert sample.texts[S.PROMPT] == "[system] Use tools.\n[user] Question 0?"
+
+
+def test_verl_tool_agent_loop_dump_gets_its_turns_back_from_the_texts(tmp_path):
+    run = _run(tmp_path, "verl")
+    assert set(run.formats.values()) == {"verl"}
+    rows = _rows(run)
+    multi = rows.loc["rollout/3.jsonl:2"]
+    assert (multi[S.TURNS], multi[S.TOOL_CALLS], multi[S.TOOL_ERRORS]) == (6, 1, 1)
+    assert multi[S.TOOL_NAMES] == "calc" and math.isnan(multi[S.TRAINED_SHARE])
+    assert math.isnan(rows.loc["rollout/3.jsonl:1", S.TURNS])  # a single-turn answer
+    turns = run.sample("rollout/3.jsonl:2").turns
+    assert [t["role"] for t in turns] == ["system", "user", "assistant", "tool", "tool",
+                                          "assistant"]
+    assert turns[0]["text"] == "You are a math agent." and turns[1]["text"] == "What is 6*7?"
+    call = next(t for t in turns if t["tool_calls"])["tool_calls"][0]
+    assert call["name"] == "calc" and call["pretty"] == '{\n  "expr": "6*7"\n}'
+    assert [t["text"] for t in turns if t["role"] == "tool"] == [
+        "42", "Error: second call timed out"]
+    assert turns[-1]["text"] == "<think>fine</think>The answer is 42."
+    kept = rows.loc["validation/3.jsonl:1"]
+    assert kept[S.TURNS] == 2 and kept[S.VALIDATION]
