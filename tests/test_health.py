@@ -101,10 +101,10 @@ def test_zero_variance_groups_share_per_step(tmp_path):
 
 
 def test_rank_imbalance_names_the_rank(tmp_path):
-    for rank in range(4):
+    for rank in range(8):
         n = 40 if rank == 3 else 8
         write_dump(tmp_path / f"rollout_data_rank_{rank}.jsonl",
-                   [make_sample(0, n=n, seed=rank * 10 + i) for i in range(4)])
+                   [make_sample(0, n=n, seed=rank * 10 + i) for i in range(8)])
     alerts = rank_imbalance(open_run(tmp_path).samples, DEFAULTS)
     assert [(a.step, a.evidence["rank"]) for a in alerts] == [(0, 3)]
 

@@ -124,12 +124,14 @@ def zero_variance(scored: Scored, cfg: dict) -> list[Alert]:
 
 def rank_tokens(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """step x rank: (tokens, deviation from the median rank in standard errors). A rank's
-    tokens are a sum over its n samples, so their error is √n × the length std within a
-    rank (the median rank's, so the odd rank does not widen its own yardstick)."""
+    tokens are a sum over its n samples, so their error is √n × a length std: the step's
+    (its long tail of capped responses is what makes an honest rank look heavy), or the
+    median rank's own when larger."""
     by = samples.groupby([S.STEP, S.RANK])[S.RESPONSE_LEN]
     tokens = by.sum().unstack().astype(np.float64)
     counts = by.size().unstack().astype(np.float64)
-    spread = by.std().unstack().median(axis=1).fillna(0.0)
+    spread = np.maximum(by.std().unstack().median(axis=1).fillna(0.0),
+                        samples.groupby(S.STEP)[S.RESPONSE_LEN].std().fillna(0.0))
     deviation = tokens.sub(tokens.median(axis=1), axis=0)
     error = np.sqrt(counts).mul(spread, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
