@@ -1,5 +1,12 @@
 """Multi-turn trainer formats, written by agent_format_fixtures, through the loaders."""
 import math
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import agent_format_fixtures as A
 import numpy as np
@@ -64,3 +71,64 @@ def test_verl_tool_agent_loop_dump_gets_its_turns_back_from_the_texts(tmp_path):
     assert turns[-1]["text"] == "<think>fine</think>The answer is 42."
     kept = rows.loc["validation/3.jsonl:1"]
     assert kept[S.TURNS] == 2 and kept[S.VALIDATION]
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "slime"
+
+
+def _slime(tmp_path):
+    root = tmp_path / "slime"
+    shutil.copytree(FIXTURES, root)
+    return root
+
+
+def test_slime_rollout_and_train_dumps_read_without_torch(tmp_path):
+    run = open_run(_slime(tmp_path), use_cache=False)
+    assert set(run.formats.values()) == {"slime"}
+    rows = _rows(run)
+    first = rows.loc["rollout_data/3.pt:1"]
+    assert first[S.STEP] == 3 and first[S.TURNS] == 3 and first[S.TRAINED_SHARE] == 5 / 8
+    assert first[S.REWARD] == 0.0 and first["reward_fmt"] == 1.0
+    assert first[S.GROUND_TRUTH] == "far" and first[S.GROUP_SOURCE] == "group_index"
+    assert rows.loc["rollout_data/3.pt:2", S.TRUNCATED]
+    trained = rows.loc["train_data/3.pt:1"]
+    # the masked tool tokens carry logprob 50 / ref -50: they enter no KL
+    assert trained[S.RESPONSE_LEN] == 5 and trained[S.LOG_RATIO_MEAN] == pytest.approx(0.1)
+    assert trained["mismatch_kl_mean"] < 0.01
+    tokens = run.sample("train_data/3.pt:2").tokens
+    assert tokens[S.TOKEN].tolist() == [str(t) for t in range(11, 19)]
+    assert tokens[S.LOG_RATIO].isna().tolist() == [False] * 3 + [True] * 3 + [False] * 2
+    assert run.sample("rollout_data/3.pt:1").turns[1]["text"] == "Where is <b>0</b>?"
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_malicious_reduce_in_a_torch_file_never_runs(tmp_path):
+    root = _slime(tmp_path)
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps({"rollout_id": 1, "samples": [_Evil(marker)]}, protocol=2)
+    with zipfile.ZipFile(root / "rollout_data" / "1.pt", "w") as archive:
+        archive.writestr("1/data.pkl", payload)
+        archive.writestr("1/byteorder", "little")
+    run = open_run(root, use_cache=False)
+    assert not marker.exists()
+    reasons = " ".join(p["reason"] for p in run.problems)
+    assert "refused global posix.system" in reasons or "refused global os.system" in reasons
+    assert len(run.samples) == 4  # the good files are untouched
+
+
+def test_files_written_by_real_torch_read_the_same(tmp_path):
+    pytest.importorskip("torch")  # not installed here or in CI (several GB): runs where it is
+    script = Path(__file__).parents[1] / "scripts" / "make_torch_fixtures.py"
+    subprocess.run([sys.executable, str(script), "--torch", "--out", str(tmp_path / "t")],
+                   check=True)
+    ours = open_run(_slime(tmp_path), use_cache=False).samples
+    real = open_run(tmp_path / "t", use_cache=False).samples
+    columns = [S.KEY, S.REWARD, S.RESPONSE_LEN, S.LOG_RATIO_MEAN, S.TURNS, S.TRAINED_SHARE]
+    assert real[columns].equals(ours[columns])

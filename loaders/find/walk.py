@@ -13,7 +13,9 @@ CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
 # TRL's completions and the board's own Parquet dumps (loaders/writer_parquet.py)
 _TABLE_DUMP = re.compile(r"(^|/)(completions_\d+|rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+)"
-                         r"\.parquet$")
+                         r"\.parquet$"
+                         # slime's torch.save debug dumps (loaders.formats.slime)
+                         r"|(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written
 STABLE_MARKER = "STABLE"

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from loaders import schema as S
-from loaders.formats import native, nemo, prime, roll, trl, verifiers, verl
+from loaders.formats import native, nemo, prime, roll, slime, trl, verifiers, verl
 from loaders.formats.context import FileContext
 from loaders.parse.conversation import fill_texts
 from loaders.parse.record import BadLine, parse_step
@@ -26,6 +27,9 @@ class Format:
     tabular: bool = False  # stored as Parquet rows, not jsonl lines
     any_of: frozenset[str] = frozenset()  # and, when given, at least one of these
     step_from_path: bool = True  # lines may lack a step: the file or dir name gives it
+    # a file that is neither jsonl nor Parquet (torch.save archives, whole JSON files): its
+    # records, read whole; such a format is tabular (a record is addressed by its index)
+    reader: Callable[[Path], list[dict]] | None = None
 
 
 FORMATS = (
@@ -41,6 +45,9 @@ FORMATS = (
     Format("trl", "TRL log_completions completions/completions_{step}.parquet",
            re.compile(r"(^|/)completions_\d+\.parquet$"),
            frozenset({"completion"}), trl.normalize, tabular=True),
+    Format("slime", "slime / miles debug dumps rollout_data/{id}.pt, train_data/{id}.pt",
+           re.compile(r"(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$"),
+           frozenset({"rollout_id"}), slime.normalize, tabular=True, reader=slime.read),
     Format("board_parquet", "RL Logging Board Parquet (DumpWriter format='parquet')",
            re.compile(r"(^|/)rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+\.parquet$"),
            frozenset({S.STEP}), native.normalize, tabular=True, step_from_path=False),
@@ -83,6 +90,19 @@ def no_known_format(names: list[str]) -> str:
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     return (f"no file is in a known dump format (found {len(names)}: {shown}); supported: "
             + "; ".join(line.strip(" -") for line in supported().splitlines()))
+
+
+def read_records(fmt: str, path: Path) -> list[dict]:
+    """Every record of a tabular file: a Parquet file's rows, or what the format's reader
+    returns.  Raises OSError or ValueError."""
+    reader = BY_NAME[fmt].reader
+    if reader is not None:
+        return reader(path)
+    import pyarrow.parquet as pq  # here: most dumps are jsonl
+
+    from loaders.find.remote import open_binary
+
+    return pq.read_table(open_binary(path)).to_pylist()
 
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:

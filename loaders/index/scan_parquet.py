@@ -1,10 +1,8 @@
 """Scanning and reading Parquet dumps (TRL's completions), one sample per row."""
 from __future__ import annotations
 
-import pyarrow.parquet as pq
-
 from loaders import schema as S
-from loaders.find.remote import open_binary
+from loaders.formats import BY_NAME, read_records
 from loaders.formats.context import context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
@@ -22,13 +20,14 @@ def scan_parquet(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     result = ChunkResult(chunk, parsed_until=chunk.end)
     context = context_of(chunk.rel, chunk.rank)
     try:
-        table = pq.read_table(open_binary(chunk.path))
+        records = read_records(chunk.format, chunk.path)  # Parquet rows, or a reader's records
     except (OSError, ValueError) as err:
-        result.problems.append((0, f"unreadable Parquet file: {err}", True))
+        kind = "Parquet file" if BY_NAME[chunk.format].reader is None else "file"
+        result.problems.append((0, f"unreadable {kind}: {err}", True))
         return result
-    for index, record in enumerate(table.to_pylist()):
+    for index, record in enumerate(records):
         where = {S.FILE: chunk.rel, S.LINE: index + 1, S.RANK: chunk.rank, S.OFFSET: index,
                  S.NBYTES: 0, S.LINE_CHECK: record_check(record)}
         add_record(batch, record, where, result, chunk.format, context)
-    result.lines = table.num_rows
+    result.lines = len(records)
     return result

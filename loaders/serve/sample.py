@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from loaders import schema as S
 from loaders.find.remote import open_binary
-from loaders.formats import BY_NAME, samples_of
+from loaders.formats import BY_NAME, read_records, samples_of
 from loaders.formats.context import context_of
 from loaders.index.summary import scalar
 from loaders.parse.arrays import ALIGNED_KEYS
@@ -104,7 +104,7 @@ def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) ->
         if fmt == "board_parquet":  # by row group: one sample decompresses one group
             records, checks = zip(*read_rows(path, [loc.offset for loc in group]))
         elif BY_NAME[fmt].tabular:
-            records = _read_rows(path, [loc.offset for loc in group])
+            records = _read_rows(path, [loc.offset for loc in group], fmt)
         else:
             records = _read_lines(path, group)
     except (OSError, IndexError, ValueError) as err:  # ValueError: Arrow's ArrowInvalid
@@ -159,7 +159,10 @@ def _check(record: bytes | dict) -> int:
     return record_check(record) if isinstance(record, dict) else line_check(record)
 
 
-def _read_rows(path: Path, indices: list[int]) -> list[dict]:
-    """Rows of a Parquet file as dicts, reading the file once."""
+def _read_rows(path: Path, indices: list[int], fmt: str) -> list[dict]:
+    """Rows of a Parquet file (records of a format's reader) as dicts, reading it once."""
+    if BY_NAME[fmt].reader is not None:
+        records = read_records(fmt, path)
+        return [records[i] for i in indices]
     table = pq.read_table(open_binary(path))
     return table.take(indices).to_pylist()
