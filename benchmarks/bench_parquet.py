@@ -34,6 +34,7 @@ from loaders import schema as S  # noqa: E402
 from loaders.writer import DumpWriter  # noqa: E402
 
 SHARED_LIMIT = Path("/work/shared/bench/parse_limit.py")
+REPEAT = 3
 
 
 def dir_bytes(root: Path) -> int:
@@ -58,16 +59,25 @@ def run_timed(args: list[str]) -> tuple[str, float, int]:
 
 
 def parse_limit(root: Path) -> float:
+    """The best of REPEAT runs: the machine is shared, so the least disturbed one counts."""
     script = SHARED_LIMIT if SHARED_LIMIT.exists() else ROOT / "benchmarks" / "parse_limit.py"
-    out, _, _ = run_timed([sys.executable, str(script), str(root)])
-    return float(out.split("parse_limit_s=")[1].split()[0])
+    best = []
+    for _ in range(REPEAT):
+        out, _, _ = run_timed([sys.executable, str(script), str(root)])
+        best.append(float(out.split("parse_limit_s=")[1].split()[0]))
+    return min(best)
 
 
 def cold_index(root: Path, start_s: float) -> tuple[float, float, dict]:
-    out, wall, _ = run_timed([sys.executable, "-m", "loaders", str(root), "--json",
-                              "--no-cache"])
-    info = orjson.loads(out)
-    return wall - start_s, info["seconds"], info
+    """(wall less the interpreter's start, the loader's own seconds, its summary): the best
+    of REPEAT runs."""
+    runs = []
+    for _ in range(REPEAT):
+        out, wall, _ = run_timed([sys.executable, "-m", "loaders", str(root), "--json",
+                                  "--no-cache"])
+        info = orjson.loads(out)
+        runs.append((wall - start_s, info["seconds"], info))
+    return min(runs, key=lambda run: run[1])
 
 
 def sample_load(root: Path) -> float:
@@ -113,7 +123,8 @@ def main() -> None:
                                            str(jsonl), str(parquet)])
     warm(jsonl)
     warm(parquet)
-    _, start_s, _ = run_timed([sys.executable, "-c", "import loaders.__main__"])
+    start_s = min(run_timed([sys.executable, "-c", "import loaders.__main__"])[1]
+                  for _ in range(REPEAT))
     r = {"jsonl_bytes": dir_bytes(jsonl), "parquet_bytes": dir_bytes(parquet),
          "convert_s": convert_s, "convert_peak_rss": convert_rss, "start_s": start_s,
          "parse_limit_s": parse_limit(jsonl)}
@@ -136,11 +147,13 @@ def report(r: dict) -> None:
           "smaller; goal >= 5x)")
     print(f"convert: {r['convert_s']:.1f} s, peak RSS {r['convert_peak_rss'] / 1e6:.0f} MB")
     print(f"JSONL parse limit: {r['parse_limit_s']:.2f} s")
-    print(f"cold index, JSONL: {r['jsonl_cold_s']:.2f} s "
-          f"({r['jsonl_cold_s'] / r['parse_limit_s']:.2f}x the parse limit)")
-    print(f"cold index, Parquet: {r['parquet_cold_s']:.2f} s "
-          f"({r['parse_limit_s'] / r['parquet_cold_s']:.1f}x faster than the parse limit; "
-          "goal >= 5x)")
+    print(f"cold index, JSONL: {r['jsonl_cold_inproc_s']:.2f} s in the loader "
+          f"({r['jsonl_cold_s']:.2f} s wall less start; "
+          f"{r['jsonl_cold_inproc_s'] / r['parse_limit_s']:.2f}x the parse limit)")
+    print(f"cold index, Parquet: {r['parquet_cold_inproc_s']:.2f} s in the loader "
+          f"({r['parquet_cold_s']:.2f} s wall less start; "
+          f"{r['parse_limit_s'] / r['parquet_cold_inproc_s']:.1f}x faster than the parse "
+          "limit; goal >= 5x)")
     print(f"one sample's load: JSONL {r['jsonl_sample_s'] * 1e3:.1f} ms, Parquet "
           f"{r['parquet_sample_s'] * 1e3:.1f} ms (median)")
     print(f"writer, per sample: JSONL {r['writer_jsonl_s'] * 1e3:.2f} ms, Parquet "
