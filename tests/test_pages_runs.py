@@ -58,3 +58,13 @@ def test_same_prompt_table_filters_and_one_prompt_opened(tmp_path):
     assert "Word diff" in shown and not at.exception
     links = [b.proto.url for b in at.get("link_button")]
     assert any("sample?" in url and "run=ablation" in url for url in links)
+
+
+def test_extra_dirs_are_confined_to_the_root(tmp_path, monkeypatch):
+    root = write_runs(tmp_path / "allowed")
+    outside = write_runs(tmp_path / "outside")
+    monkeypatch.setenv("RL_BOARD_ROOT", str(tmp_path / "allowed"))
+    at = _runs_page(root, runs="base", extra=f"{outside / 'third'}\n{root / 'ablation'}")
+    assert any("outside the allowed root" in e for e in errors(at))
+    html = "".join(str(h.proto.body) for h in at.get("html"))
+    assert "ablation" in html and str(outside) not in html  # the allowed one is compared
