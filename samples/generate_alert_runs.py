@@ -12,18 +12,13 @@ it, flagged, with values that would mislead a rule that counted them. The metric
 has verl's names, with or without the KL loss, token count and rollout-correction metrics.
 
 A fault starts at `onset`: "abrupt" at full size, "gradual" growing by a tenth a step.
-`write_run` puts a run on disk, a dump (the reference writer) and a metrics log, for the
-board:
-
-    python samples/generate_alert_runs.py OUT_DIR [--n 32] [--fault degeneration --onset 50]
+samples/write_alert_run.py puts one on disk (a dump and a metrics log) for the board.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from loaders import schema as S
@@ -116,20 +111,7 @@ def _samples(rng: np.random.Generator, n: int, t: np.ndarray, f: np.ndarray,
     frame = {S.STEP: step, S.RANK: (within * ranks(n) // n).astype(np.int32),
              S.GROUP_ID: group}
     frame[S.REWARD] = _rewards(rng, step, group, fs, fault, p, t.size)
-    length0 = p["length0"] * (1 + p["growth"] * step)
-    if fault == "length_explosion":
-        length0 = length0 * (1 + 1.5 * fs)
-    if fault == "rank_imbalance":
-        length0 = np.where(frame[S.RANK] == 0, length0 * (1 + 1.0 * fs), length0)
-    length = length0 * _lognormal(rng, size, 0.6)
-    cap = float(int(p["length0"] * CAP_FACTOR))
-    repeats = rng.random(size) < p["repeat0"] + (0.4 * fs if fault == "degeneration" else 0)
-    cut = repeats | (rng.random(size) < 0.3 * fs if fault == "inference_spike" else repeats)
-    length = np.where(cut, cap, np.minimum(length, cap))
-    frame[S.RESPONSE_LEN] = np.maximum(length, 1).astype(np.int64)
-    frame[S.TRUNCATED] = frame[S.RESPONSE_LEN] >= cap
-    frame[S.REPETITION] = np.where(repeats, rng.uniform(0.6, 0.95, size),
-                                   rng.beta(1, 30, size))
+    frame.update(_lengths(rng, step, frame[S.RANK], fs, fault, p))
     kl = (p["kl0"] + p["kl_rate"] * step) * _kl_fault(fs, fault, p, step)
     frame[S.kl_mean(S.K3)] = kl * _lognormal(rng, size, 0.8)
     entropy = p["entropy0"] * np.exp(-step / p["decay"])
@@ -140,6 +122,25 @@ def _samples(rng: np.random.Generator, n: int, t: np.ndarray, f: np.ndarray,
     frame[S.extra_array_mean("mismatch_kl")] = mismatch * _lognormal(rng, size, 1.0)
     out = pd.DataFrame(frame)
     return _left_out(rng, out, p["left_out"])
+
+
+def _lengths(rng: np.random.Generator, step: np.ndarray, rank: np.ndarray, fs: np.ndarray,
+             fault: str | None, p: dict) -> dict:
+    """Response lengths (capped: truncated), and the repetition score, looping responses
+    running to the cap."""
+    size = step.size
+    length0 = p["length0"] * (1 + p["growth"] * step)
+    if fault == "length_explosion":
+        length0 = length0 * (1 + 1.5 * fs)
+    if fault == "rank_imbalance":
+        length0 = np.where(rank == 0, length0 * (1 + 1.0 * fs), length0)
+    length = length0 * _lognormal(rng, size, 0.6)
+    cap = float(int(p["length0"] * CAP_FACTOR))
+    repeats = rng.random(size) < p["repeat0"] + (0.4 * fs if fault == "degeneration" else 0)
+    cut = repeats | (rng.random(size) < 0.3 * fs if fault == "inference_spike" else repeats)
+    length = np.maximum(np.where(cut, cap, np.minimum(length, cap)), 1).astype(np.int64)
+    return {S.RESPONSE_LEN: length, S.TRUNCATED: length >= cap,
+            S.REPETITION: np.where(repeats, rng.uniform(0.6, 0.95, size), rng.beta(1, 30, size))}
 
 
 def _kl_fault(fs: np.ndarray, fault: str | None, p: dict, step: np.ndarray) -> np.ndarray:
@@ -216,61 +217,3 @@ def _rollout_correction(rng: np.random.Generator, f: np.ndarray, p: dict) -> dic
             "rollout_corr/rollout_is_ratio_fraction_high": share,
             "rollout_corr/rollout_is_ratio_fraction_low": share * 0.7}
 
-
-def write_run(run: Run, directory: str | Path) -> Path:
-    """The run on disk: a dump file per rank (reference writer; token arrays whose KL,
-    entropy and mismatch give the frame's per-sample means; looping text for the
-    repetitive responses) and verl's metrics log."""
-    from loaders.writer import DumpWriter  # the board's own writer, as a trainer would use
-
-    root = Path(directory)
-    rng = np.random.default_rng(0)
-    words = np.array([f"w{i}" for i in range(5000)])
-    for rank, rows in run.samples.groupby(S.RANK):
-        with DumpWriter(root, rank=int(rank)) as writer:
-            writer.write_many(_line(row, rng, words) for row in rows.itertuples(index=False))
-    if run.metrics is not None:
-        lines = [orjson.dumps({"step": int(step), "data": row})
-                 for step, row in run.metrics.to_dict("index").items()]
-        (root / "metrics.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    return root
-
-
-def _line(row: tuple, rng: np.random.Generator, words: np.ndarray) -> dict:
-    length = max(int(getattr(row, S.RESPONSE_LEN)), 1)
-    loop = getattr(row, S.REPETITION) >= 0.5
-    tokens = (["so", " the", " answer", " is", " 4."] * (length // 5 + 1))[:length] if loop \
-        else [f" {w}" for w in rng.choice(words, length)]
-    ratio = float(np.sqrt(2 * getattr(row, S.kl_mean(S.K3))))  # k3(r) ≈ r²/2
-    logprobs = -rng.random(length)
-    sample = {"step": int(getattr(row, S.STEP)), "prompt": f"prompt {getattr(row, S.GROUP_ID)}",
-              "response": "".join(tokens), "response_tokens": tokens,
-              "logprobs": logprobs.round(4), "ref_logprobs": (logprobs - ratio).round(4),
-              "reward": float(getattr(row, S.REWARD)),
-              "entropy": [round(float(row.entropy_mean), 4)] * length,
-              "mismatch_kl": [float(row.mismatch_kl_mean)] * length,
-              "finish_reason": "length" if getattr(row, S.TRUNCATED) else "stop"}
-    if getattr(row, S.EXCLUDED):
-        sample["status"] = "aborted"
-    return sample
-
-
-def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--n", type=int, default=32, help="samples a step")
-    parser.add_argument("--steps", type=int, default=80)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--fault", choices=sorted(FAULTS))
-    parser.add_argument("--kind", choices=KINDS, default="abrupt")
-    parser.add_argument("--onset", type=int, default=50)
-    args = parser.parse_args()
-    run = make_run(args.seed, args.n, args.steps, args.fault, args.kind, args.onset)
-    print(write_run(run, args.out))
-
-
-if __name__ == "__main__":
-    main()

@@ -2,9 +2,10 @@
 
 A rule is one or more tests, each a health signal compared with its robust trend
 (loaders.health.robust) in one direction. A step where a test passes `k` spreads (or
-`sustained` × k two steps running) is a hit. A hit alone is weak. It is strong when
-independent signals agree (see severities) or when one signal is extreme (`extreme`
-spreads) and has hit for `persist` steps in a row: one metric's wobble is not an incident.
+`sustained` × k two steps running, or ¾ of that three) is a hit. A hit alone is weak. It
+is strong when independent signals agree (see severities) or when one signal is extreme
+(`extreme` spreads) and has hit for `persist` steps in a row: one metric's wobble is not
+an incident.
 """
 from __future__ import annotations
 
@@ -137,10 +138,13 @@ def run_peaks(z: np.ndarray, hit: np.ndarray) -> np.ndarray:
 
 
 def hits_of(z: pd.DataFrame, k: float, sustained: float) -> pd.DataFrame:
-    """k spreads at the step, or sustained × k at it and the step before: a shift that a
-    mean of few samples shows only dimly still shows twice (a lone burst does not)."""
+    """k spreads at the step, or sustained × k at it and the step before, or ¾ of that
+    three steps running: a shift that a mean of few samples shows only dimly still shows
+    again and again (a lone burst does not)."""
     twice = (z >= sustained * k) & (z.shift(1) >= sustained * k)
-    return ((z >= k) | twice).fillna(False).astype(bool)
+    low = 0.75 * sustained * k
+    thrice = (z >= low) & (z.shift(1) >= low) & (z.shift(2) >= low)
+    return ((z >= k) | twice | thrice).fillna(False).astype(bool)
 
 
 def severities(z: pd.DataFrame, k: float, extreme: float, cfg: dict,

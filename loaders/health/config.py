@@ -30,7 +30,8 @@ DEFAULTS: dict[str, dict[str, float]] = {
     # spreads are floored at rel_floor x |trend|, and for shares (abort ratio, truncation,
     # zero-variance groups, ...) at share_floor
     "baseline": {"window": 20, "min_history": 8, "rel_floor": 0.01, "share_floor": 0.002},
-    # a hit: a rule's `k` spreads at one step, or `sustained` x k at two steps in a row. A
+    # a hit: a rule's `k` spreads at one step, `sustained` x k at two steps in a row, or
+    # 0.75 x sustained x k at three. A
     # hit is weak; strong needs three of a rule's signals within `agree_slack` steps, or
     # two on a step after a hit, or one that reached its rule's `extreme` and held at k
     # for `persist` steps
