@@ -84,3 +84,113 @@ def verl_multi_turn(root: Path) -> Path:
 
 
 ALL = {"verifiers": prime_rollouts, "verl": verl_multi_turn}
+
+
+def _chatml(role: str, text: str) -> str:
+    return f"<|im_start|>{role}\n{text}<|im_end|>\n"
+
+
+def _agent_text() -> tuple[str, str]:
+    """(prompt, completion) of a Qwen-style tool conversation, special tokens kept."""
+    prompt = _chatml("system", "You can search.") + _chatml("user", "Capital of France?") + \
+        "<|im_start|>assistant\n"
+    call = '<tool_call>\n{"name": "search", "arguments": {"q": "France"}}\n</tool_call>'
+    completion = (f"Searching.\n{call}<|im_end|>\n"
+                  + _chatml("user", "<tool_response>\nParis <script>x</script>\n</tool_response>")
+                  + "<|im_start|>assistant\nParis.<|im_end|><|endoftext|><|endoftext|>")
+    return prompt, completion
+
+
+def areal_rollouts(root: Path) -> Path:
+    """rollout/{tail_version}/{task_id}.jsonl and eval-rollout/; prompt_len counts the
+    masked tool tokens as prompt (AReaL's quirk), so the split text cuts into the turns."""
+    prompt, completion = _agent_text()
+    cut = len(prompt) + 12  # the split point moved into the completion
+    for version, task in ((2, 7), (3, 7)):
+        lines = [{"task_id": task, "sample_idx": i, "seqlen": 40, "prompt_len": 20,
+                  "head_version": version - 1, "tail_version": version, "reward": float(i),
+                  "prompt": (prompt + completion)[:cut], "completion": (prompt + completion)[cut:]}
+                 for i in range(2)]
+        write_dump(root / "rollout" / str(version) / f"{task}.jsonl", lines)
+    write_dump(root / "eval-rollout" / "3" / "1.jsonl", [
+        {"task_id": 1, "sample_idx": 0, "seqlen": 5, "prompt_len": 2, "head_version": 3,
+         "tail_version": 3, "reward": 1.0, "prompt": "2+2?", "completion": "4"}])
+    return root
+
+
+def skyrl_evals(root: Path) -> Path:
+    """dumped_evals/global_step_{N}_evals/{data_source}.jsonl (a per-token score list in one
+    line), its aggregated_results.jsonl, and a training-input pickle never to be opened."""
+    prompt, completion = _agent_text()
+    base = root / "dumped_evals" / "global_step_5_evals"
+    write_dump(base / "search_qa.jsonl", [
+        {"input_prompt": prompt, "output_response": completion, "score": score,
+         "stop_reason": "stop", "env_class": "search", "env_extras": {"gt": "Paris"},
+         "data_source": "search_qa"} for score in (1.0, [0.0, 0.0, 0.5])])
+    write_dump(base / "aggregated_results.jsonl", [{"eval/all/avg_score": 0.75}])
+    return root
+
+
+def art_trajectories(root: Path) -> Path:
+    """trajectories/{split}/{step:04d}.parquet as ART writes them (tool_calls and metrics as
+    JSON strings, `trainable` on the sampled messages)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    message = pa.struct([("role", pa.string()), ("content", pa.string()),
+                         ("tool_calls", pa.string()), ("tool_call_id", pa.string()),
+                         ("trainable", pa.bool_())])
+    calls = '[{"id": "c1", "type": "function", "function": {"name": "lookup", ' \
+            '"arguments": "{\\"word\\": \\"x\\"}"}}]'
+    rows = [{"group_index": g, "group_metadata": None, "group_metrics": None,
+             "group_logs": None, "reward": float(i), "metrics": '{"turns": 2}',
+             "metadata": '{"scenario": "s1"}', "tools": None, "logs": ["ok"],
+             "messages": [
+                 {"role": "system", "content": "Play.", "tool_calls": None,
+                  "tool_call_id": None, "trainable": False},
+                 {"role": "user", "content": "Go [link](javascript:alert(1))",
+                  "tool_calls": None, "tool_call_id": None, "trainable": False},
+                 {"role": "assistant", "content": "", "tool_calls": calls,
+                  "tool_call_id": None, "trainable": True},
+                 {"role": "tool", "content": "definition", "tool_calls": None,
+                  "tool_call_id": "c1", "trainable": False},
+                 {"role": "assistant", "content": "Done.", "tool_calls": None,
+                  "tool_call_id": None, "trainable": True}]}
+            for g in range(2) for i in range(2)]
+    schema = pa.schema([("group_index", pa.int64()), ("group_metadata", pa.string()),
+                        ("group_metrics", pa.string()), ("group_logs", pa.list_(pa.string())),
+                        ("reward", pa.float64()), ("metrics", pa.string()),
+                        ("metadata", pa.string()), ("tools", pa.string()),
+                        ("logs", pa.list_(pa.string())), ("messages", pa.list_(message))])
+    for split, step in (("train", 1), ("train", 2), ("val", 2)):
+        path = root / "trajectories" / split / f"{step:04d}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), path, compression="zstd")
+    return root
+
+
+def rllm_episodes(root: Path) -> Path:
+    """episodes/{mode}_step_{N}_epoch_0/episode_hash{h}_id{id}.json, indented, two
+    trajectories (solver and judge) in one episode."""
+    import json
+
+    chat = [{"role": "system", "content": "Solve."}, {"role": "user", "content": "1+1?"},
+            {"role": "assistant", "content": "<think>easy</think>2"}]
+    for mode, step in (("train", 1), ("val", 1)):
+        episode = {"training_step": step, "epoch": 0, "episode_id": "e:1",
+                   "task": {"q": "1+1"}, "task_hash": "abcd1234", "is_correct": True,
+                   "termination_reason": "ENV_DONE", "metrics": {"acc": 1.0},
+                   "trajectories": [
+                       {"name": name, "uid": name, "reward": reward, "num_steps": 1,
+                        "steps": [{"observation": "1+1?", "action": "2", "reward": reward,
+                                   "done": True, "model_response": "2",
+                                   "chat_completions": chat}]}
+                       for name, reward in (("solver", 1.0), ("judge", 0.5))]}
+        path = root / "episodes" / f"{mode}_step_{step}_epoch_0" / "episode_hashabcd_ide_1.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(episode, indent=2) + "\n")
+    return root
+
+
+ALL.update({"areal": areal_rollouts, "skyrl": skyrl_evals, "art": art_trajectories,
+            "rllm": rllm_episodes})

@@ -132,3 +132,65 @@ def test_files_written_by_real_torch_read_the_same(tmp_path):
     real = open_run(tmp_path / "t", use_cache=False).samples
     columns = [S.KEY, S.REWARD, S.RESPONSE_LEN, S.LOG_RATIO_MEAN, S.TURNS, S.TRAINED_SHARE]
     assert real[columns].equals(ours[columns])
+
+
+def _turns(run, key):
+    return [(t["role"], t["text"], [c["name"] for c in t["tool_calls"]])
+            for t in run.sample(key).turns]
+
+
+SEARCH_TURNS = [("system", "You can search.", []), ("user", "Capital of France?", []),
+                ("assistant", "Searching.", ["search"]),
+                ("tool", "Paris <script>x</script>", []), ("assistant", "Paris.", [])]
+
+
+def test_areal_turns_from_the_joined_texts_whatever_prompt_len_says(tmp_path):
+    run = _run(tmp_path, "areal")
+    assert set(run.formats.values()) == {"areal"}
+    rows = _rows(run)
+    row = rows.loc["rollout/3/7.jsonl:2"]
+    assert (row[S.STEP], row[S.REWARD], row["version_lag"]) == (3, 1.0, 1)
+    assert row[S.TURNS] == 5 and row[S.TOOL_NAMES] == "search"
+    assert row[S.GROUP_SOURCE] == "group_id"
+    assert _turns(run, "rollout/3/7.jsonl:2") == SEARCH_TURNS
+    assert rows.loc["eval-rollout/3/1.jsonl:1", S.VALIDATION]
+
+
+def test_skyrl_eval_dumps_and_training_pickles_never_opened(tmp_path):
+    root = A.skyrl_evals(tmp_path / "skyrl")
+    marker = tmp_path / "pwned"
+    evil = root / "dumped_data" / "global_step_5_training_input.pkl"
+    evil.parent.mkdir(parents=True)
+    evil.write_bytes(pickle.dumps(_Evil(marker)))
+    run = open_run(root, use_cache=False)
+    assert not marker.exists()
+    rows = _rows(run)
+    assert rows[S.REWARD].tolist() == [1.0, 0.5]  # per-token rewards summed
+    assert rows[S.VALIDATION].all() and (rows[S.STEP] == 5).all()
+    assert (rows[S.LAST_FINISH] == "stop").all() and (rows[S.TURNS] == 5).all()
+    assert _turns(run, "dumped_evals/global_step_5_evals/search_qa.jsonl:1") == SEARCH_TURNS
+    assert not any("training_input" in f for f in run.formats)
+
+
+def test_art_trajectories_with_trainable_messages(tmp_path):
+    run = _run(tmp_path, "art")
+    assert set(run.formats.values()) == {"art"}
+    rows = _rows(run)
+    row = rows.loc["trajectories/train/0002.parquet:2"]
+    assert (row[S.STEP], row[S.REWARD], row[S.TURNS]) == (2, 1.0, 5)
+    assert row[S.TOOL_NAMES] == "lookup" and row["metrics_turns"] == 2
+    assert row[S.PROMPT] == "[system] Play.\n[user] Go [link](javascript:alert(1))"
+    assert rows[S.VALIDATION].sum() == 4  # the val split
+    turns = run.sample("trajectories/train/0002.parquet:2").turns
+    assert turns[2]["tool_calls"][0]["pretty"] == '{\n  "word": "x"\n}'
+
+
+def test_rllm_episode_files_one_sample_per_trajectory(tmp_path):
+    run = _run(tmp_path, "rllm")
+    assert set(run.formats.values()) == {"rllm"}
+    key = "episodes/train_step_1_epoch_0/episode_hashabcd_ide_1.json:1"
+    rows = _rows(run)
+    assert rows.loc[key, S.REWARD] == 1.0 and rows.loc[key + "#1", "agent"] == "judge"
+    assert rows.loc[key, S.TURNS] == 3 and rows.loc[key, S.LAST_FINISH] == "env_done"
+    assert rows.loc[key, "is_correct"] == 1.0 and rows[S.VALIDATION].sum() == 2
+    assert _turns(run, key)[-1] == ("assistant", "<think>easy</think>2", [])

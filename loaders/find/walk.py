@@ -14,8 +14,11 @@ DUMP_SUFFIX = ".jsonl"
 # TRL's completions and the board's own Parquet dumps (loaders/writer_parquet.py)
 _TABLE_DUMP = re.compile(r"(^|/)(completions_\d+|rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+)"
                          r"\.parquet$"
-                         # slime's torch.save debug dumps (loaders.formats.slime)
-                         r"|(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$")
+                         # slime's torch.save debug dumps (loaders.formats.slime), ART's
+                         # trajectory Parquet files and rLLM's episode files (.formats.episodes)
+                         r"|(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$"
+                         r"|(^|/)trajectories/[^/]+/\d+\.parquet$"
+                         r"|(^|/)(train|val)_step_\d+_epoch_\d+/episode_[^/]*\.json$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written
 STABLE_MARKER = "STABLE"

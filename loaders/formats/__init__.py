@@ -11,7 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loaders import schema as S
-from loaders.formats import native, nemo, prime, roll, slime, trl, verifiers, verl
+from loaders.formats import (
+    agent_logs,
+    episodes,
+    native,
+    nemo,
+    prime,
+    roll,
+    slime,
+    trl,
+    verifiers,
+    verl,
+)
 from loaders.formats.context import FileContext
 from loaders.parse.conversation import fill_texts
 from loaders.parse.record import BadLine, parse_step
@@ -54,6 +65,19 @@ FORMATS = (
     Format("roll_board", "ROLL save_logging_board_dir data_{date}_{time}_{ms}.jsonl",
            re.compile(r"(^|/)data_\d{8}_\d{6}_\d+\.jsonl$"),
            frozenset({"new_response_mask"}), roll.normalize_board, step_from_path=False),
+    Format("areal", "AReaL rollout/{version}/{task_id}.jsonl",
+           re.compile(r"(^|/)(eval-)?rollout/\d+/\d+\.jsonl$"),
+           frozenset({"task_id", "completion", "tail_version"}), agent_logs.areal),
+    Format("skyrl", "SkyRL dumped_evals/global_step_{N}_evals/{data_source}.jsonl",
+           re.compile(r"(^|/)dumped_evals/[^/]+/(?!aggregated_results\.jsonl$)[^/]+\.jsonl$"),
+           frozenset({"input_prompt", "output_response", "score"}), agent_logs.skyrl),
+    Format("art", "ART trajectories/{split}/{step:04d}.parquet",
+           re.compile(r"(^|/)trajectories/[^/]+/\d+\.parquet$"),
+           frozenset({"messages", "group_index", "reward"}), episodes.art, tabular=True),
+    Format("rllm", "rLLM episodes/{mode}_step_{N}_epoch_{E}/episode_*.json",
+           re.compile(r"(^|/)(train|val)_step_\d+_epoch_\d+/episode_[^/]*\.json$"),
+           frozenset({"training_step", "trajectories"}), episodes.rllm, tabular=True,
+           reader=episodes.read_json),
     Format("verl", "verl rollout/validation dump {global_step}.jsonl",
            re.compile(r"(^|/)\d+\.jsonl$"), frozenset({"input", "output", "score"}),
            verl.normalize),

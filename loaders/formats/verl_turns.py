@@ -26,7 +26,8 @@ def is_multi_turn(output: object) -> bool:
     return isinstance(output, str) and ("<tool_response>" in output or "<tool_call>" in output)
 
 
-def _assistant(text: str) -> dict:
+def assistant_turn(text: str) -> dict:
+    """An assistant turn from its text: Hermes <tool_call> blocks become its tool calls."""
     calls = [{"name": "", "arguments": body} for body in _TOOL_CALL.findall(text)]
     for call in calls:
         # {"name": ..., "arguments": {...}} as the Hermes parser reads it; else left raw
@@ -56,9 +57,9 @@ def response_turns(text: str) -> list[dict]:
     turns, at = [], 0
     for match in _TOOL_RESPONSE.finditer(text):
         if text[at:match.start()].strip():
-            turns.append(_assistant(text[at:match.start()]))
+            turns.append(assistant_turn(text[at:match.start()]))
         turns.append({"role": "tool", "content": match.group(1)})
         at = match.end()
     if text[at:].strip() or not turns:
-        turns.append(_assistant(text[at:]))
+        turns.append(assistant_turn(text[at:]))
     return turns
