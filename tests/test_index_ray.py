@@ -1,7 +1,9 @@
 """The index build on Ray: the same index, row for row, as the local build."""
+import fcntl
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -22,11 +24,15 @@ from generate_dump import write_dump  # noqa: E402
 
 @pytest.fixture(scope="module")
 def local_ray():
+    """A local Ray of 2 CPUs; one at a time on this machine (xdist may run these tests in
+    two workers, and two local clusters at once only compete for the 2 cores)."""
     from loaders.index.on_ray import connect
 
-    connect(None, num_cpus=2)
-    yield
-    ray.shutdown()
+    with open(Path(tempfile.gettempdir()) / "rl_board_ray.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        connect(None, num_cpus=2)
+        yield
+        ray.shutdown()
 
 
 def odd_dump(root: Path) -> Path:
