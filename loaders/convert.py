@@ -87,6 +87,10 @@ def main(argv: list[str]) -> int:
     if not args.src.is_dir():
         print(f"error: no such directory: {args.src}", file=sys.stderr)
         return 2
+    if args.dst.is_dir() and discover(args.dst):  # a second run would add every sample again
+        print(f"error: {args.dst} already holds a dump; convert into an empty dir",
+              file=sys.stderr)
+        return 2
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -165,6 +165,9 @@ def test_convert_command(tmp_path):
                            str(tmp_path / "dst")], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "20 samples" in proc.stdout
+    again = subprocess.run([sys.executable, "-m", "loaders", "convert", str(tmp_path / "src"),
+                            str(tmp_path / "dst")], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 2 and "already holds a dump" in again.stderr
     missing = subprocess.run([sys.executable, "-m", "loaders", "convert", str(tmp_path / "no"),
                               str(tmp_path / "dst")], cwd=ROOT, capture_output=True, text=True)
     assert missing.returncode == 2 and "no such directory" in missing.stderr
