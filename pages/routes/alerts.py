@@ -33,8 +33,9 @@ def render(view: View) -> None:
                               key="severity", bind="query-params")
     shown = [i for i in found if i.severity in severity]
     strong = sum(i.severity == "strong" for i in found)
-    st.markdown(f"**{len(found)} incidents** ({strong} strong) over "
-                f"{len(health.alerts)} alerting steps")
+    steps = len({a.step for a in health.alerts})
+    st.markdown(f"**{len(found)} incidents** ({strong} strong) at {steps} "
+                f"step{'s' if steps != 1 else ''}")
     st.dataframe(build.incidents_table(shown), hide_index=True, width="stretch",
                  key="t_incidents")
     for incident in shown[:MAX_INCIDENTS]:
