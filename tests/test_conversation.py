@@ -23,7 +23,7 @@ def test_summary_columns_of_a_conversation(tmp_path):
     assert rows.loc["rollout_data_rank0.jsonl:4", S.TOOL_ERRORS] == 1
     assert rows.loc["rollout_data_rank0.jsonl:3", S.TOOL_NAMES] == "search"
     single = rows.loc["rollout_data_rank0.jsonl:9"]
-    assert math.isnan(single[S.TURNS]) and single[S.LAST_FINISH] == ""
+    assert math.isnan(single[S.TURNS]) and single[S.LAST_FINISH] == "length"
     assert single[S.RESPONSE] == "single turn" and math.isnan(single[S.TRAINED_SHARE])
     # the texts come from the conversation when the sample has no prompt/response keys
     assert row[S.PROMPT].startswith("[system] You are a solver.")

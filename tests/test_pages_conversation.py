@@ -59,3 +59,25 @@ def test_single_turn_samples_show_no_conversation(agent_dump):
     at = board(agent_dump, page="sample", step="1", sample="rollout_data_rank0.jsonl:9")
     assert not at.exception
     assert "Conversation" not in texts(at)
+
+
+def test_responses_filters_by_tool_errors_tools_and_finish(agent_dump):
+    at = board(agent_dump, page="responses", step="1")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 5
+    at = board(agent_dump, page="responses", step="1", terr="with tool errors")
+    assert len(at.dataframe[0].value) == 1
+    at = board(agent_dump, page="responses", step="1", tools="search")
+    assert len(at.dataframe[0].value) == 1
+    at = board(agent_dump, page="responses", step="1", finish="length")
+    assert len(at.dataframe[0].value) == 1  # the single-turn sample's finish_reason
+    assert at.radio(key="terr").value == "any"  # the URL holds the label: ?terr=with+tool+errors
+
+
+def test_groups_keep_groups_with_an_answer_that_passes(agent_dump):
+    at = board(agent_dump, page="groups", step="1")
+    assert not at.exception
+    assert "3 of 3 groups" in texts(at)
+    at = board(agent_dump, page="groups", step="1", gterr="with tool errors")
+    assert not at.exception and "1 of 3 groups" in texts(at)

@@ -134,7 +134,7 @@ def columns(obj: dict, turns: list[Turn], trained_share: float) -> dict[str, obj
     if not turns:
         return {S.TURNS: math.nan, S.TOOL_CALLS: math.nan, S.TOOL_NAMES: "",
                 S.TOOL_ERRORS: math.nan, S.TRAINED_SHARE: trained_share,
-                S.LAST_FINISH: _finish(turns, obj) if S.MESSAGES in obj else ""}
+                S.LAST_FINISH: _finish(turns, obj)}
     calls = [c for t in turns if t["role"] == "assistant" for c in t["tool_calls"]]
     names = ", ".join(sorted({c["name"] for c in calls if c["name"]}))
     return {S.TURNS: float(len(turns)), S.TOOL_CALLS: float(len(calls)),

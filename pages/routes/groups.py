@@ -7,6 +7,7 @@ import streamlit as st
 from loaders import schema as S
 from loaders.serve.groups import StepGroups
 from pages import answers, state
+from pages.conversation_filters import conversation_filter
 from pages.figures import groups as build
 from pages.figures.axes import mark_steps
 from pages.figures.text import compile_search, literal
@@ -59,7 +60,7 @@ def _table(view: View, table: pd.DataFrame) -> None:
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))
-    shown = build.filter_groups(table, flags, regex).sort_values(
+    shown = build.filter_groups(_agent_groups(view, table), flags, regex).sort_values(
         column, ascending=not descending, na_position="last", kind="stable")
     st.caption(f"{len(shown)} of {len(table)} groups · select a row to open the group")
     rows = build.group_rows(shown, view.options)
@@ -67,6 +68,14 @@ def _table(view: View, table: pd.DataFrame) -> None:
                                                 S.TRUNCATED_SHARE: PERCENT})
     if picked is not None:
         state.select(group=rows[build.ID].iloc[picked])
+
+
+def _agent_groups(view: View, table: pd.DataFrame) -> pd.DataFrame:
+    """The groups with an answer that passes the multi-turn filters (all without them)."""
+    rows = view.groups.samples
+    rows = rows[rows[S.STEP] == view.step]
+    keep = conversation_filter(rows, "g")
+    return table if keep.all() else table[table.index.isin(rows.loc[keep, S.GROUP_ID])]
 
 
 def render(view: View) -> None:

@@ -13,6 +13,7 @@ from loaders import schema as S
 from loaders.serve import export
 from loaders.serve.cache import Texts
 from pages import state
+from pages.conversation_filters import conversation_filter
 from pages.figures import tables
 from pages.figures.text import compile_search, highlight, literal
 from pages.loading import recover_stale
@@ -55,11 +56,12 @@ def render(view: View) -> None:
     st.header(f"Responses · step {view.step}")
     column, descending, pattern = _controls(view, rows)
     reward_range, flags = _filters(rows)
+    agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))
     texts = _full_texts(view, rows) if regex else None
-    shown = tables.sort_rows(tables.filter_rows(rows, reward_range, flags, regex, texts),
+    shown = tables.sort_rows(tables.filter_rows(rows[agent], reward_range, flags, regex, texts),
                              column, descending)
     table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
     picked = picked_row(table, "t_responses", 640, {tables.KEY: None})

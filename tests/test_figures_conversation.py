@@ -1,0 +1,45 @@
+"""Pure builders of the conversation view and its filters."""
+import math
+
+import pandas as pd
+
+from loaders import schema as S
+from pages.figures import conversation as C
+
+
+def test_think_blocks_split_and_an_unclosed_one_runs_to_the_end():
+    assert C.parts_of("a<think>b</think>c") == [C.Part("text", "a"), C.Part("think", "b"),
+                                                 C.Part("text", "c")]
+    assert C.parts_of("<think>cut by the cap") == [C.Part("think", "cut by the cap")]
+    assert C.parts_of("") == [C.Part("text", "")]
+
+
+def test_long_texts_keep_head_and_tail_and_pages_are_clamped():
+    text = "h" * 10_000 + "t" * 10_000
+    shown = C.clipped(text)
+    assert shown.startswith("h" * 8_000) and shown.endswith("t" * 8_000)
+    assert "4,000 characters not shown" in shown
+    assert C.page_of(50, 9) == (48, 50, 3) and C.page_of(3, 0) == (0, 3, 1)
+
+
+def test_turn_metrics_average_trained_tokens_of_assistant_turns_only():
+    turns = [{"role": r} for r in ("user", "assistant", "tool", "assistant")]
+    tokens = pd.DataFrame({S.TURN: [1, 1, 2, 3], S.TRAINED: [True, True, False, True],
+                           S.LOG_RATIO: [0.1, 0.3, math.nan, 0.5], S.K3: [1.0, 3.0, math.nan, 5.0],
+                           "entropy": [1.0, 1.0, math.nan, 2.0]})
+    rows = C.turn_metrics(tokens, turns, S.K3)
+    assert rows["tokens"].tolist()[1:] == [2, 1, 1] and rows["trained"].tolist()[1:] == [2, 0, 1]
+    assert rows[S.LOG_RATIO].tolist()[1] == 0.2 and math.isnan(rows[S.LOG_RATIO][2])
+    assert rows["kl"].tolist()[3] == 5.0 and math.isnan(rows["mismatch_kl"][1])
+
+
+def test_conversation_mask_by_turns_tools_errors_and_finish():
+    rows = pd.DataFrame({S.TURNS: [3.0, 5.0, math.nan], S.TOOL_NAMES: ["a, b", "c", ""],
+                         S.TOOL_ERRORS: [0.0, 2.0, math.nan],
+                         S.LAST_FINISH: ["stop", "length", "stop"]})
+    assert C.conversation_mask(rows, (4, 5), (), "any", ()).tolist() == [False, True, False]
+    assert C.conversation_mask(rows, None, ("b",), "any", ()).tolist() == [True, False, False]
+    assert C.conversation_mask(rows, None, (), "errors", ()).tolist() == [False, True, False]
+    assert C.conversation_mask(rows, None, (), "clean", ("stop",)).tolist() == [True, False,
+                                                                                  True]
+    assert C.tool_names(rows) == ["a", "b", "c"] and C.finish_reasons(rows) == ["length", "stop"]
