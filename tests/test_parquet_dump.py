@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -177,3 +178,23 @@ def test_convert_command(tmp_path):
 def test_id_lists_are_int64(value):
     table = table_of([{"step": 0, "token_ids": cell(value)}])
     assert table.schema.field("token_ids").type == pa.list_(pa.int64())
+
+
+def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
+    from loaders.index import refresh
+    from loaders.index.scan_board import plan_row_groups
+
+    _, parquet = write_both(tmp_path, steps=1)
+    whole = open_run(parquet, use_cache=False).samples
+    path = next(parquet.iterdir())
+    chunks = plan_row_groups(str(path), path.name, 1, path.stat().st_size, 4 << 10)
+    assert len(chunks) > 1 and chunks[0].start == 0 and chunks[-1].end == path.stat().st_size
+    assert all(a.end == b.start for a, b in zip(chunks, chunks[1:]))
+    monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # a task per few row groups
+    parts = open_run(parquet, use_cache=False)
+    assert parts.samples[S.LINE].tolist() == list(range(1, 21))
+    # digests are made per parse batch, as for a jsonl file's chunks: one per chunk here
+    assert parts.samples[S.TOKEN_DIGEST].notna().sum() == len(chunks)
+    pd.testing.assert_frame_equal(whole.drop(columns=S.TOKEN_DIGEST),
+                                  parts.samples.drop(columns=S.TOKEN_DIGEST))
+    assert parts.sample(parts.samples[S.KEY].iloc[-1]).error is None

@@ -66,9 +66,15 @@ def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: 
              and stat.st_size >= old.parsed_until and _unchanged(dump.path, old))
     base = old if grown else None
     start = base.parsed_until if base else 0
-    chunks = plan_chunks(str(dump.path), dump.rel, dump.rank, start, stat.st_size,
-                         continues_line=bool(base and base.ends_mid_line), fmt=fmt,
-                         target=stat.st_size + 1 if tabular else CHUNK_BYTES)
+    if fmt == "board_parquet":  # whole row groups a chunk: imported here (pyarrow)
+        from loaders.index.scan_board import plan_row_groups
+
+        chunks = plan_row_groups(str(dump.path), dump.rel, dump.rank, stat.st_size,
+                                 CHUNK_BYTES)
+    else:
+        chunks = plan_chunks(str(dump.path), dump.rel, dump.rank, start, stat.st_size,
+                             continues_line=bool(base and base.ends_mid_line), fmt=fmt,
+                             target=stat.st_size + 1 if tabular else CHUNK_BYTES)
     return Work(dump, stat, base, fmt, chunks, kind.reason, checked)
 
 

@@ -22,39 +22,80 @@ from loaders.parse.record import BadLine
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
 
+def plan_row_groups(path: str, rel: str, rank: int, size: int, target: int) -> list[Chunk]:
+    """Chunks of whole row groups, about `target` bytes each (a Ray task or pool task each):
+    a chunk runs from where its first row group starts to where the next chunk's does, the
+    first from 0, the last to the file's end.  A footer that cannot be read gives one chunk,
+    whose scan then names the problem."""
+    try:
+        meta = pq.ParquetFile(open_binary(path)).metadata
+        starts = [_start(meta.row_group(g)) for g in range(meta.num_row_groups)]
+    except _ERRORS:
+        starts = []
+    bounds = [0]
+    for start in starts[1:]:
+        if start - bounds[-1] >= target:
+            bounds.append(start)
+    return [Chunk(path, rel, rank, a, b, False, "board_parquet")
+            for a, b in zip(bounds, [*bounds[1:], size])]
+
+
+def _start(group: pq.RowGroupMetaData) -> int:
+    """The byte offset where a row group's first page starts."""
+    pages = [group.column(c) for c in range(group.num_columns)]
+    return min(p.dictionary_page_offset if p.has_dictionary_page else p.data_page_offset
+               for p in pages)
+
+
 def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
-    """Every row of the file into the batch; a row group that cannot be read is one
-    problem (its rows counted as bad lines), the others are kept."""
+    """The rows of the chunk's row groups into the batch (lines relative to the chunk's first
+    row, offsets the row index in the file); a row group that cannot be read is one problem
+    (its rows counted as bad lines), the others are kept."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
         source = open_binary(chunk.path)
         meta = pq.ParquetFile(source).metadata  # then token texts read as dictionaries:
         handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(
             meta.schema.to_arrow_schema()))
+        groups = _groups_of(chunk, meta)
     except _ERRORS as err:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
         return result
     context = context_of(chunk.rel, chunk.rank)
     as_json = json_columns(handle.schema_arrow)
-    row = 0
-    for group in range(handle.num_row_groups):
-        size = handle.metadata.row_group(group).num_rows
-        try:
-            table = handle.read_row_group(group, use_threads=False)  # a worker per core already
-            checks = row_checks(table)
-            found = records(table, as_json)
-        except _ERRORS as err:
-            result.problems.extend((row + i + 1, f"unreadable row group {group}: "
-                                    f"{_short(err)}", True) for i in range(size))
-            row += size
-            continue
-        for i, (record, check) in enumerate(zip(found, checks)):
-            where = {S.FILE: chunk.rel, S.LINE: row + i + 1, S.RANK: chunk.rank,
-                     S.OFFSET: row + i, S.NBYTES: 0, S.LINE_CHECK: check}
-            _add(batch, record, where, result, chunk.format, context)
-        row += size
-    result.lines = row
+    for group, first in groups:
+        _scan_group(handle, group, first, chunk, result, batch, (as_json, context))
     return result
+
+
+def _groups_of(chunk: Chunk, meta: pq.FileMetaData) -> list[tuple[int, int]]:
+    """(row group, its first row's index in the file) of each row group in the chunk."""
+    out, row = [], 0
+    for group in range(meta.num_row_groups):
+        if chunk.start <= _start(meta.row_group(group)) < chunk.end:
+            out.append((group, row))
+        row += meta.row_group(group).num_rows
+    return out
+
+
+def _scan_group(handle: pq.ParquetFile, group: int, first: int, chunk: Chunk,
+                result: ChunkResult, batch: SummaryBatch, how: tuple) -> None:
+    as_json, context = how
+    size = handle.metadata.row_group(group).num_rows
+    line = result.lines  # rows of the chunk before this group
+    result.lines += size
+    try:
+        table = handle.read_row_group(group, use_threads=False)  # a worker per core already
+        checks = row_checks(table)
+        found = records(table, as_json)
+    except _ERRORS as err:
+        result.problems.extend((line + i + 1, f"unreadable row group {group}: "
+                                f"{_short(err)}", True) for i in range(size))
+        return
+    for i, (record, check) in enumerate(zip(found, checks)):
+        where = {S.FILE: chunk.rel, S.LINE: line + i + 1, S.RANK: chunk.rank,
+                 S.OFFSET: first + i, S.NBYTES: 0, S.LINE_CHECK: check}
+        _add(batch, record, where, result, chunk.format, context)
 
 
 def _add(batch: SummaryBatch, record: dict, where: dict, result: ChunkResult, fmt: str,
