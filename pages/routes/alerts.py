@@ -12,6 +12,7 @@ from pages.figures.text import literal
 from pages.view import View
 
 MAX_INCIDENTS = 50  # expanders drawn; the table above lists every incident
+OPEN_STRONG = 3  # the first strong incidents start open (a grid each: the page stays light)
 
 
 def render(view: View) -> None:
@@ -38,17 +39,18 @@ def render(view: View) -> None:
                 f"step{'s' if steps != 1 else ''}")
     st.dataframe(build.incidents_table(shown), hide_index=True, width="stretch",
                  key="t_incidents")
+    opened = [i.id for i in shown if i.severity == "strong"][:OPEN_STRONG]
     for incident in shown[:MAX_INCIDENTS]:
-        _incident(view, incident)
+        _incident(view, incident, incident.id in opened)
     if len(shown) > MAX_INCIDENTS:
         st.caption(f"{len(shown) - MAX_INCIDENTS} more incidents are in the table above.")
 
 
-def _incident(view: View, incident: Incident) -> None:
+def _incident(view: View, incident: Incident, opened: bool) -> None:
     span = (f"step {incident.start}" if incident.start == incident.end
             else f"steps {incident.start}–{incident.end}, peak {incident.peak}")
     with st.expander(f"{incident.severity} · {incident.rule} · {span}",
-                     expanded=incident.severity == "strong" and len(incident.alerts) < 4):
+                     expanded=opened):
         peak = build.target(incident.peak_alert, view.options.kl_estimator,
                             view.run.samples.columns)
         key = f"t_inc_{incident.id}"
