@@ -2,11 +2,14 @@
 widget change on the Compare runs page, driven by AppTest.
 
     python benchmarks/bench_runs.py [--dir benchmarks/out/runs] [--runs 4 --steps 100]
+    RL_BOARD_CHROMIUM=/usr/bin/chromium python benchmarks/bench_runs.py --browser
 
 Writes (once) `--runs` runs of the benchmark dump's shape (8 ranks x 32 samples x up to 1024
 tokens a step, GRPO groups of 8) under --dir, one seed each over the same prompts (an
 ablation), with training metrics, and indexes them.  Then it opens the Compare runs page on
 all of them in a fresh board (every run read from its index) and changes one widget at a time.
+With --browser it then serves the dir and times each view in headless Chromium, from the
+click until the page is idle, with the page's DOM node count.
 """
 from __future__ import annotations
 
@@ -86,6 +89,41 @@ def interactions(at) -> list:
     ]
 
 
+IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def _idle(page) -> None:
+    page.wait_for_function(IDLE, timeout=300_000)
+    time.sleep(0.3)  # a rerun right after the last one shows the widget again
+    page.wait_for_function(IDLE, timeout=300_000)
+
+
+def in_browser(root: Path, names: list[str]) -> list[tuple[str, float, int]]:
+    """(view, seconds until idle, DOM nodes) in headless Chromium on the real server."""
+    from browser import browser_page, served
+
+    query = "&".join([f"run={names[0]}", "follow=false"] + [f"runs={n}" for n in names])
+    rows = []
+    with served(root, timeout=600) as url, browser_page(1400, 1000) as page:
+        start = time.perf_counter()
+        page.goto(f"{url}/runs?{query}", timeout=300_000)
+        page.get_by_role("heading", name="Compare runs").first.wait_for(timeout=300_000)
+        _idle(page)
+        rows.append((f"open /runs ({len(names)} runs)", time.perf_counter() - start - 0.3,
+                     _nodes(page)))
+        main = page.locator("[data-testid='stMain']")
+        for view in ("Difference B − A", "Same prompt", "Metrics & alerts", "Curves"):
+            start = time.perf_counter()
+            main.get_by_text(view, exact=True).first.click()
+            _idle(page)
+            rows.append((f"view -> {view}", time.perf_counter() - start - 0.3, _nodes(page)))
+    return rows
+
+
+def _nodes(page) -> int:
+    return page.evaluate("document.getElementsByTagName('*').length")
+
+
 def timed_run(at, label: str, results: list) -> None:
     start = time.perf_counter()
     at.run()
@@ -99,6 +137,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out" / "runs")
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--browser", action="store_true", help="also time the views in Chromium")
     args = parser.parse_args()
     names = write_runs(args.dir, args.runs, args.steps)
     sizes = [sum(f.path.stat().st_size for f in discover(args.dir / n)) for n in names]
@@ -122,6 +161,10 @@ def main() -> None:
     worst = max(s for _, s, _ in results)
     print(f"server time: median {statistics.median(s for _, s, _ in results) * 1e3:.0f} ms, "
           f"max {worst * 1e3:.0f} ms ({worst / TARGET_S:.2f}x the 0.3 s target)")
+    if args.browser:
+        print(f"{'in Chromium':28s} {'until idle':>10s} {'DOM nodes':>10s}")
+        for label, seconds, nodes in in_browser(args.dir.resolve(), names):
+            print(f"{label:28s} {seconds * 1e3:7.0f} ms {nodes:10,d}")
 
 
 if __name__ == "__main__":

@@ -80,14 +80,22 @@ _WARMED: weakref.WeakSet[Run] = weakref.WeakSet()
 
 
 def warm_health(runs: Sequence[Run], metrics_path: str | None = None) -> None:
-    """Compute each run's health (metrics, signals, alerts) in a background thread, once per
-    run: the comparison's metrics and alerts view then opens without waiting for four."""
+    """Compute each run's health (metrics, signals, alerts) and its sample-offset map in a
+    background thread, once per run: the comparison's metrics and alerts view, and the first
+    prompt opened, then do not wait for four runs' worth of either."""
     with _MEMOS_LOCK:
         todo = [run for run in runs if run not in _WARMED]
         _WARMED.update(todo)
     if todo:
-        threading.Thread(target=lambda: [run.health(metrics_path) for run in todo],
-                         daemon=True, name="rl-board warm health").start()
+        threading.Thread(target=_warm, args=(todo, metrics_path), daemon=True,
+                         name="rl-board warm health").start()
+
+
+def _warm(runs: list[Run], metrics_path: str | None) -> None:
+    for run in runs:
+        run.health(metrics_path)
+        if len(run.samples):  # the key -> offset map, built on a run's first text read
+            run.texts(run.samples[S.KEY].head(1).tolist())
 
 
 def id_column(frames: Sequence[pd.DataFrame]) -> str | None:
