@@ -2,6 +2,7 @@
 same prompt opened across runs."""
 from __future__ import annotations
 
+import orjson
 from apptest import board, errors, texts
 from runs_fixtures import write_runs
 
@@ -68,3 +69,17 @@ def test_extra_dirs_are_confined_to_the_root(tmp_path, monkeypatch):
     assert any("outside the allowed root" in e for e in errors(at))
     html = "".join(str(h.proto.body) for h in at.get("html"))
     assert "ablation" in html and str(outside) not in html  # the allowed one is compared
+
+
+def test_difference_of_a_training_metric_on_common_steps(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    for run, values in (("base", {0: 1.0, 1: 0.9, 2: 0.8}), ("ablation", {0: 1.5, 2: 0.5})):
+        lines = [orjson.dumps({"step": s, "data": {"actor/entropy": v}}) for s, v in
+                 values.items()]
+        (root / run / "metrics.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    at = _runs_page(root, runs=["base", "ablation"], runs_view="Difference B − A",
+                    runs_diff="metric: actor/entropy")
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    numbers = at.dataframe[0].value
+    assert numbers.index.tolist() == [0, 2]
+    assert numbers["B − A"].round(9).tolist() == [0.5, -0.3]

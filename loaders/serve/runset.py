@@ -66,13 +66,17 @@ def _curve_stats(samples: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def wall_times(run: Run, metrics_path: str | None = None) -> pd.Series | None:
-    """Wall-clock seconds by step, from the run's training metrics when they log a time
-    (the run dir's metric files only: no alerts computed, no walk); kept with the run."""
+def metric_frame(run: Run, metrics_path: str | None = None) -> pd.DataFrame:
+    """The run's training metrics by step (the run dir's metric files only, so no alerts are
+    computed and nothing is walked; with metrics_path, its health's); kept with the run."""
     if metrics_path:
-        frame = run.health(metrics_path).metrics.frame
-    else:
-        frame = _memo(run).get("metrics", lambda: load_metrics(files=run.metric_files).frame)
+        return run.health(metrics_path).metrics.frame
+    return _memo(run).get("metrics", lambda: load_metrics(files=run.metric_files).frame)
+
+
+def wall_times(run: Run, metrics_path: str | None = None) -> pd.Series | None:
+    """Wall-clock seconds by step, from the run's training metrics when they log a time."""
+    frame = metric_frame(run, metrics_path)
     return frame[TIME] if TIME in frame and frame[TIME].notna().any() else None
 
 

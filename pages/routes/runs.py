@@ -5,7 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
-from loaders.serve.runset import curve_stats, step_difference, wall_times, warm_health
+from loaders.metrics.collect import TIME
+from loaders.serve.runset import (
+    curve_stats,
+    metric_frame,
+    step_difference,
+    wall_times,
+    warm_health,
+)
 from pages import runs_prompts
 from pages.figures import runs as build
 from pages.figures.text import literal
@@ -15,6 +22,7 @@ from pages.view import View
 CURVES, DIFFERENCE, SAME_PROMPT, METRICS = ("Curves", "Difference B − A", "Same prompt",
                                             "Metrics & alerts")
 SECTIONS = (CURVES, DIFFERENCE, SAME_PROMPT, METRICS)
+METRIC = "metric: "  # a training metric among the difference's quantities
 
 
 def _quantities(estimator: str) -> dict[str, tuple[str, str]]:
@@ -73,12 +81,20 @@ def _curves(members: list[Member], view: View) -> None:
 
 
 def _difference(members: list[Member], view: View, a: int) -> None:
+    """B − A of a sample quantity or of a training metric A logged, on common steps."""
     choices = _quantities(view.options.kl_estimator)
-    name = st.selectbox("Quantity", list(choices), key="runs_diff", bind="query-params")
-    column, title = choices[name]
     base = members[a]
-    diffs = [build.Series(m.label, m.colour,
-                          step_difference(curve_stats(base.run), curve_stats(m.run), column))
+    metrics = [n for n in metric_frame(base.run, view.metrics_path).columns if n != TIME]
+    name = st.selectbox("Quantity", [*choices, *(METRIC + n for n in sorted(metrics))],
+                        key="runs_diff", bind="query-params",
+                        help="A sample quantity, or a training metric the baseline logged")
+    if name.startswith(METRIC):
+        column = title = name[len(METRIC):]
+        frames = [metric_frame(m.run, view.metrics_path) for m in members]
+    else:
+        column, title = choices[name]
+        frames = [curve_stats(m.run) for m in members]
+    diffs = [build.Series(m.label, m.colour, step_difference(frames[a], frames[i], column))
              for i, m in enumerate(members) if i != a]
     st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
                     key="c_runs_diff")
