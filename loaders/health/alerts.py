@@ -113,8 +113,8 @@ class Scored:
                 continue
             out[name] = rounded(self.signals.at[step, name])
             out[f"{name}_trend"] = rounded(found.expected.at[step])
-            out[f"{name}_z"] = None if found.score.at[step] != found.score.at[step] else round(
-                float(found.score.at[step]), 2)
+            z = float(found.score.at[step])
+            out[f"{name}_z"] = round(z, 2) if math.isfinite(z) else None
             se = self.signals.get(S.h_se(name))
             if se is not None and math.isfinite(se.at[step]):
                 out[f"{name}_se"] = rounded(se.at[step])
