@@ -2,7 +2,8 @@
 
 Turns are chat bubbles by role; tool calls show their name and pretty-printed arguments,
 tool outputs and <think> blocks are collapsed expanders.  Every text from the dump goes
-through st.text / st.code (never Markdown or HTML) and every label through literal().
+through st.text / st.code (never Markdown or HTML); labels and captions hold none (Markdown
+autolinks a URL even when its punctuation is escaped).
 Token metrics are per assistant turn, over its trained tokens only.
 """
 from __future__ import annotations
@@ -49,14 +50,15 @@ def _text(turn: Turn, show: set[str]) -> None:
 
 def _calls(turn: Turn) -> None:
     for call in turn["tool_calls"]:
-        st.caption(f"tool call {literal(call['name'] or '(no name)')}")
+        # st.text, not a caption: Markdown would autolink a URL in a name even escaped
+        st.text(f"tool call: {call['name'] or '(no name)'}")
         text, language = build.arguments_shown(call)
         st.code(build.clipped(text), language=language, wrap_lines=True)
 
 
 def _tool_output(turn: Turn) -> None:
+    # the label holds no text from the dump (a Markdown label autolinks URLs)
     label = (f"{'tool error' if turn['error'] else 'tool output'}"
-             f"{' of ' + literal(turn['name']) if turn['name'] else ''}"
              f" · {len(turn['text']):,} characters")
     with st.expander(label, expanded=False):
         st.text(build.clipped(turn["text"]))
@@ -75,7 +77,7 @@ def _bubble(turn: Turn, metrics: pd.Series, show: set[str], kl: str) -> None:
             line = " · ".join(p for p in (build.metadata_line(turn),
                                           build.metric_line(metrics, kl)) if p)
             if line:
-                st.caption(literal(line))
+                st.text(line)  # literal: names and ids from the dump
 
 
 def _metrics_table(metrics: pd.DataFrame, kl: str) -> None:
