@@ -143,3 +143,14 @@ def test_hot_token_row_opens_the_sample_at_that_token(steps_dump):
     assert "Sample · step 2" in texts(at)
     assert at.selectbox(key="sample").value == "rollout_data_rank_0.jsonl:8"
     assert 1200 in _window_positions(at) and _window_positions(at)[0] == 1200 - 64
+
+
+def test_turn_starts_are_marked_on_the_strips(tmp_path):
+    from conversation_fixtures import native_agent
+
+    at = board(native_agent(tmp_path / "agent"), page="sample", step="0",
+               sample="rollout_data_rank0.jsonl:1")
+    assert not errors(at), errors(at)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    notes = [(a["x"], a["text"]) for a in figure["layout"]["annotations"]]
+    assert notes == [(3, "turn 3"), (7, "turn 4")]

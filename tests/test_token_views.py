@@ -86,6 +86,14 @@ def test_think_marks_also_when_split_over_tokens():
     assert B.think_marks(["Ġno", "Ġmarks"]) == []
 
 
+def test_turn_marks_where_a_turn_starts():
+    turns = np.array([0, 0, 0, 1, 1, -1, -1, 2, 2])  # -1: outside the conversation
+    assert B.turn_marks(turns) == [(3, "turn 1"), (7, "turn 2")]
+    assert B.turn_marks(np.repeat(np.arange(100), 3), limit=5) == [
+        (3 * k, f"turn {k}") for k in range(1, 6)]
+    assert B.turn_marks(np.zeros(1)) == []
+
+
 # ---- top-K and thresholds -------------------------------------------------------------------
 
 def _brute_force(values: np.ndarray, ranking: P.Ranking, k: int) -> list[int]:

@@ -157,3 +157,13 @@ def think_marks(tokens: list[str], text_marks: tuple[str, ...] = ("<think>", "</
             found.append((int(np.searchsorted(ends, at, side="right")), mark))
             at = text.find(mark, at + len(mark))
     return sorted(found)
+
+
+def turn_marks(turns: np.ndarray, limit: int = 40) -> list[tuple[int, str]]:
+    """(token position, 'turn k') where a multi-turn response enters turn k, after its
+    first; at most `limit` of them (each is a line and a label on the strips)."""
+    turns = np.asarray(turns)
+    if len(turns) < 2:
+        return []
+    starts = np.flatnonzero(turns[1:] != turns[:-1]) + 1
+    return [(int(p), f"turn {int(turns[p])}") for p in starts[:limit] if turns[p] >= 0]

@@ -96,6 +96,8 @@ def _strips(frame: pd.DataFrame, texts: list[str], chosen: list[str], window: tu
         return
     columns = {m: frame[m].to_numpy(dtype=float) for m in chosen}
     marks = token_strip.think_marks(texts)
+    if S.TURN in frame:  # a multi-turn response: where each turn starts
+        marks = sorted(marks + token_strip.turn_marks(frame[S.TURN].to_numpy()))
     fig = token_strip.strip_figure(columns, window, marks, hits)
     st.plotly_chart(fig, key="c_strip", on_select=_strip_selected, selection_mode=("points",
                     "box"), width="stretch", config={"displayModeBar": False})
