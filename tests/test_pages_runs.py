@@ -2,6 +2,8 @@
 same prompt opened across runs."""
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlparse
+
 import orjson
 from apptest import board, errors, texts
 from runs_fixtures import write_runs
@@ -83,3 +85,15 @@ def test_difference_of_a_training_metric_on_common_steps(tmp_path):
     numbers = at.dataframe[0].value
     assert numbers.index.tolist() == [0, 2]
     assert numbers["B − A"].round(9).tolist() == [0.5, -0.3]
+
+
+def test_the_token_view_link_opens_that_runs_sample(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root, runs=["base", "ablation"], runs_view="Same prompt", runs_step="2",
+                    match="id", rprompt="3")
+    link = next(b.proto.url for b in at.get("link_button") if "run=ablation" in b.proto.url)
+    params = {k: v[0] for k, v in parse_qs(urlparse(link).query).items()}
+    assert urlparse(link).path == "sample" and params["step"] == "2"
+    sample = board(root, page="sample", **{k: v for k, v in params.items() if k != "dir"})
+    assert not sample.exception and not errors(sample), errors(sample)
+    assert "Sample · step 2" in texts(sample) and "ablation answer" in texts(sample)
