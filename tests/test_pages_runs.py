@@ -97,3 +97,13 @@ def test_the_token_view_link_opens_that_runs_sample(tmp_path):
     sample = board(root, page="sample", **{k: v for k, v in params.items() if k != "dir"})
     assert not sample.exception and not errors(sample), errors(sample)
     assert "Sample · step 2" in texts(sample) and "ablation answer" in texts(sample)
+
+
+def test_labels_and_run_names_are_text_never_markup(tmp_path):
+    root = write_runs(tmp_path / "dump")
+    at = _runs_page(root, runs=["base", "ablation"], labels='<img src=x onerror="alert(1)">, B')
+    assert not at.exception
+    html = "".join(str(h.proto.body) for h in at.get("html"))
+    assert "<img" not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"[:20] in html
+    names = [t["name"] for c in at.get("plotly_chart") for t in orjson.loads(c.proto.spec)["data"]]
+    assert names and not any("<img" in n for n in names)
