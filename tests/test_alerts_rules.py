@@ -13,13 +13,14 @@ from loaders import schema as S
 from loaders.health.alerts import Alert, Drill
 from loaders.health.check import check
 from loaders.health.config import DEFAULTS
-from loaders.health.incidents import incidents
+from loaders.health.incidents import incidents, into_incidents
 from loaders.health.robust import trend_baseline
 from loaders.health.rules import evaluate
 from loaders.health.signals import health_signals
 from loaders.metric_names import metric_for
 from pages.figures import alerts as build
 from samples.generate_alert_runs import make_run
+from samples.write_alert_run import write_run
 
 
 def _calm_dump(root, steps=100, per_step=8, seed=0):
@@ -155,3 +156,23 @@ def test_the_index_scores_repetition_over_the_whole_response(tmp_path):
     scores = open_run(tmp_path).samples[S.REPETITION].tolist()
     assert scores[0] > 0.9 and scores[1] == 0.0 and scores[2] == 0.0
     assert not any(math.isnan(s) for s in scores)
+
+
+def test_hits_a_quiet_step_apart_are_one_incident_and_further_apart_two():
+    alerts = [Alert("kl_drift", "weak", s) for s in (10, 11, 13, 16)]
+    joined = into_incidents(alerts, max_gap=1)
+    assert [a.incident for a in joined] == ["kl_drift@10"] * 3 + ["kl_drift@16"]
+    assert [i.end for i in incidents(joined)] == [13, 16]
+    ranks = [Alert("rank_imbalance", "weak", 5, key="rank 1"),
+             Alert("rank_imbalance", "weak", 5, key="rank 2")]
+    assert len(incidents(into_incidents(ranks))) == 2  # one incident per rank
+
+
+def test_a_degenerating_run_on_disk_is_found_from_its_text(tmp_path):
+    run = make_run(5, 16, steps=40, fault="degeneration", onset=30, metrics=False)
+    write_run(run, tmp_path)
+    samples = open_run(tmp_path).samples
+    assert samples[S.REPETITION].max() > 0.9  # scored by the index from the looping text
+    found = [a for a in check(tmp_path, samples).alerts if a.rule == "degenerate_output"]
+    assert found and 30 <= min(a.step for a in found) <= 32
+    assert found[0].drill.column == S.REPETITION
