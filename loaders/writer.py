@@ -15,6 +15,7 @@ a file per rank and step, written atomically; call `close()` at the end, or use 
 """
 from __future__ import annotations
 
+import atexit
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -59,6 +60,8 @@ class DumpWriter:
             from loaders.writer_parquet import FLUSH_ROWS, ParquetSink
 
             self.sink = ParquetSink(self.path.parent, rank, validation, flush_rows or FLUSH_ROWS)
+            # the samples still held are written when the trainer's process exits normally
+            atexit.register(self.sink.flush)
 
     def write(self, sample: Mapping) -> None:
         """Append one sample (jsonl: as one write of one line; parquet: to the buffer)."""

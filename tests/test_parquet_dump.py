@@ -198,3 +198,13 @@ def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(whole.drop(columns=S.TOKEN_DIGEST),
                                   parts.samples.drop(columns=S.TOKEN_DIGEST))
     assert parts.sample(parts.samples[S.KEY].iloc[-1]).error is None
+
+
+def test_held_samples_are_written_when_the_trainer_exits(tmp_path):
+    code = ("import sys; from loaders.writer import DumpWriter\n"
+            "w = DumpWriter(sys.argv[1], rank=0, format='parquet')\n"
+            "w.write({'step': 3, 'response': 'last', 'reward': 1.0})\n")  # no close()
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert open_run(tmp_path, use_cache=False).samples[S.RESPONSE].tolist() == ["last"]
