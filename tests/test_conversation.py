@@ -63,7 +63,7 @@ def test_token_table_keeps_masked_tokens_dimmed_without_metrics(tmp_path):
 def test_turns_read_the_layouts_trainers_write():
     flat = conversation.turn_of({"role": "assistant", "content": [
         {"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-        "tool_calls": [{"id": "1", "name": "f", "arguments": {"x": 1}}]})
+        "tool_calls": [{"id": "1", "name": "f", "arguments": {"x": 1}}]}, pretty_args=True)
     assert flat["text"] == "ab" and flat["tool_calls"][0] == {
         "id": "1", "name": "f", "arguments": '{"x":1}', "pretty": '{\n  "x": 1\n}'}
     odd = conversation.turn_of({"role": "<b>boss</b>", "content": None})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from itertools import compress
 from typing import TypedDict
 
 import numpy as np
@@ -71,14 +72,14 @@ def pretty(arguments: str) -> str:
         return ""
 
 
-def _call(raw: object) -> ToolCall:
+def _call(raw: object, pretty_args: bool) -> ToolCall:
     if not isinstance(raw, dict):
         return ToolCall(id="", name="", arguments=text_of(raw), pretty="")
     fn = raw.get("function") if isinstance(raw.get("function"), dict) else raw
     args = fn.get("arguments", fn.get("args", fn.get("input")))
     args = args if isinstance(args, str) else text_of(args)
     return ToolCall(id=text_of(raw.get("id")), name=text_of(fn.get("name")), arguments=args,
-                    pretty=pretty(args))
+                    pretty=pretty(args) if pretty_args else "")
 
 
 def _error(message: dict, role: str, text: str) -> bool:
@@ -91,8 +92,9 @@ def _error(message: dict, role: str, text: str) -> bool:
     return bool(_TOOL_ERROR.match(text))
 
 
-def turn_of(message: object) -> Turn:
-    """One message as a Turn; anything that is not an object is a turn of role "other"."""
+def turn_of(message: object, pretty_args: bool = False) -> Turn:
+    """One message as a Turn; anything that is not an object is a turn of role "other".
+    With pretty_args, tool-call arguments are also indented (for the view, not the index)."""
     if not isinstance(message, dict):
         return Turn(role="other", raw_role="", text=text_of(message), reasoning="",
                     tool_calls=[], tool_call_id="", name="", finish_reason="", error=False)
@@ -104,17 +106,18 @@ def turn_of(message: object) -> Turn:
     calls = message.get("tool_calls")
     return Turn(role=role, raw_role=raw_role, text=text,
                 reasoning=text_of(message.get("reasoning_content") or message.get("reasoning")),
-                tool_calls=[_call(c) for c in calls] if isinstance(calls, list) else [],
+                tool_calls=[_call(c, pretty_args) for c in calls] if isinstance(calls, list)
+                else [],
                 tool_call_id=text_of(message.get("tool_call_id")),
                 name=text_of(message.get("name")),
                 finish_reason=text_of(message.get("finish_reason")),
                 error=_error(message, role, text))
 
 
-def turns_of(obj: dict) -> list[Turn]:
+def turns_of(obj: dict, pretty_args: bool = False) -> list[Turn]:
     """The sample's conversation as turns ([] for a single-turn sample)."""
     messages = obj.get(S.MESSAGES)
-    return [turn_of(m) for m in messages] if isinstance(messages, list) else []
+    return [turn_of(m, pretty_args) for m in messages] if isinstance(messages, list) else []
 
 
 def _finish(turns: list[Turn], obj: dict) -> str:
@@ -164,7 +167,7 @@ def trained_view(obj: dict) -> tuple[dict, float]:
     if flags is None:
         return obj, math.nan
     share = float(flags.mean())
-    keep = np.flatnonzero(flags)
+    keep, kept = np.flatnonzero(flags), flags.tolist()
     view = {k: v for k, v in obj.items() if k not in (S.LOSS_MASK, S.TOKEN_TURNS)}
     if share == 1.0:
         return view, share
@@ -172,7 +175,7 @@ def trained_view(obj: dict) -> tuple[dict, float]:
     for key, value in view.items():
         if key == S.MESSAGES or not isinstance(value, (list, np.ndarray)) or len(value) != n:
             continue
-        view[key] = value[keep] if isinstance(value, np.ndarray) else [value[i] for i in keep]
+        view[key] = value[keep] if isinstance(value, np.ndarray) else list(compress(value, kept))
     return view, share
 
 

@@ -78,7 +78,7 @@ def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
     lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
     tokens = pd.DataFrame() if texts_only else token_table(obj)
     return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
-                  item=loc.item, turns=turns_of(obj))
+                  item=loc.item, turns=turns_of(obj, pretty_args=True))
 
 
 def read_samples(root: Path, locations: list[Location], formats: dict[str, str],
