@@ -59,6 +59,12 @@ def test_difference_figure_draws_b_minus_a():
     fig = build.difference([build.Series("B", "#111", frame)], "reward mean", "A")
     assert list(fig.data[0].y) == [0.3, -0.05] and fig.data[0].name == "B − A"
     assert "2 points" in fig.layout.title.text
+    other = pd.DataFrame({"a": [0.3], "b": [0.0], S.DELTA: [-0.3]},
+                         index=pd.Index([2], name=S.STEP))
+    table = build.difference_table([build.Series("B", "#111", frame),
+                                    build.Series("C", "#222", other)], "A")
+    assert table.columns.tolist() == ["A", "B", "B − A", "C", "C − A"]
+    assert table.index.tolist() == [1, 2] and table["C − A"].isna().tolist() == [True, False]
 
 
 def test_alerts_of_every_run_in_one_table_and_timeline():

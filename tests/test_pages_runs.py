@@ -84,7 +84,8 @@ def test_difference_of_a_training_metric_on_common_steps(tmp_path):
     assert not at.exception and not errors(at), (at.exception, errors(at))
     numbers = at.dataframe[0].value
     assert numbers.index.tolist() == [0, 2]
-    assert numbers["B − A"].round(9).tolist() == [0.5, -0.3]
+    assert numbers["ablation − base"].round(9).tolist() == [0.5, -0.3]
+    assert numbers["base"].tolist() == [1.0, 0.8] and numbers["ablation"].tolist() == [1.5, 0.5]
 
 
 def test_the_token_view_link_opens_that_runs_sample(tmp_path):

@@ -165,6 +165,21 @@ def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
     return fig
 
 
+def difference_table(diffs: Sequence[Series], baseline: str) -> pd.DataFrame:
+    """One table of the difference's numbers by step: A, each B and each B − A (blank where
+    a run lacks the step)."""
+    parts = {}
+    for one in diffs:
+        parts.setdefault(baseline, one.frame["a"])
+        parts[one.label] = one.frame["b"]
+        parts[f"{one.label} − {baseline}"] = one.frame[S.DELTA]
+    if not parts:
+        return pd.DataFrame(index=pd.Index([], name=S.STEP))
+    table = pd.concat(parts, axis=1, sort=True)
+    table.index.name = S.STEP
+    return table
+
+
 def metric_times(frame: pd.DataFrame) -> pd.Series | None:
     """A metric frame's wall time by step, when its source logged one."""
     return frame[TIME] if TIME in frame and frame[TIME].notna().any() else None

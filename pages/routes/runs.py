@@ -99,10 +99,9 @@ def _difference(members: list[Member], view: View, a: int) -> None:
     st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
                     key="c_runs_diff")
     with st.expander("The numbers (A, B and B − A per common step)"):
-        for one in diffs:
-            st.caption(literal(f"{one.label} − {base.label}: {len(one.frame)} common steps"))
-            st.dataframe(one.frame.rename(columns={"a": base.label, "b": one.label,
-                                                   S.DELTA: "B − A"}), width="stretch")
+        st.caption(literal(" · ".join(f"{one.label} − {base.label}: {len(one.frame)} common "
+                                      "steps" for one in diffs)))
+        st.dataframe(build.difference_table(diffs, base.label), width="stretch")
 
 
 def _metrics_alerts(members: list[Member], view: View) -> None:
