@@ -12,10 +12,13 @@ import pandas as pd
 import streamlit as st
 
 from loaders import Sample
+from loaders import schema as S
 from pages.figures import conversation as build
 from pages.figures.conversation import Turn
 from pages.figures.text import literal
 from pages.view import View
+
+NONE = "(none)"
 
 
 def _choices() -> set[str]:
@@ -92,15 +95,48 @@ def _metrics_table(metrics: pd.DataFrame, kl: str) -> None:
                    "known.")
 
 
-def show(sample: Sample, view: View) -> None:
-    """The conversation of a multi-turn sample (nothing for a single-turn one)."""
-    if not sample.turns:
-        return
+def _other(view: View, sample: Sample) -> Sample | None:
+    """Another trajectory of the step to show beside this one, when one is chosen."""
+    rows = view.run.step_rows(view.step)
+    keys = [k for k in rows.loc[rows[S.TURNS].notna(), S.KEY] if k != sample.key]
+    if not keys:
+        return None
+    if st.session_state.get("conv_b") not in (None, NONE, *keys):
+        del st.session_state["conv_b"]  # a sample of another step
+    choice = st.selectbox("Compare with another trajectory of this step", [NONE, *keys],
+                          key="conv_b", bind="query-params")
+    if choice in (None, NONE):
+        return None
+    other = view.run.sample(choice)
+    if other.error:
+        st.error(literal(other.error))
+        return None
+    return other
+
+
+def _trajectory(sample: Sample, view: View, show_parts: set[str], span: tuple[int, int]
+                ) -> None:
     kl = view.options.kl_estimator
-    st.subheader(f"Conversation · {len(sample.turns)} turns")
     metrics = build.turn_metrics(sample.tokens, sample.turns, kl)
     _metrics_table(metrics, kl)
-    show_parts = _choices()
-    first, end = _page(len(sample.turns))
-    for index in range(first, end):
+    for index in range(span[0], min(span[1], len(sample.turns))):
         _bubble(sample.turns[index], metrics.iloc[index], show_parts, kl)
+
+
+def show(sample: Sample, view: View) -> None:
+    """The conversation of a multi-turn sample (nothing for a single-turn one), and another
+    trajectory of the step side by side when one is chosen."""
+    if not sample.turns:
+        return
+    st.subheader(f"Conversation · {len(sample.turns)} turns")
+    other = _other(view, sample)
+    show_parts = _choices()
+    span = _page(max(len(sample.turns), len(other.turns) if other else 0))
+    if other is None:
+        _trajectory(sample, view, show_parts, span)
+        return
+    for column, shown in zip(st.columns(2), (sample, other)):
+        with column:
+            st.text(f"{shown.key} · reward {shown.scalars[S.REWARD]:.4g} · "
+                    f"{len(shown.turns)} turns")
+            _trajectory(shown, view, show_parts, span)

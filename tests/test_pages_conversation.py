@@ -81,3 +81,15 @@ def test_groups_keep_groups_with_an_answer_that_passes(agent_dump):
     assert "3 of 3 groups" in texts(at)
     at = board(agent_dump, page="groups", step="1", gterr="with tool errors")
     assert not at.exception and "1 of 3 groups" in texts(at)
+
+
+def test_two_trajectories_side_by_side(agent_dump):
+    at = _open(agent_dump, conv_b="rollout_data_rank0.jsonl:4")
+    plain = _plain_texts(at)
+    assert any(t.startswith("rollout_data_rank0.jsonl:1 · reward 0") for t in plain)
+    assert any(t.startswith("rollout_data_rank0.jsonl:4 · reward 1") for t in plain)
+    assert "Traceback (most recent call last): boom" in plain  # the other one's tool error
+    assert sum("role" in d.value.columns for d in at.dataframe) == 2  # a turn table each
+    at = board(agent_dump, page="sample", step="1", sample="rollout_data_rank0.jsonl:5",
+               conv_b="rollout_data_rank0.jsonl:4")  # a key of another step: ignored
+    assert not at.exception and at.selectbox(key="conv_b").value == "(none)"
