@@ -73,6 +73,8 @@ def test_alerts_of_every_run_in_one_table_and_timeline():
     assert table["run"].tolist() == ["B", "A"] and table[S.STEP].tolist() == [1, 3]
     fig = build.alerts_timeline(table, {"A": "#000", "B": "#111"})
     assert [t.marker.color for t in fig.data] == ["#111", "#000"]
+    styled = build.coloured_by_run(table, {"A": "#000", "B": "#111"}).to_html()
+    assert "color: #111" in styled and "color: #000" in styled
 
 
 def _matched() -> pd.DataFrame:

@@ -15,6 +15,7 @@ from pathlib import PurePath
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from pandas.io.formats.style import Styler
 
 from loaders import schema as S
 from loaders.metrics.collect import TIME
@@ -192,6 +193,12 @@ def alerts_frame(per_run: Sequence[tuple[str, list]]) -> pd.DataFrame:
             for label, alerts in per_run for a in alerts]
     columns = ["run", S.STEP, "severity", "rule", "evidence"]
     return pd.DataFrame(rows, columns=columns).sort_values([S.STEP, "run"], kind="stable")
+
+
+def coloured_by_run(table: pd.DataFrame, run_colours: dict[str, str]) -> Styler:
+    """The table with each row's run name in that run's colour."""
+    return table.style.map(lambda run: f"color: {run_colours.get(run, '')}; font-weight: 600",
+                           subset=["run"])
 
 
 def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> go.Figure:

@@ -122,9 +122,10 @@ def _metrics_alerts(members: list[Member], view: View) -> None:
     if table.empty:
         st.success("No alerts in any of these runs.")
         return
-    st.plotly_chart(build.alerts_timeline(table, {m.label: m.colour for m in members}),
-                    width="stretch", key="c_runs_alerts")
-    st.dataframe(table, hide_index=True, width="stretch")
+    run_colours = {m.label: m.colour for m in members}
+    st.plotly_chart(build.alerts_timeline(table, run_colours), width="stretch",
+                    key="c_runs_alerts")
+    st.dataframe(build.coloured_by_run(table, run_colours), hide_index=True, width="stretch")
 
 
 def render(view: View) -> None:
