@@ -176,3 +176,11 @@ def test_a_degenerating_run_on_disk_is_found_from_its_text(tmp_path):
     found = [a for a in check(tmp_path, samples).alerts if a.rule == "degenerate_output"]
     assert found and 30 <= min(a.step for a in found) <= 32
     assert found[0].drill.column == S.REPETITION
+
+
+def test_the_incidents_figure_draws_one_bar_per_incident():
+    alerts = into_incidents([Alert("divergence", "strong", s) for s in (60, 61, 62)]
+                            + [Alert("kl_drift", "weak", 40), Alert("kl_drift", "weak", 80)])
+    fig = build.incidents_figure(incidents(alerts))
+    assert [(t.name, len(t.x)) for t in fig.data] == [("strong", 1), ("weak", 2)]
+    assert list(fig.data[0].x) == [3] and list(fig.data[0].base) == [59.5]

@@ -1,17 +1,21 @@
 """Pure builders of the Alerts page: incidents, their steps, and where each alert leads."""
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.graph_objects as go
 
 from loaders import schema as S
 from loaders.health.alerts import Alert
 from loaders.health.incidents import Incident
+from pages.figures.axes import integer_steps
 from pages.figures.tables import sort_choices
 
 ANY_COLUMN = "(any column)"  # the Responses sort choice that opens the column box
 # what each rule's drill-down shows, for the page's words
+COLOURS = {"strong": "#d62728", "weak": "#ff9f1c"}
 SHOWN = {S.RESPONSE_LEN: "longest responses first", S.REPETITION: "most repetitive first",
          S.kl_mean(S.K3): "highest KL first"}
 
@@ -72,3 +76,27 @@ def target(alert: Alert, estimator: str, columns: pd.Index | list[str]) -> Targe
         params.update(sort=ANY_COLUMN, col=column)
     how = SHOWN.get(drill.column, f"sorted by {column}")
     return Target("responses", params, f"step {alert.step}'s samples, {how}")
+
+
+def incidents_figure(incidents: list[Incident]) -> go.Figure:
+    """Each incident as a bar from its start to its end step on its rule's row (one trace
+    per severity, so the marks stay one per incident however long the run)."""
+    fig = go.Figure()
+    for severity in ("strong", "weak"):
+        rows = [i for i in incidents if i.severity == severity]
+        if not rows:
+            continue
+        fig.add_trace(go.Bar(
+            y=[i.rule for i in rows], x=[i.end - i.start + 1 for i in rows],
+            base=[i.start - 0.5 for i in rows], orientation="h", name=severity,
+            marker_color=COLOURS[severity],
+            customdata=[[i.start, i.peak, i.end] for i in rows],
+            text=[html.escape(i.id) for i in rows], textposition="none",
+            hovertemplate="%{text}: steps %{customdata[0]}–%{customdata[2]}, "
+                          "peak %{customdata[1]}<extra></extra>"))
+    rules = sorted({i.rule for i in incidents})
+    fig.update_layout(barmode="overlay", height=110 + 28 * len(rules), xaxis_title="step",
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0})
+    integer_steps(fig, pd.Index([s for i in incidents for s in (i.start, i.end)]))
+    return fig
