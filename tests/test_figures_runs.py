@@ -7,6 +7,7 @@ import pandas as pd
 from loaders import schema as S
 from loaders.health.alerts import Alert
 from pages.figures import runs as build
+from pages.figures import runs_alerts as alerts
 from pages.figures import runs_prompts as prompts
 from pages.view import DisplayOptions
 
@@ -68,12 +69,12 @@ def test_difference_figure_draws_b_minus_a():
 
 
 def test_alerts_of_every_run_in_one_table_and_timeline():
-    table = build.alerts_frame([("A", [Alert("divergence", "strong", 3, {"kl": 1.0})]),
+    table = alerts.alerts_frame([("A", [Alert("divergence", "strong", 3, {"kl": 1.0})]),
                                 ("B", [Alert("memory_risk", "weak", 1)])])
     assert table["run"].tolist() == ["B", "A"] and table[S.STEP].tolist() == [1, 3]
-    fig = build.alerts_timeline(table, {"A": "#000", "B": "#111"})
+    fig = alerts.alerts_timeline(table, {"A": "#000", "B": "#111"})
     assert [t.marker.color for t in fig.data] == ["#111", "#000"]
-    styled = build.coloured_by_run(table, {"A": "#000", "B": "#111"}).to_html()
+    styled = alerts.coloured_by_run(table, {"A": "#000", "B": "#111"}).to_html()
     assert "color: #111" in styled and "color: #000" in styled
 
 

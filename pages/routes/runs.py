@@ -15,6 +15,7 @@ from loaders.serve.runset import (
 )
 from pages import runs_prompts
 from pages.figures import runs as build
+from pages.figures import runs_alerts as alerts
 from pages.figures.text import literal
 from pages.run_choice import Member, choose_runs, forget_stale, legend
 from pages.view import View
@@ -118,14 +119,14 @@ def _metrics_alerts(members: list[Member], view: View) -> None:
                         key="c_runs_metric")
     else:
         st.info("No training metrics in these runs' dirs.")
-    table = build.alerts_frame([(m.label, h.alerts) for m, h in zip(members, healths)])
+    table = alerts.alerts_frame([(m.label, h.alerts) for m, h in zip(members, healths)])
     if table.empty:
         st.success("No alerts in any of these runs.")
         return
     run_colours = {m.label: m.colour for m in members}
-    st.plotly_chart(build.alerts_timeline(table, run_colours), width="stretch",
+    st.plotly_chart(alerts.alerts_timeline(table, run_colours), width="stretch",
                     key="c_runs_alerts")
-    st.dataframe(build.coloured_by_run(table, run_colours), hide_index=True, width="stretch")
+    st.dataframe(alerts.coloured_by_run(table, run_colours), hide_index=True, width="stretch")
 
 
 def render(view: View) -> None:
