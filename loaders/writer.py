@@ -57,7 +57,10 @@ class DumpWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.sink = None
         if format == "parquet":  # imported here: the jsonl writer needs no pyarrow
-            from loaders.writer_parquet import FLUSH_ROWS, ParquetSink
+            try:
+                from loaders.writer_parquet import FLUSH_ROWS, ParquetSink
+            except ImportError:  # copied into a trainer, next to writer_parquet.py
+                from writer_parquet import FLUSH_ROWS, ParquetSink  # type: ignore[no-redef]
 
             self.sink = ParquetSink(self.path.parent, rank, validation, flush_rows or FLUSH_ROWS)
             # the samples still held are written when the trainer's process exits normally

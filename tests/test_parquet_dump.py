@@ -1,4 +1,5 @@
 """The Parquet dump: DumpWriter(format="parquet"), the board reading it natively, convert."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ from loaders import open_run
 from loaders import schema as S
 from loaders.convert import convert
 from loaders.writer import DumpWriter
-from loaders.writer_parquet import ROW_GROUP_ROWS, cell, table_of
+from loaders.writer_columns import cell, table_of
+from loaders.writer_parquet import ROW_GROUP_ROWS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "samples"))
@@ -208,3 +210,15 @@ def test_held_samples_are_written_when_the_trainer_exits(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert open_run(tmp_path, use_cache=False).samples[S.RESPONSE].tolist() == ["last"]
+
+
+def test_a_crashed_writers_temp_file_is_removed_by_the_next(tmp_path):
+    old = tmp_path / ".rollout_data_rank_0.step_000001.0000.parquet.ab12cd34.tmp"
+    young = tmp_path / ".rollout_data_rank_0.step_000002.0000.parquet.ef56ab78.tmp"
+    other = tmp_path / ".rollout_data_rank_1.step_000001.0000.parquet.0123abcd.tmp"
+    for path in (old, young, other):
+        path.write_bytes(b"half a file")
+    os.utime(old, (1, 1))
+    os.utime(other, (1, 1))
+    DumpWriter(tmp_path, rank=0, format="parquet").close()
+    assert not old.exists() and young.exists() and other.exists()  # rank 1 cleans its own

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loaders.find.remote import open_binary
-from loaders.writer_parquet import META_KEY
+from loaders.writer_columns import META_KEY
 
 # a loss weight the grouping reads as a list (0 everywhere leaves the sample out): kept a list
 _AS_LISTS = frozenset({"sample_loss_mask", "loss_multiplier"})
