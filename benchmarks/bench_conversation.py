@@ -15,6 +15,7 @@ masked tool tokens, one tool output of 100,000 characters per sample; then
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import time
@@ -61,8 +62,9 @@ def _sample(i: int, turns: int, rng: np.random.Generator, multi: bool) -> dict:
               "entropy": rng.random(n).round(3).tolist()}
     if multi:
         sample.update(messages=messages, loss_mask=mask, token_turns=turn_of)
-    else:
-        sample.update(prompt="Task", response="answer " * 2000)
+    else:  # the same texts as one response: the twin differs only by its turns and mask
+        sample.update(prompt=messages[1]["content"], response="\n".join(
+            str(m["content"]) + orjson.dumps(m.get("tool_calls")).decode() for m in messages))
     return sample
 
 
@@ -114,7 +116,18 @@ def browser_times(root: Path, repeat: int) -> list[tuple[str, float, int]]:
         nodes = page.evaluate("document.getElementsByTagName('*').length")
         rows.setdefault(label, []).append((time.perf_counter() - start, nodes))
 
-    bubbles = "document.querySelectorAll('[data-testid=stChatMessage]').length >= {}"
+    def timed_action(page, label, action, ready):
+        start = time.perf_counter()
+        action()
+        page.wait_for_function(ready, timeout=120_000)
+        page.wait_for_function(idle, timeout=120_000)
+        nodes = page.evaluate("document.getElementsByTagName('*').length")
+        rows.setdefault(label, []).append((time.perf_counter() - start, nodes))
+
+    # the bubbles drawn and the Sample page's token strips (Plotly) too, so every figure
+    # counts the whole page
+    bubbles = ("document.querySelectorAll('[data-testid=stChatMessage]').length >= {} && "
+               "!!document.querySelector('.js-plotly-plot')")
     with served(root, timeout=300) as url, browser_page(1400, 1000) as page:
         page.goto(f"{url}/sample?step=0&sample={KEY}")
         page.get_by_text("Conversation ·").first.wait_for(timeout=180_000)
@@ -123,8 +136,11 @@ def browser_times(root: Path, repeat: int) -> list[tuple[str, float, int]]:
                   "!!document.querySelector('h1, h2')")
             timed(page, "open a 201-turn sample", f"{url}/sample?step=0&sample={KEY}",
                   bubbles.format(24))
-            timed(page, "turn page 5 (URL)", f"{url}/sample?step=0&sample={KEY}&conv_page=5",
-                  bubbles.format(24))
+            box = page.get_by_label(re.compile("Turns page"))
+            timed_action(page, "turn page 5 (page box)", lambda b=box: (b.fill("5"),
+                         b.press("Enter")), "(e => e && e.innerText.includes('Running check"
+                         " 48.'))(document.querySelector('[data-testid=stMain]'))")
+            page.goto(f"{url}/sample?step=0&sample={KEY}")  # back to the first page
             timed(page, "Responses with multi-turn filters", f"{url}/responses?step=0&terr="
                   "with+tool+errors", "!!document.querySelector('[data-testid=stDataFrame]')")
     return [(label, *min(tries)) for label, tries in rows.items()]
@@ -144,7 +160,9 @@ def main() -> None:
     multi_s = min(load_time(agent) for _ in range(args.repeat))
     single_s = min(load_time(plain) for _ in range(args.repeat))
     print(f"cold load, multi-turn        {multi_s:6.2f} s")
-    print(f"cold load, single-turn twin  {single_s:6.2f} s  (same token arrays, no mask)")
+    twin = (plain / "rollout_data_rank0.jsonl").stat().st_size / 1e6
+    print(f"cold load, single-turn twin  {single_s:6.2f} s  (same token arrays and texts, "
+          f"{twin:.0f} MB, no turns or mask)")
     for label, seconds in server_times(agent):
         print(f"server  {label:<38} {seconds * 1000:7.0f} ms")
     if not args.skip_browser:
