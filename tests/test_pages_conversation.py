@@ -66,6 +66,8 @@ def test_responses_filters_by_tool_errors_tools_and_finish(agent_dump):
     assert not at.exception
     table = at.dataframe[0].value
     assert len(table) == 5
+    assert {"turns", "tool_calls", "tool_names", "tool_errors", "trained_share",
+            "last_finish_reason"} <= set(table.columns)
     at = board(agent_dump, page="responses", step="1", terr="with tool errors")
     assert len(at.dataframe[0].value) == 1
     at = board(agent_dump, page="responses", step="1", tools="search")

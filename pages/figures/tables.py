@@ -108,6 +108,9 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     })
     if S.EXCLUDED_BY in rows and rows[S.EXCLUDED_BY].fillna("").ne("").any():
         view["left out"] = rows[S.EXCLUDED_BY].to_numpy()
+    if S.TURNS in rows and rows[S.TURNS].notna().any():  # multi-turn samples at this step
+        for column in S.CONVERSATION_COLUMNS:
+            view[column] = rows[column].to_numpy()
     for column in extra_columns(rows):
         view[f"extra_{column}" if column in view.columns else column] = rows[column].to_numpy()
     return view
