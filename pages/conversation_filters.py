@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
-from pages.figures import conversation as build
+from pages.figures import turn_filters as build
 
 
 def _turns(rows: pd.DataFrame, column: st.delta_generator.DeltaGenerator, key: str

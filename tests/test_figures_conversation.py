@@ -5,6 +5,7 @@ import pandas as pd
 
 from loaders import schema as S
 from pages.figures import conversation as C
+from pages.figures import turn_filters as F
 
 
 def test_think_blocks_split_and_an_unclosed_one_runs_to_the_end():
@@ -37,9 +38,27 @@ def test_conversation_mask_by_turns_tools_errors_and_finish():
     rows = pd.DataFrame({S.TURNS: [3.0, 5.0, math.nan], S.TOOL_NAMES: ["a, b", "c", ""],
                          S.TOOL_ERRORS: [0.0, 2.0, math.nan],
                          S.LAST_FINISH: ["stop", "length", "stop"]})
-    assert C.conversation_mask(rows, (4, 5), (), "any", ()).tolist() == [False, True, False]
-    assert C.conversation_mask(rows, None, ("b",), "any", ()).tolist() == [True, False, False]
-    assert C.conversation_mask(rows, None, (), "errors", ()).tolist() == [False, True, False]
-    assert C.conversation_mask(rows, None, (), "clean", ("stop",)).tolist() == [True, False,
+    assert F.conversation_mask(rows, (4, 5), (), "any", ()).tolist() == [False, True, False]
+    assert F.conversation_mask(rows, None, ("b",), "any", ()).tolist() == [True, False, False]
+    assert F.conversation_mask(rows, None, (), "errors", ()).tolist() == [False, True, False]
+    assert F.conversation_mask(rows, None, (), "clean", ("stop",)).tolist() == [True, False,
                                                                                   True]
-    assert C.tool_names(rows) == ["a", "b", "c"] and C.finish_reasons(rows) == ["length", "stop"]
+    assert F.tool_names(rows) == ["a", "b", "c"] and F.finish_reasons(rows) == ["length", "stop"]
+
+
+def _metrics(n: int) -> pd.DataFrame:
+    return pd.DataFrame({"turn": range(n), "role": ["assistant", "tool"] * (n // 2),
+                         "tokens": [10.0, 5.0] * (n // 2), "trained": [10.0, 0.0] * (n // 2),
+                         S.LOG_RATIO: [0.1, math.nan] * (n // 2),
+                         "kl": [0.01, math.nan] * (n // 2),
+                         "entropy": [1.0, math.nan] * (n // 2),
+                         "mismatch_kl": [math.nan] * n})
+
+
+def test_turn_figure_bars_assistant_turns_and_bins_long_trajectories():
+    fig = C.turn_figure(_metrics(8), S.K3)
+    assert [t.name for t in fig.data] == ["KL k3", "log_ratio"]
+    assert list(fig.data[0].x) == [0, 2, 4, 6]
+    long = C.turn_figure(_metrics(2_000), S.K3)
+    assert len(long.data[0].x) == C.MAX_TURN_BARS
+    assert C.turn_figure(_metrics(2), S.K3) is None

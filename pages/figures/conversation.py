@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 from loaders import schema as S
 
@@ -115,42 +116,43 @@ def metadata_line(turn: Turn) -> str:
     return " · ".join(bits)
 
 
-# ---- filters of the Responses and Groups tables over the conversation columns ----------
-TOOL_ERRORS = {"any": "any", "errors": "with tool errors", "clean": "without tool errors"}
+MAX_TURN_BARS = 256  # a longer trajectory is drawn in this many bins of assistant turns
 
 
-def has_conversations(rows: pd.DataFrame) -> bool:
-    """Whether any of the rows is a multi-turn sample (the filters are shown then)."""
-    return S.TURNS in rows and bool(rows[S.TURNS].notna().any())
+def turn_figure(metrics: pd.DataFrame, kl: str) -> go.Figure | None:
+    """Per assistant turn (x: its turn number): the mean KL and mismatch_kl over its
+    trained tokens as bars, log_ratio as a line; bins of turns past MAX_TURN_BARS.  None
+    when fewer than two assistant turns have token metrics."""
+    rows = metrics[(metrics["role"] == "assistant") & metrics["tokens"].notna()]
+    if len(rows) < 2:
+        return None
+    if len(rows) > MAX_TURN_BARS:  # token-weighted means of runs of turns
+        parts = np.array_split(np.arange(len(rows)), MAX_TURN_BARS)
+        rows = pd.DataFrame([_binned(rows.iloc[p]) for p in parts])
+    fig = go.Figure()
+    for column, name in (("kl", f"KL {kl}"), ("mismatch_kl", "mismatch_kl")):
+        if rows[column].notna().any():
+            fig.add_bar(x=rows["turn"], y=rows[column], name=name,
+                        customdata=rows[["tokens", "trained"]].to_numpy(),
+                        hovertemplate="turn %{x}<br>%{y:.4g}<br>%{customdata[1]:.0f} of "
+                                      "%{customdata[0]:.0f} tokens trained<extra></extra>")
+    if rows[S.LOG_RATIO].notna().any():
+        fig.add_scatter(x=rows["turn"], y=rows[S.LOG_RATIO], name="log_ratio", mode="lines",
+                        yaxis="y2")
+    fig.update_layout(title="Per assistant turn, trained tokens only", height=260,
+                      margin={"l": 40, "r": 40, "t": 40, "b": 30}, barmode="group",
+                      xaxis_title="turn", yaxis2={"overlaying": "y", "side": "right",
+                                                  "title": "log_ratio"},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
 
 
-def tool_names(rows: pd.DataFrame) -> list[str]:
-    """The tools the rows called, sorted."""
-    found = rows[S.TOOL_NAMES].dropna().astype(str) if S.TOOL_NAMES in rows else []
-    return sorted({n for names in found for n in names.split(", ") if n})
-
-
-def finish_reasons(rows: pd.DataFrame) -> list[str]:
-    values = rows[S.LAST_FINISH].dropna().astype(str) if S.LAST_FINISH in rows else []
-    return sorted({v for v in values if v})
-
-
-def conversation_mask(rows: pd.DataFrame, turns: tuple[float, float] | None,
-                      tools: tuple[str, ...], errors: str, finish: tuple[str, ...]) -> pd.Series:
-    """Rows within the turn range, that called any of `tools`, with or without tool errors
-    ("errors" / "clean" / "any") and whose last finish reason is one of `finish`; an empty
-    choice keeps every row."""
-    keep = pd.Series(True, index=rows.index)
-    if not has_conversations(rows):
-        return keep
-    if turns is not None:
-        keep &= rows[S.TURNS].between(*turns)
-    if tools:
-        called = rows[S.TOOL_NAMES].fillna("").astype(str).str.split(", ")
-        keep &= called.map(lambda names: bool(set(names) & set(tools)))
-    if errors in ("errors", "clean"):
-        erred = rows[S.TOOL_ERRORS].fillna(0) > 0
-        keep &= erred if errors == "errors" else ~erred
-    if finish:
-        keep &= rows[S.LAST_FINISH].fillna("").astype(str).isin(finish)
-    return keep
+def _binned(part: pd.DataFrame) -> dict:
+    weights = part["trained"].to_numpy(dtype=float)
+    out = {"turn": float(part["turn"].mean()), "tokens": part["tokens"].sum(),
+           "trained": weights.sum()}
+    for column in (S.LOG_RATIO, "kl", "mismatch_kl"):
+        values = part[column].to_numpy(dtype=float)
+        ok = np.isfinite(values) & (weights > 0)
+        out[column] = float(np.average(values[ok], weights=weights[ok])) if ok.any() else np.nan
+    return out
