@@ -194,3 +194,11 @@ def test_rllm_episode_files_one_sample_per_trajectory(tmp_path):
     assert rows.loc[key, S.TURNS] == 3 and rows.loc[key, S.LAST_FINISH] == "env_done"
     assert rows.loc[key, "is_correct"] == 1.0 and rows[S.VALIDATION].sum() == 2
     assert _turns(run, key)[-1] == ("assistant", "<think>easy</think>2", [])
+
+
+def test_truncation_of_multi_turn_samples_comes_from_their_last_finish_reason(tmp_path):
+    run = _run(tmp_path, "verifiers")
+    effective = run.samples[run.samples[S.FILE].str.contains("effective")]
+    # the branch whose last call stopped at the length cap; never the cap heuristic, as a
+    # masked sample's length counts its trained tokens only
+    assert effective[S.TRUNCATED].tolist() == effective[S.LAST_FINISH].eq("length").tolist()

@@ -12,7 +12,7 @@ _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "
           "category": "", "object": None}
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
-_FINISH_REASONS = ("finish_reason", "stop_reason")
+_FINISH_REASONS = ("finish_reason", "stop_reason", S.LAST_FINISH)
 
 
 def empty_frame() -> pd.DataFrame:
@@ -96,8 +96,11 @@ def truncated(frame: pd.DataFrame) -> np.ndarray:
         if name in frame.columns:
             flags |= (frame[name].astype("string") == "length").fillna(False).to_numpy()
     lengths = frame[S.RESPONSE_LEN].to_numpy()
-    if lengths.size and lengths.max() > 0:
-        at_cap = lengths == lengths.max()
+    # a multi-turn sample's length counts its trained tokens, not the sequence a cap cuts
+    cappable = ~(frame[S.TRAINED_SHARE] < 1).to_numpy() if S.TRAINED_SHARE in frame else (
+        np.ones(len(frame), dtype=bool))
+    if lengths[cappable].size and lengths[cappable].max() > 0:
+        at_cap = (lengths == lengths[cappable].max()) & cappable
         if at_cap.sum() >= 2:
             flags |= at_cap
     return flags
