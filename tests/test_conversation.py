@@ -77,9 +77,20 @@ def test_turns_read_the_layouts_trainers_write():
 def test_trained_view_cuts_only_lists_as_long_as_the_mask():
     obj = {"loss_mask": [1, 0, 1], "logprobs": [1.0, 9.0, 3.0], "other": [1, 2],
            "response_tokens": np.array(["a", "b", "c"])}
-    view, share = conversation.trained_view(obj)
+    view, share, places = conversation.trained_view(obj)
     assert view["logprobs"] == [1.0, 3.0] and view["other"] == [1, 2]
     assert view["response_tokens"].tolist() == ["a", "c"] and share == 2 / 3
-    assert S.LOSS_MASK not in view
-    same, nan = conversation.trained_view({"logprobs": [1.0]})
-    assert same == {"logprobs": [1.0]} and math.isnan(nan)
+    assert S.LOSS_MASK not in view and places.tolist() == [0, 2]
+    same, nan, none = conversation.trained_view({"logprobs": [1.0]})
+    assert same == {"logprobs": [1.0]} and math.isnan(nan) and none is None
+
+
+def test_hot_tokens_of_a_masked_sample_point_at_their_place_in_the_whole_response(tmp_path):
+    from loaders.serve import token_summary
+
+    run = _run(tmp_path)
+    hot = token_summary.hot_tokens(token_summary.digests(run.samples), S.K3, run.samples)
+    assert len(hot)
+    for key, position in zip(hot["sample"], hot["position"]):
+        tokens = run.sample(key).tokens
+        assert tokens[S.TRAINED].iloc[position], (key, position)  # a trained token's place

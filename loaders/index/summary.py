@@ -70,7 +70,7 @@ class SummaryBatch:
 
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
         turns = conversation.turns_of(obj)
-        obj, trained_share = conversation.trained_view(obj)  # masked tokens enter nothing
+        obj, trained_share, places = conversation.trained_view(obj)  # masked: in nothing
         row = dict(where)
         row[S.STEP] = obj[S.STEP]
         row[S.VALIDATION] = _validation(obj, where.get(S.FILE, ""), problem)
@@ -86,7 +86,7 @@ class SummaryBatch:
         row.update(extras(obj, problem))
         row.update(conversation.columns(obj, turns, trained_share))
         self._log_ratio(obj, row, n, problem)
-        self._digest.add(obj, len(self.rows), n)
+        self._digest.add(obj, len(self.rows), n, places)
         self.rows.append(row)
 
     def _scalars(self, obj: dict, row: dict, problem: FieldProblem) -> int:

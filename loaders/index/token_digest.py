@@ -41,11 +41,17 @@ class TokenDigest:
         self._rows: list[int] = []  # row number in the batch of each sample kept here
         self._tokens: list[list | np.ndarray | None] = []
         self._extra: dict[str, dict[int, bytes]] = {name: {} for name in EXTRA}
+        self._positions: dict[int, np.ndarray] = {}
 
-    def add(self, obj: dict, row_index: int, n: int) -> None:
+    def add(self, obj: dict, row_index: int, n: int, positions: np.ndarray | None = None
+            ) -> None:
+        """`positions`: of a multi-turn sample cut to its trained tokens, each token's place
+        in the whole response, so a hot token opens at its place in the token views."""
         if n == 0:
             return
         self._rows.append(row_index)
+        if positions is not None:
+            self._positions[row_index] = positions
         tokens = obj.get(S.RESPONSE_TOKENS)
         self._tokens.append(tokens if isinstance(tokens, (list, np.ndarray)) else None)
         for name in EXTRA:
@@ -74,7 +80,7 @@ class TokenDigest:
             layout = layouts.setdefault(id(order), Layout(order, sample_group))
             parts.append(_binned(name, values, layout, len(first)))
             if name in HOT_METRICS:
-                hot[name] = _hot(values, layout, tokens, rows, len(first))
+                hot[name] = _hot(values, layout, tokens, rows, len(first), self._positions)
         parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
                  for name, counts, means in parts]
         for g, row_index in first.items():
@@ -162,7 +168,7 @@ def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndar
 
 
 def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
-         rows: list[dict], groups: int) -> list[list]:
+         rows: list[dict], groups: int, places: dict[int, np.ndarray]) -> list[list]:
     """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
     tokens: [token, count, sum, largest, offset, item, position] each."""
     found: list[dict[str, list]] = [{} for _ in range(groups)]
@@ -179,7 +185,8 @@ def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
         entry[1] += 1
         entry[2] += value
         if value > entry[3]:
-            entry[3:] = [value, rows[row][S.OFFSET], rows[row].get(S.ITEM, 0), pos]
+            place = int(places[row][pos]) if row in places else pos
+            entry[3:] = [value, rows[row][S.OFFSET], rows[row].get(S.ITEM, 0), place]
     return [list(table.values()) if len(table) <= HOT_KEEP else
             heapq.nlargest(HOT_KEEP, table.values(), key=lambda e: e[2]) for table in found]
 

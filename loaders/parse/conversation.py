@@ -158,25 +158,26 @@ def trained_flags(obj: dict) -> np.ndarray | None:
     return np.nan_to_num(arr) != 0 if arr.ndim == 1 else None
 
 
-def trained_view(obj: dict) -> tuple[dict, float]:
-    """(the sample with every per-token list cut to its trained tokens, the trained share).
+def trained_view(obj: dict) -> tuple[dict, float, np.ndarray | None]:
+    """(the sample with every per-token list cut to its trained tokens, the trained share,
+    the trained tokens' places in the whole response, or None when none was cut).
 
     Lists as long as the loss mask are cut; the mask and turn index go.  Without a mask the
     sample is returned as it is and the share is NaN."""
     flags = trained_flags(obj)
     if flags is None:
-        return obj, math.nan
+        return obj, math.nan, None
     share = float(flags.mean())
     keep, kept = np.flatnonzero(flags), flags.tolist()
     view = {k: v for k, v in obj.items() if k not in (S.LOSS_MASK, S.TOKEN_TURNS)}
     if share == 1.0:
-        return view, share
+        return view, share, None
     n = len(flags)
     for key, value in view.items():
         if key == S.MESSAGES or not isinstance(value, (list, np.ndarray)) or len(value) != n:
             continue
         view[key] = value[keep] if isinstance(value, np.ndarray) else list(compress(value, kept))
-    return view, share
+    return view, share, keep
 
 
 def token_columns(obj: dict, n: int) -> dict[str, np.ndarray]:
