@@ -83,12 +83,12 @@ def _bubble(turn: Turn, metrics: pd.Series, show: set[str], kl: str) -> None:
                 st.text(line)  # literal: names and ids from the dump
 
 
-def _metrics_table(metrics: pd.DataFrame, kl: str, key: str) -> None:
+def _metrics_table(metrics: pd.DataFrame, kl: str) -> None:
     assistant = metrics[metrics["role"] == "assistant"]
     if assistant["tokens"].notna().any():
-        figure = build.turn_figure(metrics, kl)
-        if figure is not None:
-            st.plotly_chart(figure, width="stretch", key=f"c_turns_{key}")
+        chart = build.turn_chart(metrics, kl)
+        if chart is not None:  # a Vega chart: the Plotly charts below are the token strips
+            st.bar_chart(chart, height=200, stack=False, x_label="assistant turn")
         st.caption(f"Per assistant turn, over its trained tokens only (KL {literal(kl)}); "
                    "masked tokens (tool outputs, user turns, template) are in no mean.")
         st.dataframe(assistant.rename(columns={"kl": f"kl ({kl})"}), hide_index=True,
@@ -121,7 +121,7 @@ def _trajectory(sample: Sample, view: View, show_parts: set[str], span: tuple[in
                 ) -> None:
     kl = view.options.kl_estimator
     metrics = build.turn_metrics(sample.tokens, sample.turns, kl)
-    _metrics_table(metrics, kl, sample.key)
+    _metrics_table(metrics, kl)
     for index in range(span[0], min(span[1], len(sample.turns))):
         _bubble(sample.turns[index], metrics.iloc[index], show_parts, kl)
 

@@ -55,10 +55,8 @@ def _metrics(n: int) -> pd.DataFrame:
                          "mismatch_kl": [math.nan] * n})
 
 
-def test_turn_figure_bars_assistant_turns_and_bins_long_trajectories():
-    fig = C.turn_figure(_metrics(8), S.K3)
-    assert [t.name for t in fig.data] == ["KL k3", "log_ratio"]
-    assert list(fig.data[0].x) == [0, 2, 4, 6]
-    long = C.turn_figure(_metrics(2_000), S.K3)
-    assert len(long.data[0].x) == C.MAX_TURN_BARS
-    assert C.turn_figure(_metrics(2), S.K3) is None
+def test_turn_chart_bars_assistant_turns_and_bins_long_trajectories():
+    chart = C.turn_chart(_metrics(8), S.K3)
+    assert list(chart.columns) == ["KL k3"] and chart.index.tolist() == [0, 2, 4, 6]
+    assert len(C.turn_chart(_metrics(2_000), S.K3)) == C.MAX_TURN_BARS
+    assert C.turn_chart(_metrics(2), S.K3) is None

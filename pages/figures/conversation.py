@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 
@@ -119,32 +118,21 @@ def metadata_line(turn: Turn) -> str:
 MAX_TURN_BARS = 256  # a longer trajectory is drawn in this many bins of assistant turns
 
 
-def turn_figure(metrics: pd.DataFrame, kl: str) -> go.Figure | None:
-    """Per assistant turn (x: its turn number): the mean KL and mismatch_kl over its
-    trained tokens as bars, log_ratio as a line; bins of turns past MAX_TURN_BARS.  None
-    when fewer than two assistant turns have token metrics."""
+def turn_chart(metrics: pd.DataFrame, kl: str) -> pd.DataFrame | None:
+    """Bars per assistant turn (index: its turn number): the mean KL and mismatch_kl over
+    its trained tokens; token-weighted bins of turns past MAX_TURN_BARS.  None when fewer
+    than two assistant turns have token metrics."""
     rows = metrics[(metrics["role"] == "assistant") & metrics["tokens"].notna()]
     if len(rows) < 2:
         return None
     if len(rows) > MAX_TURN_BARS:  # token-weighted means of runs of turns
         parts = np.array_split(np.arange(len(rows)), MAX_TURN_BARS)
         rows = pd.DataFrame([_binned(rows.iloc[p]) for p in parts])
-    fig = go.Figure()
-    for column, name in (("kl", f"KL {kl}"), ("mismatch_kl", "mismatch_kl")):
-        if rows[column].notna().any():
-            fig.add_bar(x=rows["turn"], y=rows[column], name=name,
-                        customdata=rows[["tokens", "trained"]].to_numpy(),
-                        hovertemplate="turn %{x}<br>%{y:.4g}<br>%{customdata[1]:.0f} of "
-                                      "%{customdata[0]:.0f} tokens trained<extra></extra>")
-    if rows[S.LOG_RATIO].notna().any():
-        fig.add_scatter(x=rows["turn"], y=rows[S.LOG_RATIO], name="log_ratio", mode="lines",
-                        yaxis="y2")
-    fig.update_layout(title="Per assistant turn, trained tokens only", height=260,
-                      margin={"l": 40, "r": 40, "t": 40, "b": 30}, barmode="group",
-                      xaxis_title="turn", yaxis2={"overlaying": "y", "side": "right",
-                                                  "title": "log_ratio"},
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+    chart = pd.DataFrame({f"KL {kl}": rows["kl"].to_numpy(dtype=float),
+                          "mismatch_kl": rows["mismatch_kl"].to_numpy(dtype=float)},
+                         index=pd.Index(rows["turn"].to_numpy(), name="turn"))
+    chart = chart.loc[:, chart.notna().any()]
+    return chart if len(chart.columns) else None
 
 
 def _binned(part: pd.DataFrame) -> dict:
