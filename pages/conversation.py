@@ -47,7 +47,7 @@ def _text(turn: Turn, show: set[str]) -> None:
             if "reasoning" in show:
                 with st.expander(f"thinking · {len(part.text):,} characters", expanded=False):
                     st.text(build.clipped(part.text))
-        elif part.text.strip():
+        elif part.text.strip() and "messages" in show:
             st.text(build.clipped(part.text))
 
 
@@ -73,7 +73,7 @@ def _bubble(turn: Turn, metrics: pd.Series, show: set[str], kl: str) -> None:
             if "tool outputs" in show:
                 _tool_output(turn)
         elif "messages" in show or turn["role"] == "assistant" and "reasoning" in show:
-            _text(turn, show if "messages" in show else show - {"messages"})
+            _text(turn, show)
         if turn["tool_calls"] and "tool calls" in show:
             _calls(turn)
         if "metadata" in show:

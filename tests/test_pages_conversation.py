@@ -95,3 +95,10 @@ def test_two_trajectories_side_by_side(agent_dump):
     at = board(agent_dump, page="sample", step="1", sample="rollout_data_rank0.jsonl:5",
                conv_b="rollout_data_rank0.jsonl:4")  # a key of another step: ignored
     assert not at.exception and at.selectbox(key="conv_b").value == "(none)"
+
+
+def test_reasoning_alone_shows_think_blocks_without_the_messages(agent_dump):
+    at = _open(agent_dump, conv=["reasoning"])
+    plain = _plain_texts(at)
+    assert "let me run code" in plain and "I will run it." not in plain
+    assert f"question 0 {C.HOSTILE}" not in plain
