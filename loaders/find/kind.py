@@ -20,8 +20,9 @@ VOTE_LINES = 20  # records that vote on a file's format
 VOTE_BYTES = 1 << 20  # read no further for the vote once a line is complete...
 PEEK_BYTES = 8 << 20  # ...and never further than this, however long the first line
 _BLOCK = 64 << 10
-# `{global_step}.jsonl` is a name many tools use: the records must confirm it
-_VAGUE = frozenset({"verl"})
+# `{global_step}.jsonl` (and AReaL's `rollout/{version}/{task_id}.jsonl`) are names many tools
+# use: the records must confirm them
+_VAGUE = frozenset({"verl", "areal"})
 _KEYS_SHOWN = 12
 
 
