@@ -94,3 +94,9 @@ def test_hot_tokens_of_a_masked_sample_point_at_their_place_in_the_whole_respons
     for key, position in zip(hot["sample"], hot["position"]):
         tokens = run.sample(key).tokens
         assert tokens[S.TRAINED].iloc[position], (key, position)  # a trained token's place
+
+
+def test_masked_tokens_stay_out_of_the_health_signals(tmp_path):
+    signals = _run(tmp_path).health().signals
+    assert signals[S.H_TOKEN_KL].max() < 0.01  # k3 of log_ratio 0.1, not of ±1e6
+    assert (signals[S.H_TOKENS].dropna() <= 8 * 6 + 1).all()  # trained tokens only
