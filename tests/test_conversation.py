@@ -100,3 +100,30 @@ def test_masked_tokens_stay_out_of_the_health_signals(tmp_path):
     signals = _run(tmp_path).health().signals
     assert signals[S.H_TOKEN_KL].max() < 0.01  # k3 of log_ratio 0.1, not of ±1e6
     assert (signals[S.H_TOKENS].dropna() <= 8 * 6 + 1).all()  # trained tokens only
+
+
+def test_odd_conversation_fields_never_cost_the_sample(tmp_path):
+    from conftest import write_dump
+
+    odd = [
+        {"messages": "not a list"},
+        {"messages": [1, None, {"role": 5, "content": {"a": [1]}}, {"role": "tool"}]},
+        {"messages": [{"role": "assistant", "tool_calls": "x"},
+                      {"role": "assistant", "tool_calls": [{"function": "nope"}, 7]}]},
+        {"loss_mask": "abc", "logprobs": [-1.0, -2.0]},
+        {"loss_mask": [None, "x"], "logprobs": [-1.0, -2.0]},
+        {"loss_mask": [1, 0, 1], "logprobs": [-1.0, -2.0], "token_turns": ["a", None]},
+        {"loss_mask": [[1], [0]], "logprobs": [-1.0, -2.0]},
+        {"loss_mask": [0, 0], "logprobs": [-1.0, -2.0], "ref_logprobs": [-1.0, -2.0]},
+    ]
+    write_dump(tmp_path / "rollout_data_rank0.jsonl",
+               [{"step": 0, "prompt": "p", "reward": 1.0, **o} for o in odd])
+    run = open_run(tmp_path, use_cache=False)
+    assert len(run.samples) == len(odd)
+    for key in run.samples[S.KEY]:
+        sample = run.sample(key)
+        assert sample.error is None, (key, sample.error)
+    rows = run.samples.set_index(S.KEY)
+    assert rows.loc["rollout_data_rank0.jsonl:2", S.TURNS] == 4
+    assert rows.loc["rollout_data_rank0.jsonl:8", S.TRAINED_SHARE] == 0
+    assert rows.loc["rollout_data_rank0.jsonl:8", S.RESPONSE_LEN] == 0
