@@ -6,7 +6,7 @@ import numpy as np
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.parse import conversation
+from loaders.parse import conversation, trained_tokens
 
 
 def _run(tmp_path):
@@ -77,11 +77,11 @@ def test_turns_read_the_layouts_trainers_write():
 def test_trained_view_cuts_only_lists_as_long_as_the_mask():
     obj = {"loss_mask": [1, 0, 1], "logprobs": [1.0, 9.0, 3.0], "other": [1, 2],
            "response_tokens": np.array(["a", "b", "c"])}
-    view, share, places = conversation.trained_view(obj)
+    view, share, places = trained_tokens.trained_view(obj)
     assert view["logprobs"] == [1.0, 3.0] and view["other"] == [1, 2]
     assert view["response_tokens"].tolist() == ["a", "c"] and share == 2 / 3
     assert S.LOSS_MASK not in view and places.tolist() == [0, 2]
-    same, nan, none = conversation.trained_view({"logprobs": [1.0]})
+    same, nan, none = trained_tokens.trained_view({"logprobs": [1.0]})
     assert same == {"logprobs": [1.0]} and math.isnan(nan) and none is None
 
 

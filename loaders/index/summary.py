@@ -12,7 +12,7 @@ from loaders.index.extras import FieldProblem, extra_column, extras
 from loaders.index.grouping import exclusion, group_of, prompt_id
 from loaders.index.repetition import repetition
 from loaders.index.token_digest import TokenDigest
-from loaders.parse import conversation, kl
+from loaders.parse import conversation, kl, trained_tokens
 from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
 from loaders.parse.fields import flag
 from loaders.parse.text import text_of
@@ -70,7 +70,7 @@ class SummaryBatch:
 
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
         turns = conversation.turns_of(obj)
-        obj, trained_share, places = conversation.trained_view(obj)  # masked: in nothing
+        obj, trained_share, places = trained_tokens.trained_view(obj)  # masked: in nothing
         row = dict(where)
         row[S.STEP] = obj[S.STEP]
         row[S.VALIDATION] = _validation(obj, where.get(S.FILE, ""), problem)

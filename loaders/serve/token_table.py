@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.parse import conversation, kl
+from loaders.parse import kl, trained_tokens
 from loaders.parse.arrays import BadField, aligned_length, float_array, is_number_list
 
 
@@ -27,9 +27,9 @@ def token_table(obj: dict) -> pd.DataFrame:
         columns[S.REF_PROB] = np.exp(columns[S.REF_LOGPROB])
     columns.update(kl.estimate(log_ratio))
     columns.update(extra_arrays(obj, n))
-    columns.update(conversation.token_columns(obj, n))
+    columns.update(trained_tokens.token_columns(obj, n))
     if S.TRAINED in columns:  # environment tokens: no metrics
-        conversation.mask_untrained(columns, columns[S.TRAINED])
+        trained_tokens.mask_untrained(columns, columns[S.TRAINED])
     return pd.DataFrame(columns)
 
 
