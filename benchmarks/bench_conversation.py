@@ -30,6 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from apptest import board  # noqa: E402
 
 from loaders import open_run  # noqa: E402
+from pages.figures.conversation import TURNS_PER_PAGE, page_of  # noqa: E402
 from pages.frame import RUN_SECONDS  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "out"
@@ -102,7 +103,7 @@ def server_times(root: Path) -> list[tuple[str, float]]:
     return rows
 
 
-def browser_times(root: Path, repeat: int) -> list[tuple[str, float, int]]:
+def browser_times(root: Path, repeat: int, turns: int) -> list[tuple[str, float, int]]:
     from browser import browser_page, served
 
     idle = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -126,6 +127,8 @@ def browser_times(root: Path, repeat: int) -> list[tuple[str, float, int]]:
 
     # the bubbles drawn and the Sample page's token strips (Plotly) too, so every figure
     # counts the whole page
+    first, _, _ = page_of(turns, 5)
+    check = (first - 1) // 2  # the first assistant turn (2 + 2k) on page 5 says "check k."
     bubbles = ("document.querySelectorAll('[data-testid=stChatMessage]').length >= {} && "
                "!!document.querySelector('.js-plotly-plot')")
     with served(root, timeout=300) as url, browser_page(1400, 1000) as page:
@@ -135,11 +138,11 @@ def browser_times(root: Path, repeat: int) -> list[tuple[str, float, int]]:
             timed(page, "open /alerts (yardstick)", f"{url}/alerts?step=0",
                   "!!document.querySelector('h1, h2')")
             timed(page, "open a 201-turn sample", f"{url}/sample?step=0&sample={KEY}",
-                  bubbles.format(24))
+                  bubbles.format(TURNS_PER_PAGE))
             box = page.get_by_label(re.compile("Turns page"))
             timed_action(page, "turn page 5 (page box)", lambda b=box: (b.fill("5"),
                          b.press("Enter")), "(e => e && e.innerText.includes('Running check"
-                         " 48.'))(document.querySelector('[data-testid=stMain]'))")
+                         f" {check}.'))(document.querySelector('[data-testid=stMain]'))")
             page.goto(f"{url}/sample?step=0&sample={KEY}")  # back to the first page
             timed(page, "Responses with multi-turn filters", f"{url}/responses?step=0&terr="
                   "with+tool+errors", "!!document.querySelector('[data-testid=stDataFrame]')")
@@ -166,7 +169,7 @@ def main() -> None:
     for label, seconds in server_times(agent):
         print(f"server  {label:<38} {seconds * 1000:7.0f} ms")
     if not args.skip_browser:
-        for label, seconds, nodes in browser_times(agent, args.repeat):
+        for label, seconds, nodes in browser_times(agent, args.repeat, args.turns):
             print(f"chromium {label:<37} {seconds * 1000:7.0f} ms  {nodes:6,} DOM nodes")
 
 

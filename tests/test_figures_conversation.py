@@ -20,7 +20,9 @@ def test_long_texts_keep_head_and_tail_and_pages_are_clamped():
     shown = C.clipped(text)
     assert shown.startswith("h" * 8_000) and shown.endswith("t" * 8_000)
     assert "4,000 characters not shown" in shown
-    assert C.page_of(50, 9) == (48, 50, 3) and C.page_of(3, 0) == (0, 3, 1)
+    per = C.TURNS_PER_PAGE
+    assert C.page_of(3 * per + 2, 9) == (3 * per, 3 * per + 2, 4)  # clamped to the last
+    assert C.page_of(3, 0) == (0, 3, 1)
 
 
 def test_turn_metrics_average_trained_tokens_of_assistant_turns_only():

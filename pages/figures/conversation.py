@@ -14,7 +14,7 @@ import pandas as pd
 from loaders import schema as S
 
 Turn = dict  # a turn as loaders.parse.conversation.turn_of makes it (Sample.turns)
-TURNS_PER_PAGE = 24  # bubbles on one page of a long agent trajectory
+TURNS_PER_PAGE = 16  # bubbles on one page of a long agent trajectory (~130 DOM nodes each)
 TEXT_LIMIT = 16_000  # characters of one turn shown whole; longer ones show head and tail
 SHOW_OPTIONS = ("messages", "tool calls", "tool outputs", "reasoning", "metadata")
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.DOTALL)
