@@ -10,4 +10,8 @@ from pages.frame import main
 
 # the routes come from st.navigation, not from the files in pages/ (see scripts/serve.py)
 PagesManager.uses_pages_directory = False
-main(sys.argv[1:])
+# Streamlit runs this file as the __main__ module, so a parser pool first started during a
+# page run starts its forkserver with this file as the main module to import (as __mp_main__);
+# the board must not run there (it would load the dump again in that process and fail the pool)
+if __name__ != "__mp_main__":
+    main(sys.argv[1:])

@@ -129,6 +129,8 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=2.0)
     parser.add_argument("--idle", type=float, default=40.0)
     parser.add_argument("--page", default="", help="route to follow on (default: Rewards)")
+    parser.add_argument("--settle", type=float, default=5.0,
+                        help="seconds between the page opening and the first appended step")
     parser.add_argument("--copy", action=argparse.BooleanOptionalAction, default=True,
                         help="start from a fresh copy of --source (else keep --dir as is)")
     args = parser.parse_args()
@@ -143,11 +145,11 @@ def main() -> None:
         page.goto(f"{url}/{args.page}", timeout=600_000)
         page.get_by_text("live · last line", exact=False).first.wait_for(timeout=600_000)
         page.wait_for_function(IDLE, timeout=600_000)
-        print(url, flush=True)
         base = shown_samples(page)
         steps = base // per_step
         print(f"{size / 1e9:.2f} GB in {args.dir}, {base:,} samples shown; appending "
               f"{args.steps} steps, one every {args.every:g} s (poll every {poll_seconds():g} s)")
+        time.sleep(args.settle)  # the board has been open a while when the trainer next writes
         writer = Writer(args.dir, steps, args.steps, args.every)
         writer.start()
         lags = follow(page, writer, base, per_step)
