@@ -3,6 +3,7 @@ import math
 
 import conversation_fixtures as C
 import numpy as np
+import pytest
 
 from loaders import open_run
 from loaders import schema as S
@@ -127,3 +128,21 @@ def test_odd_conversation_fields_never_cost_the_sample(tmp_path):
     assert rows.loc["rollout_data_rank0.jsonl:2", S.TURNS] == 4
     assert rows.loc["rollout_data_rank0.jsonl:8", S.TRAINED_SHARE] == 0
     assert rows.loc["rollout_data_rank0.jsonl:8", S.RESPONSE_LEN] == 0
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_the_reference_writer_writes_conversations_in_both_formats(tmp_path, fmt):
+    from loaders.writer import DumpWriter
+
+    writer = DumpWriter(tmp_path, rank=0, format=fmt)
+    sample = C.agent_sample(3, 1)
+    sample["logprobs"] = np.array(sample["logprobs"])  # what a trainer passes: arrays
+    sample["loss_mask"] = np.array(sample["loss_mask"])
+    writer.write(sample)
+    if hasattr(writer, "close"):
+        writer.close()
+    run = open_run(tmp_path, use_cache=False)
+    row = run.samples.iloc[0]
+    assert (row[S.TURNS], row[S.TRAINED_SHARE], row[S.RESPONSE_LEN]) == (5, 0.6, 6)
+    assert row[S.LOG_RATIO_MEAN] == pytest.approx(0.1)
+    assert run.sample(row[S.KEY]).turns[3]["role"] == "tool"
