@@ -88,8 +88,9 @@ def _runs_side_by_side(members: list[Member], view: View, column: str, key: str,
                        at: list[int | None]) -> dict[int, pd.DataFrame]:
     found = {i: answers(m.run, s, column, key) if s is not None else m.run.samples.iloc[:0]
              for i, (m, s) in enumerate(zip(members, at))}
-    for start in range(0, len(members), PER_ROW):
-        for box, i in zip(st.columns(PER_ROW), range(start, min(start + PER_ROW,
+    per_row = min(PER_ROW, len(members))
+    for start in range(0, len(members), per_row):
+        for box, i in zip(st.columns(per_row), range(start, min(start + per_row,
                                                                  len(members)))):
             m, rows = members[i], found[i]
             box.html(f'<b style="color:{m.colour}">■ {html.escape(m.label)}</b> '
@@ -97,7 +98,7 @@ def _runs_side_by_side(members: list[Member], view: View, column: str, key: str,
             box.caption(build.summary_line(rows, view.options.kl_estimator))
             if rows.empty:
                 continue
-            box.dataframe(build.answers_view(rows, view.options.kl_estimator),
+            box.dataframe(build.answers_view(rows, view.options.kl_estimator), hide_index=True,
                           width="stretch", height=min(36 * (len(rows) + 1) + 3, 250))
             texts = m.run.texts(rows[S.KEY].head(1).tolist())
             best = rows[S.KEY].iloc[0]

@@ -110,3 +110,14 @@ def test_prompt_table_view_names_columns_by_label_and_strips_the_system_prompt()
     assert view["prompt"].tolist()[0] == "Q1"
     assert {"base · reward", "abl · pass", "Δ reward (abl − base)", "runs with it"} <= set(
         view.columns)
+
+
+def test_answers_view_numbers_first_key_last_and_summary_line():
+    rows = pd.DataFrame({S.KEY: ["f:1", "f:2"], S.REWARD: [1.0, 0.0], S.RESPONSE_LEN: [5, 7],
+                         S.kl_mean(S.K3): [0.1, 0.3]})
+    view = prompts.answers_view(rows, S.K3)
+    assert view.columns.tolist() == ["reward", "length", "KL (k3)", "sample"]
+    assert view["sample"].tolist() == ["f:1", "f:2"]
+    assert prompts.summary_line(rows, S.K3) == ("2 answers · reward mean 0.5 · length mean 6 · "
+                                                 "KL 0.2")
+    assert prompts.summary_line(rows.iloc[:0], S.K3).startswith("no answer")

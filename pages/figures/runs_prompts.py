@@ -75,13 +75,14 @@ def counts(table: pd.DataFrame, a: int, b: int) -> dict[str, int]:
 
 
 def answers_view(rows: pd.DataFrame, estimator: str) -> pd.DataFrame:
-    """One run's answers to the prompt: reward, length and mean KL per answer, by key."""
+    """One run's answers to the prompt: reward, length and mean KL per answer, and its key."""
     kl = S.kl_mean(estimator)
     return pd.DataFrame({
         "reward": rows[S.REWARD].to_numpy(),
         "length": rows[S.RESPONSE_LEN].to_numpy(),
         f"KL ({estimator})": rows[kl].to_numpy() if kl in rows else np.full(len(rows), np.nan),
-    }, index=pd.Index(rows[S.KEY].astype(str).to_numpy(), name="sample"))
+        "sample": rows[S.KEY].astype(str).to_numpy(),  # last: the numbers matter most
+    })
 
 
 def summary_line(rows: pd.DataFrame, estimator: str) -> str:
