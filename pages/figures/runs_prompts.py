@@ -46,14 +46,14 @@ def _preview(text: object, options: DisplayOptions) -> str:
 
 def display_columns(labels: Sequence[str], a: int, b: int) -> dict[str, str]:
     """The table's column names as the page shows them, by the frame's column."""
-    names = {S.PROMPT: "prompt"}
-    for i, label in enumerate(labels):
+    arrow = f"{labels[b]} − {labels[a]}"
+    names = {S.PROMPT: "prompt", DELTA_MEAN: f"Δ reward ({arrow})",
+             DELTA_PASS: f"Δ pass ({arrow})", S.RUNS_WITH: "runs with it"}
+    for i, label in enumerate(labels):  # after the difference, which is what is looked for
         names |= {S.run_column(S.SAMPLES, i): f"{label} · n",
                   S.run_column(MEAN, i): f"{label} · reward",
                   S.run_column(PASS, i): f"{label} · pass"}
-    arrow = f"{labels[b]} − {labels[a]}"
-    return names | {DELTA_MEAN: f"Δ reward ({arrow})", DELTA_PASS: f"Δ pass ({arrow})",
-                    S.RUNS_WITH: "runs with it"}
+    return names
 
 
 def table_view(table: pd.DataFrame, labels: Sequence[str], a: int, b: int,
