@@ -8,6 +8,7 @@ import time
 from apptest import board, texts
 from conftest import line_of, make_sample
 
+from pages import live
 from pages.loading import follower
 
 
@@ -68,9 +69,11 @@ def test_a_picked_step_stays_pinned(dump_dir):
     assert at.sidebar.select_slider(key="step").value == 1
 
 
-def test_without_follow_nothing_is_polled(dump_dir):
+def test_without_follow_there_is_no_poller(dump_dir, monkeypatch):
+    asked = []
+    monkeypatch.setattr(live, "follower", lambda *args: asked.append(args))
     at = board(dump_dir, follow="false")
-    assert _toggle(at, "follow").value is False
+    assert _toggle(at, "follow").value is False and asked == []
     _append_step(dump_dir, 3)
     at.run()
-    assert "24 samples · 3 steps" in texts(at)
+    assert "24 samples · 3 steps" in texts(at) and asked == []
