@@ -203,3 +203,29 @@ def test_growth_is_parsed_without_starting_worker_processes(dump_dir, monkeypatc
     with open(dump_dir / "rollout_data_rank_0.jsonl", "ab") as handle:
         handle.write(line_of(make_sample(7, seed=1)))
     assert 7 in follower.poll().run.steps
+
+
+def test_the_index_is_saved_at_most_every_save_every_and_once_things_go_quiet(dump_dir,
+                                                                              monkeypatch):
+    _age(dump_dir)
+    catalog = Catalog(dump_dir)
+    catalog.run(dump_dir)
+    saves = []
+    grow = __import__("loaders.serve.grow", fromlist=["save_index"])
+    real = grow.save_index
+    monkeypatch.setattr(grow, "save_index", lambda root, stored: saves.append(
+        len(stored.frame)) or real(root, stored))
+    follower = Follower(catalog, dump_dir, save_every=3600)
+    _settled(follower)
+    path = dump_dir / "rollout_data_rank_0.jsonl"
+    for step in (3, 4, 5):
+        with open(path, "ab") as handle:
+            handle.write(line_of(make_sample(step, seed=1)))
+        assert step in follower.poll().run.steps
+    assert saves == [25]  # the first growth only: a save rewrites the whole index
+    follower.save_every = 0.0
+    _age(dump_dir)
+    follower.poll()  # quiet: the last growth's index is written now
+    assert saves == [25, 27]
+    reopened = Catalog(dump_dir).run(dump_dir)
+    assert reopened.cache == "hit" and reopened.steps == [0, 1, 2, 3, 4, 5]

@@ -122,16 +122,17 @@ class Catalog:
         if stalled:
             raise stalled[0]
 
-    def follow(self, path: str | Path, walk: bool = False) -> Run:
+    def follow(self, path: str | Path, walk: bool = False, save: bool = True) -> Run:
         """The held run of path with what its files gained since it was read (only the
-        files it knows, unless `walk`: then the dir is walked for new ones first); a run not
-        held yet is loaded.  See loaders.serve.grow; DumpError as run() raises it."""
+        files it knows, unless `walk`: then the dir is walked for new ones first; the index
+        on disk rewritten when `save`); a run not held yet is loaded.  See
+        loaders.serve.grow; DumpError as run() raises it."""
         key = _key(path)
         held = self._runs.peek(key)
         if not isinstance(held, Run):
             return self.run(path)
         listing = _listing_of(key.resolve(), self._rewalk(None).listing) if walk else None
-        found = self._watch(key, lambda report: grown(held, listing, report), None,
+        found = self._watch(key, lambda report: grown(held, listing, report, save), None,
                             f"following {key}")
         if isinstance(found, DumpError):
             raise found

@@ -20,10 +20,12 @@ from pathlib import Path
 from loaders.index import ondisk
 from loaders.index.ondisk import FileState
 from loaders.serve.catalog import Catalog
+from loaders.serve.grow import saved
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp
 
 WALK_SECONDS = 30.0  # the dir is walked for new files at most this often
+SAVE_SECONDS = 30.0  # a growing run's index is written at most this often
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
@@ -47,12 +49,14 @@ class Follower:
     """Polls one run of a catalog; thread-safe, shared by every session that follows it."""
 
     def __init__(self, catalog: Catalog, path: Path, walk_every: float = WALK_SECONDS,
-                 min_gap: float = 0.0) -> None:
+                 min_gap: float = 0.0, save_every: float = SAVE_SECONDS) -> None:
         self.catalog, self.path = catalog, Path(path)
-        self.walk_every, self.min_gap = walk_every, min_gap
+        self.walk_every, self.min_gap, self.save_every = walk_every, min_gap, save_every
         self._lock = threading.Lock()
         self._walked_at = time.monotonic()  # the run was loaded from a walk just made
         self._polled_at = -math.inf
+        self._saved_at = -math.inf  # when this follower last wrote the index
+        self._unsaved: Run | None = None  # a grown run whose index is not on disk yet
         self._confirmed: dict[str, Stamp] = {}  # stats a content check vouched for
         self._last: Beat | None = None
 
@@ -67,14 +71,35 @@ class Follower:
             due = walk or now - self._walked_at >= self.walk_every
             stamps = _stat_all(run)
             if due or self._changed(run, stamps):
-                checked_ns = time.time_ns()
-                run = self.catalog.follow(self.path, walk=due)
-                stamps = _stat_all(run)
-                self._confirm(run, stamps, checked_ns)
-                self._walked_at = now if due else self._walked_at
+                run, stamps = self._grown(run, due, now)
+            if self._unsaved is not None:
+                self._save_pending(run, now)
             self._polled_at = now
             self._last = Beat(run, max((s[1] for s in stamps.values() if s), default=0), due)
             return self._last
+
+    def _grown(self, run: Run, due: bool, now: float) -> tuple[Run, dict[str, Stamp | None]]:
+        """The run brought up to date (a walk first when due); the index saved at most every
+        save_every seconds, since a save rewrites all of it however little grew."""
+        checked_ns = time.time_ns()
+        save = now - self._saved_at >= self.save_every
+        grown = self.catalog.follow(self.path, walk=due, save=save)
+        if grown is not run:
+            self._saved_at = now if save else self._saved_at
+            self._unsaved = None if save else grown
+        stamps = _stat_all(grown)
+        self._confirm(grown, stamps, checked_ns)
+        self._walked_at = now if due else self._walked_at
+        return grown, stamps
+
+    def _save_pending(self, run: Run, now: float) -> None:
+        """Write the last growth's index once save_every has passed (things went quiet);
+        forget it when the run was replaced meanwhile (a Refresh saves its own)."""
+        if self._unsaved is not run:
+            self._unsaved = None
+        elif now - self._saved_at >= self.save_every:
+            saved(run)
+            self._saved_at, self._unsaved = now, None
 
     def last(self) -> Beat | None:
         """What the last poll found (None before the first); no disk access, and no wait

@@ -3,8 +3,8 @@
 Following a live run re-opens it every few seconds; reading the Parquet index back each time
 would cost more than the few new lines.  The run in memory already is that index (its frame,
 file states and problems), so only what changed on disk is parsed (loaders.index.refresh:
-grown bytes, or a whole file rewritten or replaced under the board), and the index is saved
-when anything changed, so a later cold open starts from here.
+grown bytes, or a whole file rewritten or replaced under the board).  Saving the index
+rewrites all of it, so the follower saves at most every so often (see saved()).
 """
 from __future__ import annotations
 
@@ -49,12 +49,20 @@ def known_dumps(run: Run) -> list[DumpFile]:
     return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name)) for rel in rels]
 
 
-def grown(run: Run, listing: Listing | None = None, progress: Progress | None = None) -> Run:
+def saved(run: Run) -> Path | None:
+    """Write the run's index (frame, file states, problems) as the on-disk cache."""
+    return save_index(run.root, Stored(run.samples, run.files, run.problems))
+
+
+def grown(run: Run, listing: Listing | None = None, progress: Progress | None = None,
+          save: bool = True) -> Run:
     """run with what changed on disk since it was indexed; run itself when nothing did.
 
     Without a listing only the files it already knows are looked at (a stat each, and a
     content check of those that changed or were written too recently for their stat to
     tell); with one (a fresh walk of run.root) new files are indexed and vanished ones left.
+    Without `save` the index on disk is left as it was (a later saved() brings it up to
+    date; until then a reopen parses the difference): rewriting it costs the whole index.
     """
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
@@ -65,6 +73,6 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     stamp = metric_stamp(run.root, metric_files)
     if status == "hit" and (metric_files, stamp) == (run.metric_files, run.metric_stamp):
         return run
-    index_path = save_index(run.root, fresh) if status != "hit" else run.index_path
+    index_path = save_index(run.root, fresh) if status != "hit" and save else run.index_path
     return Run(run.root, fresh.frame, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files, stamp)
