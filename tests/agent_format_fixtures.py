@@ -189,6 +189,18 @@ def rllm_episodes(root: Path) -> Path:
         path = root / "episodes" / f"{mode}_step_{step}_epoch_0" / "episode_hashabcd_ide_1.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(episode, indent=2) + "\n")
+    # `rllm eval`'s store: Episode.model_dump with eval_idx; each step one assistant turn
+    # with its response_ids and logprobs
+    two = chat + [{"role": "user", "content": "sure?"}, {"role": "assistant", "content": "yes"}]
+    steps = [{"chat_completions": chat, "response_ids": [7, 8], "logprobs": [-0.1, -0.2]},
+             {"chat_completions": two, "response_ids": [9], "logprobs": [-0.3]}]
+    store = {"id": "t1:0", "task": {"q": "1+1"}, "termination_reason": "ENV_DONE",
+             "is_correct": True, "trajectories": [{"uid": "u", "name": "solver",
+                                                   "reward": 1.0, "steps": steps}],
+             "metrics": {}, "metadata": {}, "eval_idx": 0}
+    path = root / "eval_run" / "episodes" / "episode_000000_t1.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(store, indent=2) + "\n")
     return root
 
 

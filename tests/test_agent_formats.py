@@ -192,8 +192,14 @@ def test_rllm_episode_files_one_sample_per_trajectory(tmp_path):
     rows = _rows(run)
     assert rows.loc[key, S.REWARD] == 1.0 and rows.loc[key + "#1", "agent"] == "judge"
     assert rows.loc[key, S.TURNS] == 3 and rows.loc[key, S.LAST_FINISH] == "env_done"
-    assert rows.loc[key, "is_correct"] == 1.0 and rows[S.VALIDATION].sum() == 2
+    assert rows.loc[key, "is_correct"] == 1.0 and rows[S.VALIDATION].sum() == 3
     assert _turns(run, key)[-1] == ("assistant", "<think>easy</think>2", [])
+    stored = "eval_run/episodes/episode_000000_t1.json:1"
+    assert (rows.loc[stored, S.STEP], rows.loc[stored, S.TURNS]) == (0, 5)
+    assert rows.loc[stored, S.RESPONSE_LEN] == 3 and rows.loc[stored, S.GROUP_ID] != 0
+    tokens = run.sample(stored).tokens
+    assert tokens[S.TURN].tolist() == [2, 2, 4] and tokens[S.LOGPROB].tolist() == [-0.1, -0.2,
+                                                                                   -0.3]
 
 
 def test_truncation_of_multi_turn_samples_comes_from_their_last_finish_reason(tmp_path):

@@ -18,7 +18,7 @@ _TABLE_DUMP = re.compile(r"(^|/)(completions_\d+|rollout_data_rank_?(val_?)?\d+\
                          # trajectory Parquet files and rLLM's episode files (.formats.episodes)
                          r"|(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$"
                          r"|(^|/)trajectories/[^/]+/\d+\.parquet$"
-                         r"|(^|/)(train|val)_step_\d+_epoch_\d+/episode_[^/]*\.json$")
+                         r"|(^|/)((train|val)_step_\d+_epoch_\d+|episodes)/episode_[^/]*\.json$")
 # prime-rl writes token_exports/step_N/ and (in newer versions) touches STABLE there once
 # every rank has flushed; when any step has the marker, steps without it are still being written
 STABLE_MARKER = "STABLE"

@@ -12,6 +12,9 @@ episode_hash{task_hash}_id{episode_id}.json`: `training_step`, `task`, `task_has
 `is_correct`, `termination_reason`, `metrics`, and `trajectories`, each with `name`,
 `reward` and `steps` whose `chat_completions` is the conversation so far.  One sample per
 trajectory; its last step's chat_completions is its conversation.  No tokens.
+`rllm eval` (rllm/eval/episode_store.py) writes `<run dir>/episodes/episode_{idx:06d}_{task}.json`,
+an `Episode.model_dump` (rllm/types.py) with `eval_idx`: evaluation samples at step 0, whose
+steps carry `response_ids` and `logprobs` (each step one assistant turn) as token arrays.
 """
 from __future__ import annotations
 
@@ -72,6 +75,25 @@ def art(record: dict, context: FileContext) -> list[dict]:
     return [sample]
 
 
+def _step_tokens(steps: list[dict], messages: list) -> dict:
+    """Each step's sampled tokens (an eval episode's `response_ids` and `logprobs`) in
+    order, with the turn of the step's assistant message; {} without them."""
+    answers = [i for i, m in enumerate(messages) if isinstance(m, dict)
+               and m.get("role") == "assistant"]
+    ids, logprobs, turns = [], [], []
+    for k, step in enumerate(steps):
+        part = step.get("response_ids")
+        if not isinstance(part, list) or not part:
+            continue
+        ids += [str(t) for t in part]
+        lp = step.get("logprobs")
+        logprobs += lp if isinstance(lp, list) and len(lp) == len(part) else [None] * len(part)
+        turns += [answers[k] if k < len(answers) else -1] * len(part)
+    if not ids:
+        return {}
+    return {S.RESPONSE_TOKENS: ids, S.LOGPROBS: logprobs, S.TOKEN_TURNS: turns}
+
+
 def _trajectory(base: dict, trajectory: dict) -> dict:
     steps = [s for s in trajectory.get("steps") or [] if isinstance(s, dict)]
     messages = next((s["chat_completions"] for s in reversed(steps)
@@ -79,16 +101,19 @@ def _trajectory(base: dict, trajectory: dict) -> dict:
     first = next((i for i, m in enumerate(messages)
                   if isinstance(m, dict) and m.get("role") == "assistant"), len(messages))
     return {**base, **_split(messages, first), S.REWARD: trajectory.get("reward"),
-            "agent": trajectory.get("name"), "num_steps": len(steps)}
+            "agent": trajectory.get("name"), "num_steps": len(steps),
+            **_step_tokens(steps, messages)}
 
 
 def rllm(record: dict, context: FileContext) -> list[dict]:
     reason = str(record.get("termination_reason") or "")
-    base = {S.STEP: record.get("training_step"), "group_id": record.get("task_hash"),
-            "prompt_uid": record.get("task_hash"), "is_correct": record.get("is_correct"),
+    evaluation = "eval_idx" in record  # `rllm eval`'s episode store: no training step
+    task = record.get("task_hash") or str(record.get("id") or "").split(":")[0] or None
+    base = {S.STEP: record.get("training_step", 0 if evaluation else None), "group_id": task,
+            "prompt_uid": task, "is_correct": record.get("is_correct"),
             "termination_reason": reason,
             "finish_reason": "length" if "trunc" in reason.lower() else reason.lower(),
-            S.VALIDATION: "/val_step_" in f"/{context.rel}"}
+            S.VALIDATION: evaluation or "/val_step_" in f"/{context.rel}"}
     base.update({f"metric_{k}": v for k, v in (record.get("metrics") or {}).items()
                  if isinstance(v, (int, float))})
     trajectories = [t for t in record.get("trajectories") or [] if isinstance(t, dict)]
