@@ -1,10 +1,10 @@
 """Following a live run: the Follow toggle, a timer fragment that polls the run's files, and
 a step that keeps to the newest one unless the user picked another.
 
-The fragment reruns alone every POLL_SECONDS: it asks the run's Follower (loaders.serve.follow:
-stats of the known files, a walk for new files at most every 30 s) whether the run grew, and
-only then reruns the whole page, so charts, health panels and alerts are drawn from the grown
-run.  An idle tick costs the stats and one small caption.
+The fragment reruns alone every $RL_BOARD_POLL_SECONDS (default 1 s): it asks the run's
+Follower (loaders.serve.follow: stats of the known files, a walk for new files at most every
+30 s) whether the run grew, and only then reruns the whole page, so charts, health panels and
+alerts are drawn from the grown run.  An idle tick costs the stats and one small caption.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import loaders
 from loaders.find.remote import is_url
 from loaders.serve.follow import Beat
+from pages.figures.text import literal
 from pages.loading import follower
 
 RECENT_SECONDS = 300  # Follow is on by default when a dump file changed this recently
@@ -79,7 +80,7 @@ def _ticker(base: str, run_dir: str, shown: loaders.Run) -> None:
     try:
         beat = poller.poll() if _on_timer() else poller.last()
     except loaders.DumpError as err:
-        st.caption(f"live · paused: {err}")
+        st.caption(literal(f"live · paused: {err}"))  # a path is text, not Markdown
         return
     if beat is None:
         beat = Beat(shown, _newest_write_ns(shown), False)
