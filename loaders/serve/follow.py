@@ -5,7 +5,8 @@ known files (dump files, metric logs, alerts.toml); only when a stat changed is 
 brought up to date (Catalog.follow: the grown bytes are parsed, a file replaced or rewritten
 under the board is checked by content and read again).  The dir is walked for new files at
 most every `walk_every` seconds, or when a caller asks.  Every session following the same run
-shares one Follower, so N open tabs cost one poll per interval, not N.
+shares one Follower, so N open tabs stat the files once per interval, not N times.  A growing
+run's index is written at most every `save_every` seconds (a save rewrites all of it).
 """
 from __future__ import annotations
 
