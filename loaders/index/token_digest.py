@@ -4,7 +4,7 @@ For each group of a parse batch's samples that share (file, step, validation), o
 - the token-weighted mean of each token metric per position bin: REL_BINS bins of each
   response's relative position, and ABS_TOKENS-token bins up to the group's longest one;
 - its hot tokens: over the group's top tokens by KL (k3) and by mismatch_kl (about one in
-  512), the token strings with how often they were among them, the metric's sum over
+  1,024), the token strings with how often they were among them, the metric's sum over
   those, and the sample and position of the largest.
 The digest is bytes on the group's first row (schema.TOKEN_DIGEST), so every refresh,
 growth, rewrite, follow and split keeps, drops or rebuilds it with its rows, like the rest
@@ -31,7 +31,7 @@ VERSION = 1
 
 def candidates(tokens: int) -> int:
     """Top tokens of a group's run of samples taken as hot-token candidates."""
-    return min(256, 8 + tokens // 512)
+    return min(256, 4 + tokens // 1024)
 
 
 class TokenDigest:
@@ -70,10 +70,10 @@ class TokenDigest:
             return
         keys = [(rows[i][S.FILE], rows[i][S.STEP], rows[i][S.VALIDATION]) for i in self._rows]
         group_of = {key: g for g, key in enumerate(dict.fromkeys(keys))}
-        groups = np.array([group_of[key] for key in keys])
-        first = {g: self._rows[i] for i, g in reversed(list(enumerate(groups)))}
+        groups = [group_of[key] for key in keys]
+        first = {g: row for g, row in reversed(list(zip(groups, self._rows)))}
         tokens = dict(zip(self._rows, self._tokens))
-        sample_group = dict(zip(self._rows, groups.tolist()))
+        sample_group = dict(zip(self._rows, groups))
         layouts: dict[int, Layout] = {}  # metrics of one source share their layout
         parts, hot = [], {}
         for name, (values, order) in _metric_arrays(lp, ref, kl_rows, self._extra).items():
@@ -131,15 +131,20 @@ def _binned(name: str, values: np.ndarray, layout: Layout, groups: int
     the absolute ones (shape groups x bins).  Segment sums by reduceat: no per-token index
     arrays and no cumulative sum whose rounding a huge value would spoil."""
     finite = np.isfinite(values)
-    clean = np.where(finite, values, 0.0)
+    whole = bool(finite.all())  # the usual case: counts are the bins' widths
+    clean = values if whole else np.where(finite, values, 0.0)
     counts, sums = [], []
     for edges in layout.edges:
         first, last = edges[:, :-1].ravel(), edges[:, 1:].ravel()
         empty = first == last
         at = np.minimum(first, len(values) - 1)
-        for data, out in ((finite.astype(np.float64), counts), (clean, sums)):
-            part = np.add.reduceat(data, at)
-            part[empty] = 0.0
+        for data, out in ((None if whole else finite.astype(np.float64), counts),
+                          (clean, sums)):
+            if data is None:
+                part = (last - first).astype(np.float64)
+            else:
+                part = np.add.reduceat(data, at)
+                part[empty] = 0.0
             per_group = np.zeros((groups, edges.shape[1] - 1))
             np.add.at(per_group, layout.groups, part.reshape(len(edges), -1))
             out.append(per_group)
