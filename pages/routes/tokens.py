@@ -71,7 +71,7 @@ def _hot(view: View) -> None:
     table = build.hot_table(_decoded(T.hot_tokens(found, metric, rows),
                                      view.options.tokenizer_dir))
     st.caption("Token strings among the step's top tokens by the metric (about one token in "
-               "512 of each file's part of the step): how often, how much in all, and the "
+               "1,024 of each file's part of the step): how often, how much in all, and the "
                "sample with the largest; select a row to open that sample there.")
     event = st.dataframe(table, key="t_tok_hot", on_select="rerun",
                          selection_mode="single-row", hide_index=True, width="stretch",
