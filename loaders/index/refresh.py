@@ -101,7 +101,7 @@ def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
 
 
 def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | None = None,
-            stale: Collection[str] = (), scan: Scanner = scan_all) -> tuple[Stored, str]:
+            stale: Collection[str] = (), scan: Scanner | None = None) -> tuple[Stored, str]:
     """The up-to-date index and the cache status: "hit", "partial" or "miss".
 
     Files named in `stale` (a sample read found their bytes changed) are parsed again whole.
@@ -112,7 +112,8 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     works = [work for dump in files if (work := _work_for(
         dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
-    results = scan(tasks, progress, convert=pd.DataFrame)
+    # looked up at call time: the default is this module's scan_all as it is now
+    results = (scan or scan_all)(tasks, progress, convert=pd.DataFrame)
     bundles, by_file, dropped = split(results, {w.dump.rel: w.base.lines for w in works
                                                 if w.base is not None})
     states, frames, problems = {}, [], []
