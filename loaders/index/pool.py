@@ -57,7 +57,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
     workers = min(len(chunks), len(os.sched_getaffinity(0)))
     if total < (INLINE_TABULAR_BYTES if all(map(_tabular, chunks)) else INLINE_BYTES) or (
             workers < 2):
-        return _scan_inline(chunks, total, progress, convert)
+        return scan_inline(chunks, total, progress, convert)
     results: list[ChunkResult | None] = [None] * len(chunks)
     done = 0
     context = multiprocessing.get_context("forkserver")
@@ -78,8 +78,9 @@ def _tabular(task: Task) -> bool:
     return all(BY_NAME[part.format].tabular for part in parts)
 
 
-def _scan_inline(chunks: list[Task], total: int, progress: Progress | None,
-                 convert: Callable[[dict], object]) -> list[ChunkResult]:
+def scan_inline(chunks: list[Task], total: int, progress: Progress | None,
+                convert: Callable[[dict], object]) -> list[ChunkResult]:
+    """Scan the chunks in this process, in order (no worker pool)."""
     results, done = [], 0
     for chunk in chunks:
         result = scan_chunk(chunk)

@@ -15,7 +15,7 @@ from pathlib import Path
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
 from loaders.index.ondisk import Stored, save_index
-from loaders.index.pool import scan_all, scan_chunk
+from loaders.index.pool import scan_all, scan_inline
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
@@ -32,15 +32,7 @@ def scan_growth(chunks: list[Task], progress: Progress | None = None,
     total = sum(chunk.nbytes for chunk in chunks)
     if total >= GROWTH_INLINE_BYTES:
         return scan_all(chunks, progress, convert)
-    results, done = [], 0
-    for chunk in chunks:
-        result = scan_chunk(chunk)
-        result.rows = convert(result.rows)
-        results.append(result)
-        done += chunk.nbytes
-        if progress:
-            progress(done, total)
-    return results
+    return scan_inline(chunks, total, progress, convert)
 
 
 def known_dumps(run: Run) -> list[DumpFile]:
