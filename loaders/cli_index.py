@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
             return 2
         scan = ray_scanner()
     try:
-        run = open_run(args.dump_dir, **({"scanner": scan} if scan else {}))
+        run = open_run(args.dump_dir, scanner=scan)
     except DumpError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -36,6 +36,8 @@ def test_a_group_of_16_long_answers_opens_within_the_node_budget(server):
         page.goto(f"{server}/groups?group={prompt_id(PROMPT)}")
         _settle(page, "One group")
         page.get_by_text("Word diff #1 → #16").wait_for(timeout=60_000)
+        # code blocks paint after their highlighter's script chunk loads (slow on a cold cache)
+        page.get_by_text("characters hidden").nth(15).wait_for(timeout=60_000)
         assert page.locator("[data-testid='stException']").count() == 0
         cards = page.get_by_text("tokens", exact=False).filter(has_text="· reward")
         assert cards.count() == 16

@@ -16,7 +16,7 @@ from loaders.formats import BY_NAME, no_known_format
 from loaders.health.check import Health
 from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_index
-from loaders.index.pool import Scanner, scan_all
+from loaders.index.pool import Scanner
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
@@ -185,12 +185,13 @@ class Run:
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
              listing: Listing | None = None, stale: Collection[str] = (),
-             scanner: Scanner = scan_all) -> Run:
+             scanner: Scanner | None = None) -> Run:
     """Load a dump dir through the on-disk index, parsing only what changed.
 
     `listing` is a walk of root already made (a Catalog walks its dir once for every run);
     files named in `stale` (relative to root) are parsed again whole, whatever their stats;
-    `scanner` runs the chunk scans (the local pool, or a Ray cluster: loaders.index.on_ray).
+    `scanner` runs the chunk scans (None: the index's local pool; or a Ray cluster:
+    loaders.index.on_ray).
     """
     started = time.perf_counter()
     try:  # a URL (s3://, gs://, hdfs://, …) is a RemotePath: loaders.find.remote
