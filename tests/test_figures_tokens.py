@@ -25,7 +25,6 @@ ENTROPY = [0.5, 0.0, 1.0, 2.0, 0.1, 0.3, 0.4, 0.0]
 KEPT = [0, 2, 3, 4, 5, 6]  # positions of the non-pad tokens
 # labels of the kept tokens, whitespace made visible by hand
 LABELS = ["0:·Hi", "2:<b>", "3:↵", f"4:{IMG.replace(' ', '·')}", "5:→x", "6:·end"]
-RED, BLUE = "rgba(214,39,40,", "rgba(31,119,180,"
 
 
 def _run(tmp_path: Path, samples: list[dict]):
@@ -149,7 +148,11 @@ def _title_values(title: str) -> dict[str, float]:
 
 
 def _background(span: dict) -> str:
-    return span["style"].removeprefix("background:")
+    return re.search(r"background:([^;]+)", span["style"]).group(1)
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
 def test_inline_html_one_escaped_span_per_token(unpadded):
@@ -211,9 +214,9 @@ def test_inline_html_nan_is_grey(unpadded):
     assert "value=nan" in spans[KEPT.index(3)]["title"]
 
 
-def _rgba(colour: str) -> tuple[str, float]:
-    hue, alpha = colour.rsplit(",", 1)
-    return hue + ",", float(alpha.rstrip(")"))
+def _heat(colour: str) -> int:
+    """How far a background is from white (0 for white)."""
+    return sum(255 - c for c in _rgb(colour))
 
 
 def test_inline_html_signed_metric_red_positive_blue_negative(unpadded):
@@ -221,31 +224,60 @@ def test_inline_html_signed_metric_red_positive_blue_negative(unpadded):
     log_ratio = _kept(LP) - _kept(REF)  # [-0.5, -1.0, 0.3, 0.0, 0.5, -0.5]
     assert log_ratio.min() < 0 < log_ratio.max()
     for r, span in zip(log_ratio, spans):
-        hue, alpha = _rgba(_background(span))
+        red, _, blue = _rgb(_background(span))
         if r > 0:
-            assert hue == RED and alpha > 0
+            assert red > blue
         elif r < 0:
-            assert hue == BLUE and alpha > 0
+            assert blue > red
         else:
-            assert alpha == 0
-    # stronger colour for larger magnitude, on either side
-    alphas = [_rgba(_background(s))[1] for s in spans]
-    assert alphas[1] > alphas[0]  # -1.0 vs -0.5
-    assert alphas[4] > alphas[2]  # 0.5 vs 0.3
-    assert alphas[0] == alphas[5] == alphas[4]  # same magnitude, either sign
+            assert _background(span) == "#ffffff"
+    heat = [_heat(_background(s)) for s in spans]
+    assert heat[1] > heat[0]  # -1.0 vs -0.5
+    assert heat[4] > heat[2]  # 0.5 vs 0.3
+    assert heat[0] == heat[5]  # same value, same colour
 
 
-def test_inline_html_one_signed_metric_is_all_red_from_its_minimum(unpadded):
+def test_inline_html_low_logprob_is_hottest_on_a_fixed_scale(unpadded):
+    """Lower logprob, hotter colour; the colour of a value does not depend on the other
+    tokens shown (the old scale started at the sample's minimum, so the rarest was palest)."""
     spans = _spans(K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB]))
-    lp = _kept(LP)  # all negative: coloured by distance from the lowest
-    colours = [_rgba(_background(s)) for s in spans]
-    assert all(hue == RED for hue, _ in colours)
-    alphas = np.array([a for _, a in colours])
-    assert alphas[np.argmin(lp)] == 0
-    assert np.all(np.diff(alphas[np.argsort(lp)]) >= 0)
+    lp = _kept(LP)
+    heat = np.array([_heat(_background(s)) for s in spans])
+    assert heat[np.argmin(lp)] == heat.max() > 0
+    assert np.all(np.diff(heat[np.argsort(-lp)]) > 0)  # strictly hotter as logprob falls
+    alone = _spans(K.inline_html(unpadded.iloc[[0]], S.LOGPROB, [S.LOGPROB]))
+    assert _background(alone[0]) == _background(spans[0])
+
+
+def test_inline_html_text_colour_contrasts_with_every_background(unpadded):
+    from pages.figures.token_colours import contrast
+    for metric in K.token_metrics(unpadded):
+        for span in _spans(K.inline_html(unpadded, metric, [metric])):
+            text = re.search(r"(?<![-\w])color:([^;]+)", span["style"]).group(1)
+            assert contrast(_rgb(_background(span)), _rgb(text)) >= 4.5, (metric, span)
 
 
 def test_inline_html_metric_without_column_is_uncoloured(unpadded):
     spans = _spans(K.inline_html(unpadded, "missing", [S.LOGPROB]))
     assert len(spans) == len(KEPT)
-    assert all(_rgba(_background(s))[1] == 0 for s in spans)
+    assert all(_background(s) == "transparent" for s in spans)
+
+
+def test_inline_html_keeps_tokens_whole_and_sets_ids_apart(unpadded):
+    markup = K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB])
+    assert "break-all" not in markup
+    assert all("display:inline-block" in s["style"] and "margin-right" not in s["style"]
+               for s in _spans(markup))
+    ids = _spans(K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB], ids=True))
+    assert all("margin-right:0.6ch" in s["style"] for s in ids)
+
+
+def test_default_metrics_never_empty_when_the_sample_has_one():
+    kl = S.K3
+    assert K.default_metrics([S.LOGPROB, S.LOG_RATIO, S.K3], kl) == [S.LOG_RATIO, S.K3]
+    nemo = [S.LOGPROB, S.PROB, "inference_logprobs", "mismatch_kl", "advantages"]
+    assert K.default_metrics(nemo, kl) == [S.LOGPROB, "mismatch_kl"]
+    assert K.default_metrics(["odd"], kl) == ["odd"]
+    assert K.default_metrics([], kl) == []
+    assert nemo[K.default_colour(nemo)] == S.LOGPROB
+    assert K.default_colour(["odd", S.LOG_RATIO]) == 1

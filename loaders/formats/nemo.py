@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from loaders import schema as S
 from loaders.formats.context import FileContext
-from loaders.formats.token_ids import id_tokens, mismatch, response_part, scalar_reward
+from loaders.formats.token_ids import (
+    id_tokens,
+    mismatch,
+    prompt_ids_text,
+    response_part,
+    scalar_reward,
+)
 from loaders.parse.text import text_of
 
 
@@ -22,18 +28,27 @@ def _split_content(content: object) -> tuple[object, object]:
     return content, None
 
 
+def _prompt_text(prompt: object, record: dict) -> object:
+    """`content` holds each message's text: the prompt's messages as lines, not a JSON
+    list; without `content`, the prompt's token ids, space-separated."""
+    if isinstance(prompt, list) and all(isinstance(m, str) for m in prompt):
+        return "\n".join(prompt)
+    return prompt_ids_text(record, "token_loss_mask") if prompt is None else prompt
+
+
 def _unwrap(record: dict) -> dict:
     return {k: v[0] if isinstance(v, list) and len(v) == 1 else v for k, v in record.items()}
 
 
 def normalize(record: dict, context: FileContext) -> list[dict]:
     record = _unwrap(record)
+    # the messages are no per-token list, even when there are as many as tokens
+    prompt, response = _split_content(record.pop("content", None))
     part = response_part(record, "token_loss_mask")
-    prompt, response = _split_content(part.pop("content", None))
     sample = {key: value for key, value in part.items()
               if key not in ("token_ids", "generation_logprobs", "prev_logprobs", "rewards",
                              "input_lengths")}
-    sample[S.PROMPT] = prompt
+    sample[S.PROMPT] = _prompt_text(prompt, record)
     sample[S.RESPONSE] = text_of(response.get("content") if isinstance(response, dict)
                                  else response)
     sample[S.RESPONSE_TOKENS] = id_tokens(part.get("token_ids"))

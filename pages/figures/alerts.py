@@ -1,7 +1,6 @@
 """Pure builders of the Alerts page: incidents, their steps, and where each alert leads."""
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import pandas as pd
@@ -12,6 +11,7 @@ from loaders.health.alerts import Alert
 from loaders.health.incidents import Incident
 from pages.figures.axes import integer_steps
 from pages.figures.tables import sort_choices
+from pages.figures.text import plot_text
 
 ANY_COLUMN = "(any column)"  # the Responses sort choice that opens the column box
 # what each rule's drill-down shows, for the page's words
@@ -91,7 +91,7 @@ def incidents_figure(incidents: list[Incident]) -> go.Figure:
             base=[i.start - 0.5 for i in rows], orientation="h", name=severity,
             marker_color=COLOURS[severity],
             customdata=[[i.start, i.peak, i.end] for i in rows],
-            text=[html.escape(i.id) for i in rows], textposition="none",
+            text=[plot_text(i.id) for i in rows], textposition="none",
             hovertemplate="%{text}: steps %{customdata[0]}–%{customdata[2]}, "
                           "peak %{customdata[1]}<extra></extra>"))
     rules = sorted({i.rule for i in incidents})

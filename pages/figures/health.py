@@ -1,8 +1,6 @@
 """Pure builders of the Health panels (data -> figure)."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -10,6 +8,7 @@ from plotly.subplots import make_subplots
 
 from loaders import schema as S
 from pages.figures.axes import integer_steps
+from pages.figures.text import plot_text
 
 STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
              (S.H_GRAD_NORM, "grad norm"))
@@ -38,7 +37,7 @@ def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Fig
         for column in groups.get(kind, []):
             y = metrics[column] / total if total is not None else metrics[column]
             fig.add_trace(go.Scattergl(x=metrics.index.to_numpy(), y=y.to_numpy(),
-                                       mode="lines", name=html.escape(column)))
+                                       mode="lines", name=plot_text(column)))
     unit = "fraction of device memory" if total is not None else "as logged"
     fig.update_layout(xaxis_title="step", yaxis_title=unit)
     integer_steps(fig, metrics.index)

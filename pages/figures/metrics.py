@@ -6,7 +6,6 @@ logged are NaN in its column and are skipped, so sparse metrics draw as connecte
 """
 from __future__ import annotations
 
-import html
 import math
 import re
 
@@ -18,6 +17,7 @@ from loaders.find.walk import natural_key
 from loaders.metrics.collect import TIME
 from pages.figures import glossary
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
+from pages.figures.text import plot_text
 
 STEP_AXIS, TIME_AXIS = "step", "time"
 MAX_POINTS = 5000  # above this a chart draws every k-th point
@@ -105,7 +105,7 @@ def _traces(fig: go.Figure, x: np.ndarray, y: np.ndarray, steps: np.ndarray, nam
     fig.add_trace(go.Scattergl(x=x[keep], y=shown[keep], name=name, mode=mode,
                                line={"color": COLOR}, marker={"size": 4, "color": COLOR},
                                customdata=steps[keep],
-                               hovertemplate=f"step %{{customdata:.0f}}<br>{html.escape(name)}: "
+                               hovertemplate=f"step %{{customdata:.0f}}<br>{plot_text(name)}: "
                                              "%{y:.4g}<extra></extra>"))
 
 
@@ -123,8 +123,8 @@ def metric_figure(frame: pd.DataFrame, name: str, *, smoothing: float = 0.0,
     if y.size:
         _traces(fig, x, y, steps, name, smoothing, keep)
     else:
-        fig.add_annotation(text=f"no values of {html.escape(name)}", showarrow=False)
-    title = f"{html.escape(name)} ({'; '.join(notes)})" if notes else html.escape(name)
+        fig.add_annotation(text=f"no values of {plot_text(name)}", showarrow=False)
+    title = f"{plot_text(name)} ({'; '.join(notes)})" if notes else plot_text(name)
     fig.update_layout(title={"text": title, "font": {"size": 14}}, height=HEIGHT,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False,
                       xaxis_title=x_title, hovermode="x")

@@ -6,7 +6,6 @@ four runs of any size draw as a few hundred points each.
 """
 from __future__ import annotations
 
-import html
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from loaders import schema as S
 from loaders.metrics.collect import TIME
 from pages.figures.axes import integer_steps
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
+from pages.figures.text import plot_text
 
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
@@ -132,14 +132,14 @@ def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
     traces, x_title = [], S.STEP
     for i, one in enumerate(series):
         x, x_title = _x(one.frame, x_axis, times[i] if i < len(times) else None)
-        y, name = column_values(one.frame, column), html.escape(one.label)  # text, not markup
+        y, name = column_values(one.frame, column), plot_text(one.label)  # text, not markup
         if band_k > 0 and column.endswith("_mean"):
             std = column_values(one.frame, column[: -len("mean")] + "std")
             traces += _band(x, y, std, band_k, f"{name} ± {band_k:g}·std", one.colour,
                             smoothing)
         traces += _curve(x, y, name, one.colour, smoothing)
     note = f" (EMA {smoothing:g}, raw faint)" if smoothing > 0 else ""
-    fig = _figure(traces, html.escape(title or column) + note, x_title, 360)
+    fig = _figure(traces, plot_text(title or column) + note, x_title, 360)
     if x_title == S.STEP:
         integer_steps(fig, np.concatenate([s.frame.index.to_numpy() for s in series] or [[]]))
     return fig
@@ -148,9 +148,9 @@ def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
 def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
     """B − A per common step for each run B against the baseline A (frames from
     loaders.serve.runset.step_difference), with the zero line."""
-    traces, base = [], html.escape(baseline)
+    traces, base = [], plot_text(baseline)
     for one in diffs:
-        frame, name = one.frame, f"{html.escape(one.label)} − {base}"
+        frame, name = one.frame, f"{plot_text(one.label)} − {base}"
         traces.append({
             "type": "scatter", "x": frame.index.to_numpy(), "y": frame[S.DELTA].to_numpy(),
             "name": name, "mode": "lines+markers", "line": {"color": one.colour},
@@ -158,7 +158,7 @@ def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
             "hovertemplate": f"{name}: %{{y:.4g}}<br>A %{{customdata[0]:.4g}} · "
                              "B %{customdata[1]:.4g}<extra></extra>"})
     common = sum(len(d.frame) for d in diffs)
-    fig = _figure(traces, html.escape(title) + f" — B − A on common steps ({common} points)",
+    fig = _figure(traces, plot_text(title) + f" — B − A on common steps ({common} points)",
                   S.STEP, 340)
     fig.add_hline(y=0, line_dash="dot", line_color="grey")
     integer_steps(fig, np.concatenate([d.frame.index.to_numpy() for d in diffs] or [[]]))

@@ -2,7 +2,6 @@
 names coloured, and one timeline with a row per run."""
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,6 +12,7 @@ from pandas.io.formats.style import Styler
 from loaders import schema as S
 from pages.figures.axes import integer_steps
 from pages.figures.runs import PALETTE
+from pages.figures.text import plot_text
 
 
 def alerts_frame(per_run: Sequence[tuple[str, list]]) -> pd.DataFrame:
@@ -36,10 +36,10 @@ def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> go.Figu
     for label, rows in table.groupby("run", sort=False):
         strong = rows["severity"] == "strong"
         fig.add_trace(go.Scatter(
-            x=rows[S.STEP], y=[html.escape(str(label))] * len(rows), mode="markers",
+            x=rows[S.STEP], y=[plot_text(str(label))] * len(rows), mode="markers",
             marker={"color": run_colours.get(label, PALETTE[0]), "size": 11,
                     "symbol": np.where(strong, "circle", "circle-open")},
-            text=rows["rule"].map(html.escape), hovertemplate="step %{x}: %{text}<extra></extra>"))
+            text=rows["rule"].map(plot_text), hovertemplate="step %{x}: %{text}<extra></extra>"))
     fig.update_layout(title="alerts per run (filled: strong, open: weak)", xaxis_title=S.STEP,
                       height=120 + 40 * table["run"].nunique(), showlegend=False,
                       margin={"l": 10, "r": 10, "t": 40, "b": 10})

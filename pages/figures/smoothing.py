@@ -1,13 +1,12 @@
 """Smoothed step curves shared by every step chart, so all pages smooth and draw alike."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from loaders import schema as S
+from pages.figures.text import plot_text
 
 RAW_OPACITY = 0.3  # the unsmoothed curve under an EMA stays visible but quiet
 BAND_OPACITY = 0.2
@@ -67,12 +66,13 @@ def add_curve(fig: go.Figure, x: np.ndarray, y: np.ndarray, *, name: str, color:
     y = np.asarray(y, dtype=np.float64) - offset
     line = {"color": color, "dash": dash}
     if smoothing > 0:
-        fig.add_trace(go.Scattergl(x=x, y=y, name=f"{name} (raw)", mode="lines", line=line,
-                                   opacity=RAW_OPACITY, showlegend=False, hoverinfo="skip"),
+        fig.add_trace(go.Scattergl(x=x, y=y, name=f"{plot_text(name)} (raw)", mode="lines",
+                                   line=line, opacity=RAW_OPACITY, showlegend=False,
+                                   hoverinfo="skip"),
                       **where(row, col))
         y = ema(y, smoothing)
-    label = html.escape(name)
-    fig.add_trace(go.Scattergl(x=x, y=y, name=name, mode="lines+markers", line=line,
+    label = plot_text(name)
+    fig.add_trace(go.Scattergl(x=x, y=y, name=label, mode="lines+markers", line=line,
                                marker={"size": 4, "color": color},
                                hovertemplate=f"{label}: %{{y:.4g}}<extra></extra>"),
                   **where(row, col))

@@ -41,6 +41,14 @@ def highlight(text: str, regex: re.Pattern | None, context: int = 80, limit: int
     return " ⋯ ".join(snippets)
 
 
+def plot_text(text: object) -> str:
+    """Text that a Plotly title, label, hover or annotation shows as written.
+
+    Plotly's pseudo-HTML decodes only a few named entities (amp, lt, gt, nbsp, ...), not
+    `&quot;`, so html.escape's quote escaping would show literally: escape just & < >."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def visible_token(token: str) -> str:
     """A token with its whitespace made visible: space as ·, tab as →, newline as ↵."""
     return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")

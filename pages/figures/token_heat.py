@@ -2,12 +2,11 @@
 step's hottest token strings as a table."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from pages.figures.text import plot_text
 from pages.figures.token_text import shown_token, token_style
 
 # where lower is "hotter" the colours are flipped so the eye always goes to the red
@@ -26,7 +25,7 @@ def position_step_figure(steps: list[int], labels: list[str], means: np.ndarray,
                          tokens: np.ndarray, metric: str, step: int | None) -> go.Figure:
     """One heatmap (one trace whatever the steps); hover shows the bin, mean and token
     count; the chosen step is outlined."""
-    name = html.escape(metric)
+    name = plot_text(metric)
     fig = go.Figure(go.Heatmap(
         z=means, x=labels, y=steps, customdata=tokens, colorscale="RdBu_r",
         reversescale=metric in _LOW_IS_HOT, colorbar={"title": {"text": name}},

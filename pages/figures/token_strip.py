@@ -8,11 +8,12 @@ no mark, element or label per token.
 """
 from __future__ import annotations
 
-import html
 from typing import NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
+
+from pages.figures.text import plot_text
 
 BINS = 800  # about one bin per 1.5 px of a wide chart: what the eye resolves
 ROW_PX = 86
@@ -88,7 +89,7 @@ def strip_figure(columns: dict[str, np.ndarray], window: tuple[int, int],
         axis = "" if i == 0 else str(i + 1)
         top = 1 - i * (height + gap)
         layout[f"yaxis{axis}"] = {"domain": [max(0.0, top - height), top], "fixedrange": True,
-                                  "title": {"text": html.escape(name)}, "zeroline": True}
+                                  "title": {"text": plot_text(name)}, "zeroline": True}
         traces += _strip(binned(columns[name], bins), f"y{axis}", name)
         if hits and len(hits.get(name, ())):
             traces.append(_hits(columns[name], hits[name], f"y{axis}", name))
@@ -105,8 +106,8 @@ def _strip(data: Binned, yaxis: str, name: str) -> list[dict]:
             {**band, "y": data.low, "fill": "tonexty", "fillcolor": "rgba(31,119,180,0.35)"},
             {"type": "scatter", "x": x, "y": data.mean, "yaxis": yaxis, "mode": "lines",
              "showlegend": False, "line": {"width": 1, "color": "#1f77b4"},
-             "customdata": custom, "name": html.escape(name),
-             "hovertemplate": (f"{html.escape(name)} · tokens %{{customdata[0]}}–"
+             "customdata": custom, "name": plot_text(name),
+             "hovertemplate": (f"{plot_text(name)} · tokens %{{customdata[0]}}–"
                                "%{customdata[1]}<br>mean %{y:.4g} · min %{customdata[2]:.4g}"
                                " · max %{customdata[3]:.4g}<extra></extra>")}]
 
@@ -119,7 +120,7 @@ def _hits(values: np.ndarray, positions: np.ndarray, yaxis: str, name: str) -> d
     return {"type": "scatter", "x": shown, "y": np.asarray(values)[shown], "yaxis": yaxis,
             "mode": "markers", "showlegend": False,
             "marker": {"size": 6, "color": "#d62728", "symbol": "diamond"},
-            "hovertemplate": f"#%{{x}} {html.escape(name)} = %{{y:.4g}} (past the threshold)"
+            "hovertemplate": f"#%{{x}} {plot_text(name)} = %{{y:.4g}} (past the threshold)"
                              "<extra></extra>"}
 
 
@@ -134,7 +135,7 @@ def _decorations(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
                        "x1": position, "y0": 0, "y1": 1,
                        "line": {"width": 1, "dash": "dot", "color": "#2ca02c"}})
         notes.append({"x": position, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
-                      "text": html.escape(label), "showarrow": False,
+                      "text": plot_text(label), "showarrow": False,
                       "font": {"size": 10, "color": "#2ca02c"}})
     return {"shapes": shapes, "annotations": notes, "height": 40 + ROW_PX * rows,
             "dragmode": "select", "selectdirection": "h", "hovermode": "x",

@@ -44,6 +44,13 @@ def token_style(tokens: list[str]) -> str:
     return PLAIN
 
 
+def ids_only(tokens: list[str]) -> bool:
+    """Whether the token texts are token ids (NeMo-RL, slime, prime-rl without a tokenizer):
+    every probed token a run of digits."""
+    probe = [t for t in tokens[:_PROBE] if isinstance(t, str)]
+    return bool(probe) and all(t.isascii() and t.isdigit() for t in probe)
+
+
 @lru_cache(maxsize=1 << 16)
 def decoded(token: str, style: str) -> str:
     """The text a piece stands for (a byte-level piece that is part of a UTF-8 character

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from pages.figures import token_colours as C
 from pages.figures.text import visible_token
 from pages.figures.token_text import PLAIN, decoded, shown_token
 
@@ -43,47 +44,50 @@ def metrics_table(tokens: pd.DataFrame, metrics: list[str], style: str = PLAIN) 
     return table.reset_index(drop=True)
 
 
-def colour_scale(values: np.ndarray) -> tuple[float, float] | None:
-    """(zero point, scale) of the colours: from the whole response, so a token has the same
-    colour in every window; None when there is no finite value."""
-    values = np.asarray(values, dtype=float)
-    finite = values[np.isfinite(values)]
-    if not finite.size:
-        return None
-    signed = finite.min() < 0 < finite.max()
-    low = 0.0 if signed else float(finite.min())
-    return low, float(np.percentile(np.abs(finite - low), 99)) or 1.0
-
-
 def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
-                scale: tuple[float, float] | None = None, style: str = PLAIN,
-                marked: frozenset[int] = frozenset()) -> str:
-    """The tokens as escaped, coloured spans; hover shows every metric; wraps naturally.
-    Tokens at positions in `marked` (past a threshold, or jumped to) are outlined."""
-    values = tokens[metric].to_numpy(dtype=float) if metric in tokens else np.zeros(len(tokens))
-    colours = _colours(values, colour_scale(values) if scale is None else scale)
+                scale: C.Scale | None = None, style: str = PLAIN,
+                marked: frozenset[int] = frozenset(), ids: bool = False) -> str:
+    """The tokens as escaped, coloured spans; hover shows every metric; wraps between
+    tokens, never inside one (unless it is longer than the line), and after a newline.
+    Tokens at positions in `marked` (past a threshold, or jumped to) are outlined; token
+    ids (`ids`) are set apart by a gap, since they would otherwise run together."""
+    if metric in tokens:
+        values = tokens[metric].to_numpy(dtype=float)
+        cells = C.cell_styles(values, C.scale_for(metric, values) if scale is None else scale)
+    else:
+        cells = C.cell_styles(np.zeros(len(tokens)), None)
     columns = [tokens[m].to_numpy(dtype=float) for m in metrics]
+    box = _TOKEN_BOX + (";margin-right:0.6ch" if ids else "")
     spans = []
     for i, (index, token) in enumerate(zip(tokens[S.TOKEN_INDEX], tokens[S.TOKEN])):
         title = html.escape(" | ".join(f"{m}={c[i]:.4g}" for m, c in zip(metrics, columns)))
         piece = decoded(str(token), style)
         outline = ";outline:2px solid #ff9800" if int(index) in marked else ""
-        spans.append(f'<span class="tok" style="background:{colours[i]}{outline}" '
+        spans.append(f'<span class="tok" style="{cells[i]};{box}{outline}" '
                      f'title="#{int(index)} {title}">{html.escape(visible_token(piece))}</span>'
                      + ("<br>" if "\n" in piece else ""))
     return ('<div class="tokens" style="font-family:monospace;line-height:1.9;'
-            'white-space:normal;word-break:break-all">' + "".join(spans) + "</div>")
+            'white-space:normal">' + "".join(spans) + "</div>")
 
 
-def _colours(values: np.ndarray, scale: tuple[float, float] | None) -> list[str]:
-    if scale is None:
-        return ["transparent"] * len(values)
-    low, scale = scale
-    out = []
-    for v in values:
-        if not np.isfinite(v):
-            out.append("#bbbbbb")
-            continue
-        x = float(np.clip((v - low) / scale, -1, 1))
-        out.append(f"rgba(214,39,40,{x:.2f})" if x >= 0 else f"rgba(31,119,180,{-x:.2f})")
-    return out
+# an atomic box: lines wrap between tokens; overflow-wrap splits only one longer than a line
+_TOKEN_BOX = "display:inline-block;max-width:100%;overflow-wrap:anywhere;white-space:pre-wrap"
+
+
+_FALLBACK = (S.LOGPROB, "mismatch_kl", "entropy", "advantages")  # id-only formats have these
+
+
+def default_metrics(available: list[str], kl_estimator: str) -> list[str]:
+    """The strips shown at first: reward, KL and value when the dump has them, else what it
+    has (logprob, mismatch, ...), else its first metric; never none when there is one."""
+    preferred = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, kl_estimator, S.VALUE)
+                 if m in available]
+    return (preferred or [m for m in _FALLBACK if m in available][:2]) or available[:1]
+
+
+def default_colour(available: list[str]) -> int:
+    """Index of the metric the tokens are coloured by at first: log_ratio, else logprob."""
+    for metric in (S.LOG_RATIO, S.LOGPROB):
+        if metric in available:
+            return available.index(metric)
+    return 0

@@ -15,9 +15,10 @@ import streamlit as st
 from loaders import Sample
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
+from pages.figures import token_colours as C
 from pages.figures import token_strip, token_top, tokens
 from pages.figures.text import literal
-from pages.figures.token_text import token_style
+from pages.figures.token_text import ids_only, token_style
 from pages.view import View
 
 WINDOW = tokens.WINDOW
@@ -33,17 +34,20 @@ def show(sample: Sample, view: View) -> None:
         return
     frame = _decoded(frame.reset_index(drop=True), sample.key, view.options.tokenizer_dir)
     n, available = len(frame), tokens.token_metrics(frame)
-    default = [m for m in (S.TOKEN_REWARD, S.LOG_RATIO, view.options.kl_estimator, S.VALUE)
-               if m in available]
-    left, right = st.columns([3, 1])
+    default = tokens.default_metrics(available, view.options.kl_estimator)
+    left, mid, right = st.columns([3, 1, 1])
     chosen = left.multiselect("Token metrics", available, default=default, key="tm",
                               bind="query-params")
-    colour = right.selectbox("Colour tokens by", available, key="colour", bind="query-params",
-                             index=available.index(S.LOG_RATIO) if S.LOG_RATIO in available
-                             else 0)
+    colour = mid.selectbox("Colour tokens by", available, key="colour", bind="query-params",
+                           index=tokens.default_colour(available))
+    mode = right.segmented_control("Colour scale", list(C.SCALE_MODES), key="cscale",
+                                   format_func=C.SCALE_MODES.get, default=C.FIXED,
+                                   bind="query-params", required=True) or C.FIXED
     texts = frame[S.TOKEN].tolist()
-    style = token_style(texts)
-    st.caption(f"{n} tokens (pad tokens dropped) · {style} token texts · hover a token for "
+    style, ids = token_style(texts), ids_only(texts)
+    kind = ("token ids (no tokenizer set: set one in the sidebar to decode)" if ids
+            else f"{style} token texts")
+    st.caption(f"{n} tokens (pad tokens dropped) · {kind} · hover a token for "
                "all its values · drag across the strips to move the window there")
     strip_box, jump_box = st.container(), st.container()
     start = _window_controls(sample.key, n)
@@ -52,9 +56,10 @@ def show(sample: Sample, view: View) -> None:
     with strip_box:
         _strips(frame, texts, chosen, (start, min(n, start + WINDOW)), hits)
     part = tokens.window(frame, start)
-    scale = tokens.colour_scale(frame[colour].to_numpy(dtype=float))
-    st.html(tokens.inline_html(part, colour, available, scale, style,
-                               frozenset(marked.tolist())))
+    scale = C.scale_for(colour, frame[colour].to_numpy(dtype=float), mode)
+    st.html(C.legend_html(colour, scale, mode)
+            + tokens.inline_html(part, colour, available, scale, style,
+                                 frozenset(marked.tolist()), ids))
     if chosen:
         st.dataframe(tokens.metrics_table(part, chosen, style), hide_index=True,
                      width="stretch", height=388)
