@@ -130,30 +130,3 @@ def test_never_beaten_on_a_real_dump(run):
     assert sorted(out[C.PROMPT_PREVIEW]) == losers
     assert (out[C.MEAN_GAP].diff().dropna() >= 0).all()
 
-
-def _length_stats() -> pd.DataFrame:
-    return pd.DataFrame({
-        S.stat(S.RESPONSE_CHARS, "mean"): [100.0, 130.0, 90.0],
-        S.stat(S.RESPONSE_LEN, "mean"): [20.0, 26.0, np.nan],
-        S.stat(S.REF_RESPONSE_CHARS, "mean"): [80.0, 80.0, 85.0],
-    }, index=pd.Index([4, 8, 12], name=S.STEP))
-
-
-def test_length_step_delta():
-    stats = _length_stats()
-    first = C.length_step_delta(stats, 4)
-    assert list(first) == [C.LEN_RL_CHARS, C.LEN_RL_TOKENS, C.LEN_REF_CHARS]
-    assert first == {C.LEN_RL_CHARS: (100.0, None), C.LEN_RL_TOKENS: (20.0, None),
-                     C.LEN_REF_CHARS: (80.0, None)}
-    second = C.length_step_delta(stats, 8)
-    assert second[C.LEN_RL_CHARS] == (130.0, 30.0)
-    assert second[C.LEN_RL_TOKENS] == (26.0, 6.0) and second[C.LEN_REF_CHARS] == (80.0, 0.0)
-    third = C.length_step_delta(stats, 12)
-    assert third[C.LEN_RL_CHARS] == (90.0, -40.0)
-    value, change = third[C.LEN_RL_TOKENS]
-    assert math.isnan(value) and change is None
-
-
-def test_length_step_delta_unknown_step():
-    out = C.length_step_delta(_length_stats(), 5)
-    assert all(math.isnan(v) and c is None for v, c in out.values())

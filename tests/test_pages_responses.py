@@ -3,6 +3,7 @@ from apptest import board, current_page, texts
 from conftest import LOSING_PROMPT
 
 from loaders import schema as S
+from pages.routes.responses import table_key
 
 
 def _responses(board_dump, **params):
@@ -70,7 +71,8 @@ def test_filters_on_flags_and_reward(board_dump):
 def test_selecting_a_row_opens_the_sample(board_dump):
     at = _responses(board_dump)
     first = at.dataframe[0].value["key"].iloc[0]
-    at.session_state["t_responses"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.session_state[table_key(S.REWARD, True)] = {"selection": {"rows": [0], "columns": [],
+                                                                 "cells": []}}
     at.run()
     assert current_page(at) == "sample"
     assert at.selectbox(key="sample").value == first

@@ -21,8 +21,8 @@ def test_sample_from_url_shows_texts_side_by_side(board_dump):
     assert expected["prompt"] in codes and expected["response"] in codes
     assert "ref answer" in codes
     assert at.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:6"
-    assert [m.label for m in at.metric][:3] == ["RL response (chars)", "RL response (tokens)",
-                                               "ref response (chars)"]
+    metrics = {m.label: m.value for m in at.metric}  # the sample's own, not the step's mean
+    assert metrics["response tokens"] == "6" and metrics["reference reward"] == "0.25"
     assert at.query_params["sample"] in ("rollout_data_rank_1.jsonl:6",
                                          ["rollout_data_rank_1.jsonl:6"])
 

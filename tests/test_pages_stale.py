@@ -61,7 +61,9 @@ def test_a_file_that_stays_stale_shows_the_error_and_a_button_not_a_loop(dump, m
     assert calls == [{NAME}] and not at.exception
     assert any("changed on disk" in e for e in errors(at)) and not _rewards(at)
     assert "0.97" not in texts(at) and "0.28" not in texts(at)
-    assert [b.label for b in at.main.button] == ["Reload changed file"]
+    # beside the previous / next sample buttons
+    assert [b.label for b in at.main.button if b.key not in ("s_j", "s_k")] == [
+        "Reload changed file"]
     at.run()
     assert calls == [{NAME}]  # the same version is not re-parsed by itself again
     at.button(key="reload_stale").click().run()

@@ -31,12 +31,6 @@ LAST_STEP = "last step"
 NEVER_BEATEN_COLUMNS = (S.PROMPT_ID, PROMPT_PREVIEW, SAMPLE_COUNT, STEPS_SEEN, MEAN_REWARD,
                         MEAN_REF_REWARD, MEAN_GAP, LAST_STEP)
 
-# ---- length metrics of one step (Sample page) -------------------------------------------
-LEN_RL_CHARS = "RL response (chars)"
-LEN_RL_TOKENS = "RL response (tokens)"
-LEN_REF_CHARS = "ref response (chars)"
-_LENGTH_METRICS = ((LEN_RL_CHARS, S.RESPONSE_CHARS), (LEN_RL_TOKENS, S.RESPONSE_LEN),
-                   (LEN_REF_CHARS, S.REF_RESPONSE_CHARS))
 SUBPLOT_TITLES = (S.REWARD, "response length (chars)",
                   "win rate = wins / (wins + losses); tie share dotted")
 
@@ -114,21 +108,3 @@ def never_beaten_prompts(samples: pd.DataFrame,
     table = table.reset_index()[list(NEVER_BEATEN_COLUMNS)]
     return table.sort_values(MEAN_GAP, kind="stable").reset_index(drop=True), left_out
 
-
-def length_step_delta(stats: pd.DataFrame, step: int) -> dict[str, tuple[float, float | None]]:
-    """label -> (this step's mean length, change vs the previous step or None).
-
-    A length jump between steps is the usual first sign of reward hacking by verbosity.
-    """
-    found = stats.index.get_indexer([step])[0]
-    out: dict[str, tuple[float, float | None]] = {}
-    for label, column in _LENGTH_METRICS:
-        values = _mean(stats, column)
-        if found < 0:
-            out[label] = (float("nan"), None)
-            continue
-        value = float(values[found])
-        before = float(values[found - 1]) if found > 0 else float("nan")
-        change = value - before if np.isfinite(value) and np.isfinite(before) else None
-        out[label] = (value, change)
-    return out

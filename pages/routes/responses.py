@@ -14,6 +14,7 @@ from loaders.serve import export
 from loaders.serve.cache import Texts
 from pages import state
 from pages.conversation_filters import conversation_filter
+from pages.figures import sample_header as header
 from pages.figures import tables
 from pages.figures.text import compile_search, highlight, literal
 from pages.loading import recover_stale
@@ -21,9 +22,10 @@ from pages.view import View
 from pages.widgets import picked_row
 
 MAX_MATCHES = 50
+ORDER = "_board_sample_order"  # session key: {run, step, keys, how} of the last table shown
 
 
-def _controls(view: View, rows: pd.DataFrame) -> tuple[str, bool, str]:
+def _controls(view: View, rows: pd.DataFrame) -> tuple[str, str, bool, str]:
     choices = tables.sort_choices(view.options.kl_estimator)
     left, mid, right = st.columns([2, 1, 3])
     sort_label = left.selectbox("Sort by", list(choices) + ["(any column)"], key="sort",
@@ -34,7 +36,7 @@ def _controls(view: View, rows: pd.DataFrame) -> tuple[str, bool, str]:
                                 key="col", bind="query-params")
     descending = mid.toggle("Descending", value=True, key="desc", bind="query-params")
     pattern = right.text_input("Regex search (prompt and response)", key="q", bind="query-params")
-    return column, descending, pattern
+    return column, sort_label if sort_label in choices else column, descending, pattern
 
 
 def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
@@ -54,7 +56,7 @@ def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str,
 def render(view: View) -> None:
     rows = _rows(view)
     st.header(f"Responses · step {view.step}")
-    column, descending, pattern = _controls(view, rows)
+    column, sort_label, descending, pattern = _controls(view, rows)
     reward_range, flags = _filters(rows)
     agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
     regex, error = compile_search(pattern)
@@ -63,13 +65,31 @@ def render(view: View) -> None:
     texts = _full_texts(view, rows) if regex else None
     shown = tables.sort_rows(tables.filter_rows(rows[agent], reward_range, flags, regex, texts),
                              column, descending)
+    _remember(view, shown, header.order_label(sort_label, descending, len(shown), len(rows)))
     table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
-    picked = picked_row(table, "t_responses", 640, {tables.KEY: None})
+    config = {tables.KEY: None}
+    if column in table.columns and column != tables.KEY:  # the app's sort, shown as the arrow
+        config[column] = st.column_config.Column(f"{column} {'↓' if descending else '↑'}")
+    picked = picked_row(table, table_key(column, descending), 640, config)
     if picked is not None:
         state.go("sample", sample=table[tables.KEY].iloc[picked])
     _export(view, shown)
     if regex:
         _matches(shown, texts, regex)
+
+
+def table_key(column: str, descending: bool) -> str:
+    """The table's widget key.  A header click sorts the grid in the browser (only the rows
+    of its page), and Streamlit can't turn that off; a new key per app sort starts a new
+    grid, so changing Sort by or Descending drops the header's sort and its arrow."""
+    return f"t_responses:{column}:{'desc' if descending else 'asc'}"
+
+
+def _remember(view: View, shown: pd.DataFrame, how: str) -> None:
+    """The table's order for the Sample page's previous / next buttons: widget values are
+    dropped once another page is drawn, so it keeps the keys themselves."""
+    st.session_state[ORDER] = {"run": str(view.run.root), "step": view.step,
+                               "keys": shown[S.KEY].tolist(), "how": how}
 
 
 def _export(view: View, shown: pd.DataFrame) -> None:
@@ -100,7 +120,9 @@ def _paged(shown: pd.DataFrame, total: int) -> pd.DataFrame:
     part = tables.page_of(shown, page)
     first = (min(page, pages) - 1) * tables.PAGE_ROWS
     st.caption(f"{len(shown):,} of {total:,} samples · rows {first + 1:,}–{first + len(part):,} "
-               f"(page {min(page, pages)} of {pages}) · select a row to open it")
+               f"(page {min(page, pages)} of {pages}) · select a row to open it · Sort by "
+               "orders the whole step (its column's header shows ↓ or ↑); a click on a header "
+               "re-sorts only the rows of this page, in the browser")
     return part
 
 

@@ -3,33 +3,64 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from loaders import Sample
 from loaders import schema as S
 from pages import conversation
-from pages.figures import compare
+from pages.figures import sample_header as header
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
 from pages.loading import recover_stale
-from pages.routes import sample_tokens
+from pages.routes import responses, sample_tokens
 from pages.view import View
 
 
-def _choose(view: View, rows: pd.DataFrame) -> str:
+def _choose(view: View, rows: pd.DataFrame) -> str | None:
     keys = rows[S.KEY].tolist()
     if st.session_state.get("sample") not in (None, *keys):
         del st.session_state["sample"]  # a sample of another step: start at the first
+    pick, back, ahead = st.columns([6, 2, 2], vertical_alignment="bottom")
     # the key itself is the label: a bound selectbox keeps its label in the URL
-    return st.selectbox("Sample (file:line)", keys, key="sample", bind="query-params")
+    key = pick.selectbox("Sample (file:line)", keys, key="sample", bind="query-params")
+    if key is not None:
+        _steps(view, keys, key, back, ahead)
+    return key
+
+
+def _steps(view: View, keys: list[str], key: str, *columns: DeltaGenerator) -> None:
+    """Previous / next buttons, with keyboard shortcuts, through the step's samples."""
+    order, how = _order(view, keys, key)
+    place = header.place_in(order, key)
+    for column, (label, shortcut, to) in zip(columns, (
+            ("◀ previous sample", "k", place.previous), ("next sample ▶", "j", place.next))):
+        # a plain letter: Streamlit ignores it while a text box has the focus
+        column.button(label, key=f"s_{shortcut}", shortcut=shortcut, on_click=_open, args=(to,),
+                      disabled=to is None, width="stretch",
+                      help=literal(f"The {label.strip('◀▶ ')} {how}; keyboard: "
+                                   f"{shortcut.upper()}"))
+    st.caption(literal(f"sample {place.index + 1:,} of {place.total:,}, {how}"))
+
+
+def _order(view: View, keys: list[str], key: str) -> tuple[list[str], str]:
+    """The step's samples in the Responses table's last order and filters, when that table
+    showed this step and holds this sample; else in file:line order."""
+    saved = st.session_state.get(responses.ORDER)
+    if saved and saved["run"] == str(view.run.root) and saved["step"] == view.step:
+        here = set(keys)
+        order = [k for k in saved["keys"] if k in here]  # left-out samples open elsewhere
+        if key in order:
+            return order, f"in the Responses order: {saved['how']}"
+    return keys, "in file:line order (the Responses page sets its own)"
+
+
+def _open(key: str) -> None:
+    # a callback runs before the page is drawn: the bound selectbox then shows the new key
+    st.session_state["sample"] = key
 
 
 def _texts(sample: Sample, view: View) -> None:
     opts = view.options
-    gap = sample.scalars[S.REWARD] - sample.scalars[S.REF_REWARD]
-    c1, c2, c3 = st.columns(3)
-    c1.metric("reward", f"{sample.scalars[S.REWARD]:.4g}")
-    c2.metric("ref_reward", f"{sample.scalars[S.REF_REWARD]:.4g}")
-    c3.metric("reward gap", f"{gap:+.4g}")
     left, mid, right = st.columns(3)
     for column, title, text in (
             (left, "Prompt", strip_system(sample.texts[S.PROMPT], opts.system_marker)),
@@ -42,18 +73,24 @@ def _texts(sample: Sample, view: View) -> None:
         st.code(sample.texts[S.GROUND_TRUTH], language=None, wrap_lines=True)
 
 
-def _lengths(view: View) -> None:
-    delta = compare.length_step_delta(view.run.step_stats, view.step)
-    cols = st.columns(len(delta))
-    for column, (label, (value, change)) in zip(cols, delta.items()):
-        column.metric(label, f"{value:,.1f}" if value == value else "—",
-                      None if change is None else f"{change:+,.1f} vs previous step")
+def _figures(view: View, rows: pd.DataFrame, key: str) -> None:
+    """The sample's own numbers (from its summary row, as the Responses table shows them)
+    beside the step's means."""
+    row = rows[rows[S.KEY] == key].iloc[0]
+    stats = view.run.step_stats
+    step = stats.loc[view.step] if view.step in stats.index else None
+    figures = header.sample_figures(row, step, view.options.kl_estimator)
+    for start in range(0, len(figures), 4):
+        for column, figure in zip(st.columns(4), figures[start:start + 4]):
+            column.metric(figure.label, figure.value, figure.delta, delta_color="off")
 
 
 def render(view: View) -> None:
     rows = view.run.step_rows(view.step)
     st.header(f"Sample · step {view.step}")
     key = _choose(view, rows)
+    if key is None:
+        return
     sample = view.run.sample(key)
     if sample.error:
         # none of the sample's values: a stale one's are not what the index says
@@ -61,7 +98,7 @@ def render(view: View) -> None:
         if sample.stale:
             recover_stale(view.run, {sample.file})
         return
-    _lengths(view)
+    _figures(view, rows, key)
     _texts(sample, view)
     conversation.show(sample, view)  # multi-turn samples: turns, tool calls, per-turn metrics
     if sample.raw_lengths and len(set(sample.raw_lengths.values())) > 1:
