@@ -13,7 +13,7 @@ from pages.figures import diff
 from pages.figures import groups as build
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.view import View
-from pages.widgets import picked_row
+from pages.widgets import picked_row, text_block
 
 CARDS_PER_ROW = 4
 
@@ -46,8 +46,7 @@ def render(view: View, table: pd.DataFrame) -> None:
         st.error(literal(f"{', '.join(sorted(texts.stale))}: changed on disk since it was "
                          "indexed; its answers are left out until it is read again"))
     prompt = next((t[S.PROMPT] for t in texts.values()), members[S.PROMPT].iloc[0])
-    st.code(strip_system(prompt, view.options.system_marker) or "(empty prompt)",
-            language=None, wrap_lines=True, height=140)
+    text_block(strip_system(prompt, view.options.system_marker) or "(empty prompt)", 140)
     _answers_table(view, members)
     responses = {key: strip_pad(texts[key][S.RESPONSE], view.options.pad_token)
                  for key in members[S.KEY] if key in texts}
@@ -70,8 +69,8 @@ def _cards(members: pd.DataFrame, responses: dict[str, str]) -> None:
         for column, (rank, row) in zip(st.columns(CARDS_PER_ROW),
                                        enumerate(records[start:start + CARDS_PER_ROW], start + 1)):
             column.caption(_card_title(rank, row))
-            column.code(build.head_tail(responses.get(row[S.KEY], "")) or "(empty)",
-                        language=None, wrap_lines=True, height=220)
+            text_block(build.head_tail(responses.get(row[S.KEY], "")) or "(empty)", 220,
+                       column)
 
 
 def _card_title(rank: int, row: dict) -> str:
@@ -89,8 +88,7 @@ def _full_text(members: pd.DataFrame, responses: dict[str, str]) -> None:
     rank = st.selectbox("Full text of answer", range(1, len(keys) + 1), index=None,
                         key="gfull", bind="query-params", placeholder="pick an answer #")
     if rank is not None and rank <= len(keys):
-        st.code(responses.get(keys[rank - 1], "") or "(empty)", language=None,
-                wrap_lines=True, height=420)
+        text_block(responses.get(keys[rank - 1], "") or "(empty)", 420)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -1,8 +1,11 @@
 """Streamlit widgets the pages share."""
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from pages import state
 
@@ -22,3 +25,17 @@ def picked_row(frame: pd.DataFrame, key: str, max_height: int = 460,
     if state.fresh(key, tuple(picked)) and picked:
         return picked[0]
     return None
+
+
+def text_block(text: str, height: int | None = None, box: DeltaGenerator | None = None) -> None:
+    """Model text as escaped, wrapped, scrollable preformatted text.
+
+    Not st.code: its syntax highlighter is a 1.5 MB script the browser fetches and runs on
+    every fresh page (about half a second of main-thread time here) to show plain text.
+    """
+    limit = f"max-height:{height}px;" if height else ""
+    (box or st).html(f'<pre class="rlb-text" style="{limit}overflow:auto;white-space:pre-wrap;'
+                     'overflow-wrap:anywhere;margin:0;padding:0.6rem 0.8rem;font-size:0.85rem;'
+                     "font-family:'Source Code Pro',monospace;"
+                     'background:#f6f7f9;border-radius:0.5rem">'
+                     f"{html.escape(text)}</pre>")

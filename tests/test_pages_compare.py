@@ -12,8 +12,9 @@ def test_curves_table_and_never_beaten_prompts(board_dump):
     assert len(at.get("plotly_chart")) == 1
     never = at.dataframe(key="t_never").value
     assert list(never[compare.PROMPT_PREVIEW]) == [LOSING_PROMPT]
-    per_step = at.dataframe[0].value
-    assert len(per_step) == 3
+    assert len(at.dataframe) == 1  # the per-step table is drawn once its expander opens
+    opened = board(board_dump, page="compare", cmp_table="true")
+    assert len(opened.dataframe[0].value) == 3
 
 
 def test_picking_a_prompt_lists_its_samples_and_opens_one(board_dump):

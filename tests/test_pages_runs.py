@@ -80,7 +80,7 @@ def test_difference_of_a_training_metric_on_common_steps(tmp_path):
                  values.items()]
         (root / run / "metrics.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     at = _runs_page(root, runs=["base", "ablation"], runs_view="Difference B − A",
-                    runs_diff="metric: actor/entropy")
+                    runs_diff="metric: actor/entropy", runs_numbers="true")
     assert not at.exception and not errors(at), (at.exception, errors(at))
     numbers = at.dataframe[0].value
     assert numbers.index.tolist() == [0, 2]

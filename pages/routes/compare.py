@@ -17,8 +17,11 @@ def render(view: View) -> None:
     st.plotly_chart(mark_steps(compare.rl_vs_ref_figure(stats, smoothing=smoothing),
                                view.step), width="stretch",
                     key="c_cmp")
-    with st.expander("Per-step table"):
-        st.dataframe(compare.rl_vs_ref_table(stats), width="stretch")
+    # drawn only once opened: a closed expander's contents still cost the browser
+    box = st.expander("Per-step table", key="cmp_table", on_change="rerun",
+                      bind="query-params")
+    if box.open:
+        box.dataframe(compare.rl_vs_ref_table(stats), width="stretch")
     st.subheader("Prompts where RL never beat the reference")
     if view.run.samples[S.REF_REWARD].isna().all():
         st.info("No reference: this dump has no ref_reward.")

@@ -88,7 +88,11 @@ def render(view: View) -> None:
     _caption(view, found)
     _table(view, found.table)
     answers.render(view, found.table)
-    with st.expander("Group mix over the run"):
+    # drawn only once opened: a closed expander's chart would still load Plotly (4.7 MB of
+    # script) into a page that has no other chart
+    box = st.expander("Group mix over the run", key="gmix", on_change="rerun",
+                      bind="query-params")
+    if box.open:
         steps, _ = view.groups.history(view.options.pass_threshold)
-        st.plotly_chart(mark_steps(build.mix_figure(steps), view.step), width="stretch",
-                        key="c_mix")
+        box.plotly_chart(mark_steps(build.mix_figure(steps), view.step), width="stretch",
+                         key="c_mix")

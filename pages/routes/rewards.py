@@ -66,17 +66,25 @@ def render(view: View) -> None:
 def _step_section(view: View) -> None:
     rows = view.run.step_rows(view.step)
     st.subheader(f"Step {view.step}: {len(rows):,} samples")
-    left, right = st.columns(2)
-    left.plotly_chart(build.reward_histogram(rows), width="stretch", key="c_hist")
-    right.plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
-    left, right = st.columns(2)
-    gap = spread.reward_gap_curve(rows)
-    if gap is None:
-        left.caption("No reward gap: no sample at this step has both reward and ref_reward.")
-    else:
-        left.plotly_chart(gap, width="stretch", key="c_gap")
     table = view.groups.step(view.step, view.group_options).table
-    if len(table) and table[S.GROUP_SIZE].max() >= 2:
-        right.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
-        right.page_link(st.session_state[state.PAGES]["groups"], label="Open the groups",
-                        icon=":material/workspaces:")
+    grouped = bool(len(table)) and bool(table[S.GROUP_SIZE].max() >= 2)
+    names = ["Histogram", "ECDF", "Reward gap"] + ["Group means"] * grouped
+    # one chart at a time, as above: a fresh page draws two charts, not five
+    tabs = dict(zip(names, st.tabs(names, key="dist", bind="query-params", on_change="rerun")))
+    if tabs["Histogram"].open:
+        tabs["Histogram"].plotly_chart(build.reward_histogram(rows), width="stretch",
+                                       key="c_hist")
+    if tabs["ECDF"].open:
+        tabs["ECDF"].plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
+    if tabs["Reward gap"].open:
+        gap = spread.reward_gap_curve(rows)
+        if gap is None:
+            tabs["Reward gap"].caption("No reward gap: no sample at this step has both reward "
+                                       "and ref_reward.")
+        else:
+            tabs["Reward gap"].plotly_chart(gap, width="stretch", key="c_gap")
+    if grouped and tabs["Group means"].open:
+        with tabs["Group means"]:
+            st.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
+            st.page_link(st.session_state[state.PAGES]["groups"], label="Open the groups",
+                         icon=":material/workspaces:")

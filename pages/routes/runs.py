@@ -99,7 +99,11 @@ def _difference(members: list[Member], view: View, a: int) -> None:
              for i, m in enumerate(members) if i != a]
     st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
                     key="c_runs_diff")
-    with st.expander("The numbers (A, B and B − A per common step)"):
+    box = st.expander("The numbers (A, B and B − A per common step)", key="runs_numbers",
+                      on_change="rerun", bind="query-params")
+    if not box.open:  # drawn only once opened: a closed expander's contents still cost
+        return
+    with box:
         st.caption(literal(" · ".join(f"{one.label} − {base.label}: {len(one.frame)} common "
                                       "steps" for one in diffs)))
         st.dataframe(build.difference_table(diffs, base.label), width="stretch")
