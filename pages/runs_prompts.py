@@ -27,7 +27,7 @@ from pages.figures.groups import head_tail
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.run_choice import Member, forget_stale
 from pages.view import View
-from pages.widgets import PERCENT, picked_row
+from pages.widgets import PERCENT, picked_row, text_block
 
 PER_ROW = 4  # runs side by side
 
@@ -104,8 +104,8 @@ def _runs_side_by_side(members: list[Member], view: View, column: str, key: str,
             best = rows[S.KEY].iloc[0]
             text = texts[best][S.RESPONSE] if best in texts else "(changed on disk; refresh)"
             box.caption(f"best answer (reward {rows[S.REWARD].iloc[0]:.4g})")
-            box.code(head_tail(strip_pad(text, view.options.pad_token)) or "(empty)",
-                     language=None, wrap_lines=True, height=220)
+            text_block(head_tail(strip_pad(text, view.options.pad_token)) or "(empty)", 220,
+                       box)
             box.link_button("Token view", _link(m, at[i], best), icon=":material/article:")
     return found
 
@@ -147,8 +147,8 @@ def _opened(members: list[Member], view: View, a: int, b: int, column: str,
         one = found[first][S.KEY].iloc[0]
         prompt = members[first].run.texts([one]).get(one, {}).get(S.PROMPT, "")
         with st.expander("The prompt"):
-            st.code(strip_system(prompt, view.options.system_marker) or "(empty prompt)",
-                    language=None, wrap_lines=True, height=160)
+            text_block(strip_system(prompt, view.options.system_marker) or "(empty prompt)",
+                       160)
     _diff(members, view, a, b, found, at)
 
 

@@ -36,7 +36,15 @@ def texts(at: AppTest) -> str:
                                   "warning", "info", "success")
              for e in getattr(at, kind)]
     parts += [e.value for e in at.sidebar.caption] + [e.value for e in at.sidebar.code]
+    parts += text_blocks(at)
     return html.unescape("\n".join(str(p) for p in parts))
+
+
+def text_blocks(at: AppTest) -> list[str]:
+    """The model texts shown by pages.widgets.text_block, as the user reads them."""
+    bodies = [str(h.proto.body) for h in at.get("html")]
+    return [html.unescape(b.split(">", 1)[1].rsplit("</pre>", 1)[0])
+            for b in bodies if b.startswith('<pre class="rlb-text"')]
 
 
 def errors(at: AppTest) -> list[str]:

@@ -3,7 +3,7 @@ import html
 import re
 
 import pytest
-from apptest import board, current_page, errors, goto, texts
+from apptest import board, current_page, errors, goto, text_blocks, texts
 from conftest import make_sample, write_dump
 
 from loaders import open_run
@@ -58,6 +58,9 @@ def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
     rewards = [float(re.search(r"reward ([-\d.e]+)", c).group(1)) for c in cards]
     assert rewards == sorted(rewards, reverse=True)
     assert any(c.startswith("Word diff #1 → #8") for c in captions)
+    members = open_run(grouped).trained().groups().step(1, GroupOptions()).table
+    assert members.loc[first, S.PROMPT][:30] in text_blocks(at)[0]  # the prompt, literal
+    assert len(text_blocks(at)) == 1 + 8  # the prompt and one card per answer
     at.selectbox(key="gfull").set_value(3).run()
     assert not errors(at)
     at.text_input(key="group").set_value("123").run()

@@ -10,7 +10,7 @@ from pages import state
 from pages.figures import prompts as build
 from pages.figures.text import compile_search, literal
 from pages.view import View
-from pages.widgets import PERCENT, picked_row
+from pages.widgets import PERCENT, picked_row, text_block
 
 
 def _counts(table: pd.DataFrame) -> None:
@@ -57,7 +57,7 @@ def _history(view: View, table: pd.DataFrame) -> None:
     if steps.empty:
         st.warning(literal(f"no prompt {prompt_id} in this run"))
         return
-    st.code(str(table[S.PROMPT].get(prompt_id, "")), language=None, wrap_lines=True)
+    text_block(str(table[S.PROMPT].get(prompt_id, "")), 200)
     st.plotly_chart(build.history_figure(steps), width="stretch", key="c_prompt")
     rows = build.history_rows(steps)
     st.caption("select a step to open that group")
