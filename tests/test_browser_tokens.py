@@ -1,10 +1,14 @@
 """A 32,768-token response in a real browser: the Sample page stays within 5,000 DOM nodes,
-its window moves by the pager and by a brush on the strips, and the Tokens page draws."""
+its window moves by the pager and by a brush on the strips, and the Tokens page draws.
+Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
+names from data shown literally in Plotly labels."""
 import re
 import time
 
 import pytest
 from browser import browser_page, chromium_path, served
+from conftest import make_sample, write_dump
+from format_fixtures import nemo
 from token_dumps import write_long_dump
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
@@ -84,3 +88,69 @@ def test_tokens_page_draws_within_bounds(server):
         page.get_by_text("The step's hottest tokens").first.wait_for(timeout=60_000)
         _settle(page)
         assert _nodes(page) <= MAX_NODES
+
+
+# each token's WCAG contrast (text on its opaque background), its line boxes, and its gap
+_DRAWN = """() => [...document.querySelectorAll('span.tok')].map(span => {
+  const lum = c => { const [r, g, b] = c.match(/\\d+/g).slice(0, 3).map(v => {
+      v = v / 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const style = getComputedStyle(span);
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return {ratio: (a + 0.05) / (b + 0.05), boxes: span.getClientRects().length,
+          top: span.getBoundingClientRect().top, gap: parseFloat(style.marginRight),
+          text: span.textContent};
+})"""
+
+
+def _open_sample(page, url: str, query: str) -> list[dict]:
+    page.goto(f"{url}/sample?{query}")
+    page.locator("span.tok").first.wait_for(timeout=60_000)
+    _settle(page)
+    return page.evaluate(_DRAWN)
+
+
+@pytest.mark.parametrize("colour", ["logprob", "log_ratio", "k3", "entropy"])
+def test_token_text_contrast_and_whole_tokens_as_drawn(server, colour):
+    with browser_page(width=900) as page:
+        drawn = _open_sample(page, server, "step=0&sample=rollout_data_rank_0.jsonl:1"
+                                           f"&colour={colour}&cscale=this%20sample")
+        assert len(drawn) == 256
+        assert min(d["ratio"] for d in drawn) >= 4.5
+        assert all(d["boxes"] == 1 for d in drawn)  # no token split over two lines
+        assert len({round(d["top"]) for d in drawn}) > 5  # and yet the text wraps
+        assert page.locator(".tok-legend").count() == 1
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A NeMo-RL id-only run and a dump whose extra token array has a quoted, tagged name."""
+    root = tmp_path_factory.mktemp("small")
+    nemo(root / "nemo")
+    sample = make_sample(0, n=40, **{QUOTED: [float(i % 7) for i in range(40)]})
+    write_dump(root / "quoted" / "r.jsonl", [sample])
+    return root
+
+
+QUOTED = 'say "<b>hi</b>" & go'
+
+
+def test_id_only_tokens_are_set_apart(small):
+    with served(small / "nemo" / "exp_001") as url, browser_page() as page:
+        drawn = _open_sample(page, url, "step=2&sample=train_data_step2.jsonl:1")
+        assert [d["text"] for d in drawn] == ["103", "104", "105", "106"]
+        assert all(d["gap"] > 2 for d in drawn) and min(d["ratio"] for d in drawn) >= 4.5
+        page.get_by_text("token ids (no tokenizer set: set one in the sidebar to decode)"
+                         ).first.wait_for(timeout=10_000)
+        assert page.locator(".js-plotly-plot").count() >= 1  # the strips are on by default
+        assert page.get_by_text('["<|system|>').count() == 0
+
+
+def test_quoted_metric_name_reads_literally_in_the_strips(small):
+    query = "step=0&sample=r.jsonl:1&tm=" + QUOTED.replace("&", "%26").replace('"', "%22")
+    with served(small / "quoted") as url, browser_page() as page:
+        _open_sample(page, url, query.replace(" ", "%20"))
+        page.locator(".js-plotly-plot .ytitle").first.wait_for(timeout=30_000)
+        titles = page.locator(".js-plotly-plot .ytitle").all_text_contents()
+        assert QUOTED in titles, titles
+        assert not any("&quot;" in t or "&amp;" in t for t in titles)

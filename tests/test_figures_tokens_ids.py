@@ -2,12 +2,14 @@
 JSON list), and the Sample page's token strips on from the start."""
 import json
 
+import numpy as np
 from apptest import board, texts
 from conftest import write_dump
 from format_fixtures import nemo
 
 from loaders import open_run
 from loaders import schema as S
+from pages.figures import token_colours as C
 from pages.figures.token_text import ids_only
 
 KEY = "train_data_step2.jsonl:1"
@@ -55,6 +57,15 @@ def test_sample_page_of_an_id_only_dump(tmp_path):
     body = "".join(h.proto.body for h in at.get("html"))
     assert body.count('class="tok"') == 4 and body.count("margin-right:0.6ch") == 4
     assert "hot = unlikely token" in body and "fixed scale" in body
-    at.segmented_control(key="cscale").set_value("sample").run()
+    at.segmented_control(key="cscale").set_value(C.SAMPLE).run()
     body = "".join(h.proto.body for h in at.get("html"))
     assert "this sample&#x27;s 99th percentile" in body
+    linked = board(root, page="sample", step="2", sample=KEY, cscale=C.SAMPLE)  # a shared link
+    assert linked.segmented_control(key="cscale").value == C.SAMPLE
+
+
+def test_jump_table_context_sets_ids_apart(tmp_path):
+    from pages.figures import token_top
+    frame = open_run(nemo(tmp_path / "nemo") / "exp_001", use_cache=False).sample(KEY).tokens
+    table = token_top.token_rows(frame, np.array([0, 2]), S.LOGPROB)
+    assert table["context"].tolist() == ["⟦103⟧ 104 105 106", "103 104 ⟦105⟧ 106"]

@@ -17,8 +17,9 @@ import numpy as np
 
 from loaders import schema as S
 
-FIXED, SAMPLE = "fixed", "sample"
-SCALE_MODES = {FIXED: "fixed", SAMPLE: "this sample (99th pct)"}
+# the URL holds these as written (a bound segmented control stores its label)
+FIXED, SAMPLE = "fixed", "this sample"
+SCALE_MODES = (FIXED, SAMPLE)
 NAN = "#bbbbbb"
 _HOT = ((255, 255, 255), (254, 224, 197), (244, 162, 97), (214, 39, 40), (103, 0, 13))
 _DIVERGING = ((33, 102, 172), (146, 197, 222), (255, 255, 255), (244, 165, 130),

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from pages.figures.token_text import PLAIN, shown_token
+from pages.figures.token_text import PLAIN, ids_only, shown_token
 
 TOP_K = 20
 MAX_PAST = 1000  # rows of the threshold table: more would not be read, only scrolled
@@ -81,9 +81,11 @@ def token_rows(frame: pd.DataFrame, rows: np.ndarray, column: str, style: str = 
     values = frame[column].to_numpy(dtype=np.float64)
     out = {"position": frame[S.TOKEN_INDEX].to_numpy()[rows], "token": [], column: values[rows],
            "context": []}
+    sep = " " if ids_only(tokens) else ""  # token ids would run together
     for row in rows:
         out["token"].append(shown_token(tokens[row], style))
-        before = "".join(shown_token(t, style) for t in tokens[max(0, row - CONTEXT):row])
-        after = "".join(shown_token(t, style) for t in tokens[row + 1:row + 1 + CONTEXT])
-        out["context"].append(f"{before}⟦{out['token'][-1]}⟧{after}")
+        before = sep.join(shown_token(t, style) for t in tokens[max(0, row - CONTEXT):row])
+        after = sep.join(shown_token(t, style) for t in tokens[row + 1:row + 1 + CONTEXT])
+        out["context"].append(sep.join(p for p in (before, f"⟦{out['token'][-1]}⟧", after)
+                                       if p))
     return pd.DataFrame(out)

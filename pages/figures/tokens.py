@@ -62,7 +62,7 @@ def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
     for i, (index, token) in enumerate(zip(tokens[S.TOKEN_INDEX], tokens[S.TOKEN])):
         title = html.escape(" | ".join(f"{m}={c[i]:.4g}" for m, c in zip(metrics, columns)))
         piece = decoded(str(token), style)
-        outline = ";outline:2px solid #ff9800" if int(index) in marked else ""
+        outline = ";outline:2px solid #ff9800;outline-offset:-2px" if int(index) in marked else ""
         spans.append(f'<span class="tok" style="{cells[i]};{box}{outline}" '
                      f'title="#{int(index)} {title}">{html.escape(visible_token(piece))}</span>'
                      + ("<br>" if "\n" in piece else ""))
@@ -71,7 +71,8 @@ def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
 
 
 # an atomic box: lines wrap between tokens; overflow-wrap splits only one longer than a line
-_TOKEN_BOX = "display:inline-block;max-width:100%;overflow-wrap:anywhere;white-space:pre-wrap"
+_TOKEN_BOX = ("display:inline-block;line-height:1.4;max-width:100%;overflow-wrap:anywhere;"
+              "white-space:pre-wrap")
 
 
 _FALLBACK = (S.LOGPROB, "mismatch_kl", "entropy", "advantages")  # id-only formats have these

@@ -40,9 +40,11 @@ def show(sample: Sample, view: View) -> None:
                               bind="query-params")
     colour = mid.selectbox("Colour tokens by", available, key="colour", bind="query-params",
                            index=tokens.default_colour(available))
-    mode = right.segmented_control("Colour scale", list(C.SCALE_MODES), key="cscale",
-                                   format_func=C.SCALE_MODES.get, default=C.FIXED,
-                                   bind="query-params", required=True) or C.FIXED
+    mode = right.segmented_control("Colour scale", C.SCALE_MODES, key="cscale",
+                                   default=C.FIXED, bind="query-params", required=True,
+                                   help="fixed: the same colours in every sample (README); "
+                                        "this sample: the hot end at its 99th percentile"
+                                   ) or C.FIXED
     texts = frame[S.TOKEN].tolist()
     style, ids = token_style(texts), ids_only(texts)
     kind = ("token ids (no tokenizer set: set one in the sidebar to decode)" if ids
