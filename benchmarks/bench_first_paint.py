@@ -28,12 +28,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_browser import IDLE, settle  # noqa: E402
 from browser import browser_page, served  # noqa: E402
 
 from pages.routes import ROUTES  # noqa: E402
 
-SETTLE = 0.3  # settle() sleeps this long to catch a run that starts right after another
+# idle: no script running and every element drawn (Streamlit shows a skeleton in place of an
+# element whose script chunk is still loading, after its status widget is already gone)
+IDLE = ("!document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+        "!document.querySelector('[data-testid=\"stSkeleton\"]')")
+SETTLE = 0.3  # settle() waits this long to catch a run that starts right after another
+
+
+def settle(page: object, heading: str) -> None:
+    page.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
+    page.wait_for_function(IDLE, timeout=120_000)
+    time.sleep(SETTLE)
+    page.wait_for_function(IDLE, timeout=120_000)
 
 
 def open_fresh(url: str, heading: str, shots: Path | None, name: str) -> tuple[float, int]:
@@ -74,7 +84,7 @@ def step_changes(base: str, step: int, repeat: int) -> list[float]:
     with browser_page() as page:
         page.goto(f"{base}/sample?step={step}")
         settle(page, "Sample")
-        thumb = page.locator("[data-testid='stSidebar'] [role='slider']").first
+        thumb = page.locator("[data-testid='stSidebar'] input[type='range']").first
         for i in range(2 * repeat):
             key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
             times.append(timed_click(page, lambda k=key: thumb.press(k), "Sample"))
@@ -90,9 +100,9 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
             settle(page, "Responses")
             grid = page.locator("[data-testid='stDataFrame']").first
             box = grid.bounding_box()
-            row_y = box["y"] + 35 * (i + 1) + 17  # header, then rows of 35 px
-            times.append(timed_click(page, lambda y=row_y: page.mouse.click(box["x"] + 12, y),
-                                     "Sample"))
+            # the row marker of row i: a header, then rows of 35 px
+            x, y = box["x"] + 12, box["y"] + 35 * (i + 1) + 17
+            times.append(timed_click(page, lambda x=x, y=y: page.mouse.click(x, y), "Sample"))
             page.wait_for_function(IDLE)
     return times
 
