@@ -8,8 +8,10 @@ Starts the real server (start.sh) and opens the board once, so the index is buil
 server warm, as for a user who opens a copied link to a board that is already running.  Then:
 
 - **fresh browser**: for every route, a new browser (no cache, no session) opens
-  `/ROUTE?step=S` and the time runs until the route's heading is drawn and Streamlit's status
-  widget is gone; the median of `--repeat` opens is reported;
+  `/ROUTE?step=S` and the time runs until the route's heading is drawn, Streamlit's status
+  widget is gone and no element is still a loading skeleton; the median of `--repeat` opens;
+- **warm browser**: the same link in a new tab of a browser that has opened it before (its
+  scripts cached, as for a returning user);
 - **step change**: on an open Sample page, the sidebar's step slider moved one step;
 - **open a sample**: on the Responses page, a row of the table selected, until the Sample
   page is idle.
@@ -46,27 +48,46 @@ def settle(page: object, heading: str) -> None:
     page.wait_for_function(IDLE, timeout=120_000)
 
 
+def open_link(page: object, url: str, heading: str) -> tuple[float, int]:
+    """Seconds from navigation until idle with `heading` drawn; the page's DOM nodes."""
+    start = time.perf_counter()
+    page.goto(url)
+    settle(page, heading)
+    seconds = time.perf_counter() - start - SETTLE
+    return seconds, page.evaluate("document.getElementsByTagName('*').length")
+
+
 def open_fresh(url: str, heading: str, shots: Path | None, name: str) -> tuple[float, int]:
-    """Seconds from navigation until idle with `heading` drawn, in a browser of its own."""
+    """open_link in a browser of its own: no cached script, no session."""
     with browser_page() as page:
-        start = time.perf_counter()
-        page.goto(url)
-        settle(page, heading)
-        seconds = time.perf_counter() - start - SETTLE
-        nodes = page.evaluate("document.getElementsByTagName('*').length")
+        seconds, nodes = open_link(page, url, heading)
         if shots:
             page.screenshot(path=str(shots / f"fresh-{name}.png"))
     return seconds, nodes
 
 
+def open_warm(url: str, heading: str, repeat: int) -> float:
+    """open_link in new tabs of a browser that has shown the page before: its scripts come
+    from the HTTP cache (Streamlit serves them as immutable), as for a returning user."""
+    with browser_page() as first:
+        open_link(first, url, heading)
+        times = []
+        for _ in range(repeat):
+            tab = first.context.new_page()
+            times.append(open_link(tab, url, heading)[0])
+            tab.close()
+    return statistics.median(times)
+
+
 def fresh_pages(base: str, step: int, repeat: int, shots: Path | None) -> list:
+    """(route, fresh-browser median seconds, warm-browser median seconds, DOM nodes)."""
     rows = []
     for route in ROUTES:
         heading = "Problems" if route.url_path == "problems" else route.title
-        runs = [open_fresh(f"{base}/{route.url_path}?step={step}", heading, shots,
-                           route.url_path) for _ in range(repeat)]
-        rows.append((f"fresh /{route.url_path}", statistics.median(s for s, _ in runs),
-                     max(n for _, n in runs)))
+        url = f"{base}/{route.url_path}?step={step}"
+        runs = [open_fresh(url, heading, shots, route.url_path) for _ in range(repeat)]
+        rows.append((f"/{route.url_path}", statistics.median(s for s, _ in runs),
+                     open_warm(url, heading, repeat), max(n for _, n in runs)))
     return rows
 
 
@@ -129,12 +150,13 @@ def main() -> None:
         rows = fresh_pages(url, step, args.repeat, args.shots)
         steps, opens = step_changes(url, step, args.repeat), open_samples(url, step, args.repeat)
     print(f"{args.dir}: step {step}")
-    print(f"{'action':28s} {'until idle':>10s} {'DOM nodes':>10s}")
-    for label, seconds, nodes in rows:
-        print(f"{label:28s} {seconds * 1e3:7.0f} ms {nodes:10,d}")
-    fresh = [s for _, s, _ in rows]
-    print(f"fresh browser: median {statistics.median(fresh) * 1e3:.0f} ms, "
-          f"max {max(fresh) * 1e3:.0f} ms")
+    print(f"{'page':12s} {'fresh browser':>14s} {'warm browser':>13s} {'DOM nodes':>10s}")
+    for label, fresh, warm, nodes in rows:
+        print(f"{label:12s} {fresh * 1e3:11.0f} ms {warm * 1e3:10.0f} ms {nodes:10,d}")
+    for i, name in ((1, "fresh browser"), (2, "warm browser")):
+        times = [row[i] for row in rows]
+        print(f"{name}: median {statistics.median(times) * 1e3:.0f} ms, "
+              f"max {max(times) * 1e3:.0f} ms")
     for label, times in (("Sample step change", steps), ("open a sample from the table", opens)):
         print(f"{label}: median {statistics.median(times) * 1e3:.0f} ms, "
               f"max {max(times) * 1e3:.0f} ms ({len(times)} times)")
