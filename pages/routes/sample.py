@@ -51,7 +51,7 @@ def _order(view: View, keys: list[str], key: str) -> tuple[list[str], str]:
         order = [k for k in saved["keys"] if k in here]  # left-out samples open elsewhere
         if key in order:
             return order, f"in the Responses order: {saved['how']}"
-    return keys, "in file:line order (the Responses page sets its own)"
+    return keys, "in file:line order (open Responses to follow its sort and filters)"
 
 
 def _open(key: str) -> None:
