@@ -37,7 +37,8 @@ from loaders.index.trust import (
     checked_states,
 )
 
-INDEX_VERSION = 10
+# 11: NeMo-RL prompts as their messages' lines (were a JSON list); older indexes rebuild once
+INDEX_VERSION = 11
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"
