@@ -1,5 +1,5 @@
 """Sample page through the real board."""
-from apptest import board, texts
+from apptest import board, text_blocks, texts
 from conftest import make_sample
 
 from loaders import schema as S
@@ -17,7 +17,7 @@ def _sample(board_dump, key, step="2"):
 def test_sample_from_url_shows_texts_side_by_side(board_dump):
     at = _sample(board_dump, "rollout_data_rank_1.jsonl:6", step="1")
     expected = make_sample(1, n=6, seed=11, prompt="Question 1")
-    codes = [c.value for c in at.code]
+    codes = text_blocks(at)
     assert expected["prompt"] in codes and expected["response"] in codes
     assert "ref answer" in codes
     assert at.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:6"
@@ -37,7 +37,7 @@ def test_padded_sample_warns_and_drops_pad_tokens(board_dump):
 
 def test_html_in_a_response_stays_text(board_dump):
     at = _sample(board_dump, HTML)
-    assert '<img src=x onerror="alert(1)">' in [c.value for c in at.code]
+    assert '<img src=x onerror="alert(1)">' in text_blocks(at)
     html = "".join(h.proto.body for h in at.get("html"))
     assert "<img" not in html and "&lt;img·src=x" in html
 
@@ -56,12 +56,12 @@ def test_token_metrics_drive_the_window_table(board_dump):
 
 def test_choosing_another_sample_shows_it_and_its_link_reopens_it(board_dump):
     at = _sample(board_dump, "rollout_data_rank_0.jsonl:9")
-    before = [c.value for c in at.code]
+    before = text_blocks(at)
     at.selectbox(key="sample").set_value("rollout_data_rank_1.jsonl:10").run()
-    assert [c.value for c in at.code] != before
+    assert text_blocks(at) != before
     again = _sample(board_dump, "rollout_data_rank_1.jsonl:10")  # the URL the widget writes
     assert again.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:10"
-    assert [c.value for c in again.code] == [c.value for c in at.code]
+    assert text_blocks(again) == text_blocks(at)
 
 
 def test_unknown_sample_in_url_falls_back_to_the_first(board_dump):

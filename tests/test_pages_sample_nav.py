@@ -97,5 +97,6 @@ def test_the_sort_arrow_follows_the_descending_toggle(board_dump):
     at.selectbox(key="sort").set_value("KL k3 mean").run()
     labels = _column_labels(at)
     assert labels[S.kl_mean(S.K3)]["label"] == f"{S.kl_mean(S.K3)} ↑"
+    assert labels[S.kl_mean(S.K3)]["pinned"] is True  # on screen left of the texts
     assert "label" not in labels.get(S.REWARD, {})
     assert "re-sorts only the rows of this page" in texts(at)

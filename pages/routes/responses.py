@@ -69,7 +69,9 @@ def render(view: View) -> None:
     table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
     config = {tables.KEY: None}
     if column in table.columns and column != tables.KEY:  # the app's sort, shown as the arrow
-        config[column] = st.column_config.Column(f"{column} {'↓' if descending else '↑'}")
+        # pinned: the sorted column stays on screen left of the wide text columns
+        config[column] = st.column_config.Column(f"{column} {'↓' if descending else '↑'}",
+                                                 pinned=True)
     picked = picked_row(table, table_key(column, descending), 640, config)
     if picked is not None:
         state.go("sample", sample=table[tables.KEY].iloc[picked])

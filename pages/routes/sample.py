@@ -14,6 +14,7 @@ from pages.figures.token_text import clipped
 from pages.loading import recover_stale
 from pages.routes import responses, sample_tokens
 from pages.view import View
+from pages.widgets import text_block
 
 
 def _choose(view: View, rows: pd.DataFrame) -> str | None:
@@ -67,10 +68,10 @@ def _texts(sample: Sample, view: View) -> None:
             (mid, "Response", strip_pad(sample.texts[S.RESPONSE], opts.pad_token)),
             (right, "Reference response", strip_pad(sample.texts[S.REF_RESPONSE], opts.pad_token))):
         column.markdown(f"**{title}**")
-        column.code(clipped(text) or "(empty)", language=None, wrap_lines=True, height=320)
+        text_block(clipped(text) or "(empty)", 320, column)
     if sample.texts[S.GROUND_TRUTH]:
         st.caption("ground truth")
-        st.code(sample.texts[S.GROUND_TRUTH], language=None, wrap_lines=True)
+        text_block(sample.texts[S.GROUND_TRUTH], 160)
 
 
 def _figures(view: View, rows: pd.DataFrame, key: str) -> None:
