@@ -69,11 +69,12 @@ def open_fresh(url: str, heading: str, shots: Path | None, name: str) -> tuple[f
 def open_warm(url: str, heading: str, repeat: int) -> float:
     """open_link in new tabs of a browser that has shown the page before: its scripts come
     from the HTTP cache (Streamlit serves them as immutable), as for a returning user."""
-    with browser_page() as first:
-        open_link(first, url, heading)
+    with browser_page() as blank:
+        context = blank.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+        open_link(context.new_page(), url, heading)
         times = []
         for _ in range(repeat):
-            tab = first.context.new_page()
+            tab = context.new_page()
             times.append(open_link(tab, url, heading)[0])
             tab.close()
     return statistics.median(times)
