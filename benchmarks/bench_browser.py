@@ -19,9 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
-from browser import browser_page, served  # noqa: E402
+from browser import IDLE, browser_page, served  # noqa: E402
 
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 ROUTES = [("Responses", "Responses"), ("Groups", "Groups"), ("Prompts", "Prompts"),
           ("Sample", "Sample"), ("RL vs reference", "RL vs reference"),
           ("Metrics", "Metrics"), ("Health", "Health"), ("Alerts", "Alerts"),

@@ -18,34 +18,32 @@ server warm, as for a user who opens a copied link to a board that is already ru
 
 Goals (issue 13): ≤ 2 s for any page of the demo, ≤ 3 s on the 1.4 GB dump, ≤ 1 s for the
 step change and for opening a sample.
+
+The yardstick (`--floor`, on by default) is the same measure on pages with nothing of the
+board in them (first_paint_floor.py): a bare Streamlit page, one with a small Plotly chart, one
+with two and one with a table, served by the same Streamlit in a fresh browser.  It says what
+part of a figure is Streamlit's and Plotly's own start-up on this machine.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from browser import browser_page, served  # noqa: E402
+from bench_browser import settle  # noqa: E402
+from browser import IDLE, browser_page, free_port, served, wait_healthy  # noqa: E402
 
 from pages.routes import ROUTES  # noqa: E402
 
-# idle: no script running and every element drawn (Streamlit shows a skeleton in place of an
-# element whose script chunk is still loading, after its status widget is already gone)
-IDLE = ("!document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-        "!document.querySelector('[data-testid=\"stSkeleton\"]')")
-SETTLE = 0.3  # settle() waits this long to catch a run that starts right after another
-
-
-def settle(page: object, heading: str) -> None:
-    page.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
-    page.wait_for_function(IDLE, timeout=120_000)
-    time.sleep(SETTLE)
-    page.wait_for_function(IDLE, timeout=120_000)
+SETTLE = 0.3  # what bench_browser.settle waits to catch a run that starts after another
 
 
 def open_link(page: object, url: str, heading: str) -> tuple[float, int]:
@@ -114,11 +112,15 @@ def step_changes(base: str, step: int, repeat: int) -> list[float]:
 
 
 def open_samples(base: str, step: int, repeat: int) -> list[float]:
-    """From the Responses table, select row i (its row marker), until Sample is idle."""
+    """From the Responses table, select row i (its row marker), until Sample is idle; then
+    the browser's Back to the table, in one session (the first open also loads the Sample
+    page's chart script, as it does once in a user's session)."""
     times = []
     with browser_page() as page:
+        page.goto(f"{base}/responses?step={step}")
         for i in range(repeat):
-            page.goto(f"{base}/responses?step={step}")
+            if i:
+                page.go_back()
             settle(page, "Responses")
             grid = page.locator("[data-testid='stDataFrame']").first
             box = grid.bounding_box()
@@ -127,6 +129,36 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
             times.append(timed_click(page, lambda x=x, y=y: page.mouse.click(x, y), "Sample"))
             page.wait_for_function(IDLE)
     return times
+
+
+FLOOR_PAGES = (("bare Streamlit page", ""), ("one Plotly chart", "plot=1"),
+               ("two Plotly charts", "plot=2"), ("one table", "table=1"))
+
+
+@contextlib.contextmanager
+def floor_server() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run",
+                             str(ROOT / "benchmarks" / "first_paint_floor.py"),
+                             "--server.port", str(port), "--server.headless", "true",
+                             "--browser.gatherUsageStats", "false"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, 60)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def floor(repeat: int) -> list[tuple[str, float]]:
+    """Fresh-browser seconds of the yardstick pages (median of `repeat`)."""
+    with floor_server() as url:
+        open_fresh(url, "Floor", None, "")  # the server's first run
+        return [(label, statistics.median(open_fresh(f"{url}/?{query}", "Floor", None, "")[0]
+                                          for _ in range(repeat)))
+                for label, query in FLOOR_PAGES]
 
 
 def last_step(url: str) -> int:
@@ -143,6 +175,8 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=ROOT / "samples" / "demo")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--shots", type=Path)
+    parser.add_argument("--no-floor", dest="floor", action="store_false",
+                        help="skip the yardstick pages")
     args = parser.parse_args()
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
@@ -161,6 +195,10 @@ def main() -> None:
     for label, times in (("Sample step change", steps), ("open a sample from the table", opens)):
         print(f"{label}: median {statistics.median(times) * 1e3:.0f} ms, "
               f"max {max(times) * 1e3:.0f} ms ({len(times)} times)")
+    if args.floor:
+        print("yardstick, fresh browser (first_paint_floor.py):")
+        for label, seconds in floor(args.repeat):
+            print(f"  {label:24s} {seconds * 1e3:7.0f} ms")
 
 
 if __name__ == "__main__":

@@ -89,10 +89,9 @@ def interactions(at) -> list:
     ]
 
 
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
-
-
 def _idle(page) -> None:
+    from browser import IDLE
+
     page.wait_for_function(IDLE, timeout=300_000)
     time.sleep(0.3)  # a rerun right after the last one shows the widget again
     page.wait_for_function(IDLE, timeout=300_000)

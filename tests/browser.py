@@ -17,6 +17,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync", "--disable-dev-shm-usage"]
 
 
+# idle as a user sees it: no script run under way, and no element still a grey skeleton
+# (Streamlit draws one in place of an element whose script chunk is still loading, after
+# its status widget has already gone)
+IDLE = ("!document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+        "!document.querySelector('[data-testid=\"stSkeleton\"]')")
+
+
 def chromium_path() -> str | None:
     return os.environ.get("RL_BOARD_CHROMIUM")
 
@@ -39,7 +46,7 @@ def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, proc, timeout)
+        wait_healthy(url, proc, timeout)
         yield url
     finally:
         os.killpg(proc.pid, 15)
@@ -47,7 +54,7 @@ def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
         log.close()
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

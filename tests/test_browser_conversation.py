@@ -9,11 +9,10 @@ is recorded (foreign ones aborted); the page must hold no element the payloads w
 from urllib.parse import urlsplit
 
 import pytest
-from browser import browser_page, chromium_path, served
+from browser import IDLE, browser_page, chromium_path, served
 from conftest import write_dump
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 HOST = "198.51.100.7"
 HOSTILE = (f"<script>window.__pwned=1;document.title='pwned'</script>"
            f"<img src=http://{HOST}/tag.png onerror=\"window.__pwned=2\">"

@@ -2,13 +2,12 @@
 headless Chromium): no exception, every answer shown, within the node budget."""
 
 import pytest
-from browser import browser_page, chromium_path, served
+from browser import IDLE, browser_page, chromium_path, served
 from conftest import make_sample, write_dump
 
 from loaders.index.grouping import prompt_id
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 NODE_BUDGET = 5000
 PROMPT = "Solve <b>x</b> + 1 = 2. **Show** your work."
 

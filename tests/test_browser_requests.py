@@ -10,13 +10,12 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 import pytest
-from browser import browser_page, chromium_path, served
+from browser import IDLE, browser_page, chromium_path, served
 from conftest import make_sample, write_dump
 
 from pages.routes import DEFAULT, ROUTES
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 HOST = "198.51.100.7"
 PAYLOADS = (f"![img](http://{HOST}/md.png)", f"[click](http://{HOST}/link)",
             f"<img src=http://{HOST}/tag.png>", f"$\\href{{http://{HOST}/href}}{{x}}$",

@@ -2,12 +2,11 @@
 URL all land on the view they name (the real server, headless Chromium)."""
 
 import pytest
-from browser import browser_page, chromium_path, served
+from browser import IDLE, browser_page, chromium_path, served
 from conftest import make_sample, write_dump
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,12 @@ import re
 import time
 
 import pytest
-from browser import browser_page, chromium_path, served
+from browser import IDLE, browser_page, chromium_path, served
 from conftest import make_sample, write_dump
 from format_fixtures import nemo
 from token_dumps import write_long_dump
 
 pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
-IDLE = "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
 N, SPIKE = 32_768, 20_000
 MAX_NODES = 5_000
 
