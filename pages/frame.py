@@ -80,7 +80,7 @@ def _menu(box: DeltaGenerator, pages: dict[str, st.Page]) -> None:
     would make the copied link of the new page lose the step.
     """
     for path, page in pages.items():
-        if routes.BY_PATH[path].in_menu:
+        if path != routes.ROOT and routes.BY_PATH[path].in_menu:
             box.page_link(page)
     box.divider()
 

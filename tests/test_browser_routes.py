@@ -74,3 +74,12 @@ def test_old_page_links_redirect_to_the_route(server):
         _heading(page, "Alerts")
         href = page.evaluate("location.href")
         assert "/alerts" in href and "page=" not in href
+
+
+def test_every_route_opens_by_its_path_without_a_not_found_dialog(server):
+    with browser_page() as page:
+        for path, heading in (("rewards", "Rewards"), ("", "Rewards"), ("alerts", "Alerts")):
+            page.goto(f"{server}/{path}?step=1")
+            _heading(page, heading)
+            assert page.get_by_text("Page not found").count() == 0, path
+            assert page.evaluate("location.pathname").rstrip("/").endswith(path)

@@ -37,7 +37,7 @@ def counted(monkeypatch):
         counts["follows"] += 1
         return real_follow(self, *args, **kwargs)
 
-    real_scan, real_stat = catalog_module._walked, os.stat
+    real_scan, real_stat = catalog_module.walk_dir, os.stat
     pool = __import__("loaders.index.pool", fromlist=["scan_chunk"])
     real_chunk = pool.scan_chunk
 
@@ -54,7 +54,7 @@ def counted(monkeypatch):
         counts["chunks"] += 1
         return real_chunk(c)
 
-    monkeypatch.setattr(catalog_module, "_walked", walked)
+    monkeypatch.setattr(catalog_module, "walk_dir", walked)
     monkeypatch.setattr(Catalog, "follow", follow)
     monkeypatch.setattr(follow_module.os, "stat", stat)
     monkeypatch.setattr(pool, "scan_chunk", chunk)

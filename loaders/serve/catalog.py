@@ -13,15 +13,12 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
 
-from loaders.find.kind import detect
 from loaders.find.remote import RemotePath, as_path, is_url
-from loaders.find.remote_walk import scan_url
-from loaders.find.walk import Listing, scan, sub_runs
 from loaders.index.chunk import Progress
 from loaders.serve.budget import BUDGET, run_bytes
+from loaders.serve.dir_walk import DirWalk, listing_of, walk_dir
 from loaders.serve.grow import grown
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
@@ -29,16 +26,6 @@ from loaders.serve.watch import Load, Stalled, stall_seconds
 
 KEEP_RUNS = 4  # loaded runs kept per dump dir; the least recently used beyond are dropped
 _WALK = "walk"  # the walk's key among the loads (runs are keyed by their Path)
-
-
-@dataclass(frozen=True)
-class _Walk:
-    listing: Listing
-    sub_runs: tuple[str, ...]
-    error: str = ""  # why the dir could not be walked: every run of it says so
-    # by sub-run, the formats its first files are in: sub-runs of different trainers are
-    # different runs, never one curve
-    formats: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 class _Absent(Exception):
@@ -59,14 +46,14 @@ class Catalog:
     def __init__(self, base: str | Path, keep: int = KEEP_RUNS) -> None:
         self.base = as_path(base) if is_url(base) else Path(base).expanduser().resolve()
         self._lock = threading.Lock()  # guards _walk and _loads; never held while loading
-        self._walk: _Walk | None = None
+        self._walk: DirWalk | None = None
         self._loads: dict[object, Load] = {}  # in flight, by key: joined by later callers
         self._runs: Memo[Path, Run | DumpError] = Memo(size=keep)
 
-    def _current(self, progress: Progress | None = None) -> _Walk:
+    def _current(self, progress: Progress | None = None) -> DirWalk:
         walk = self._walk
         if walk is None:
-            walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
+            walk = self._watch(_WALK, lambda report: walk_dir(self.base), progress,
                                f"walking {self.base}")
         if isinstance(walk, DumpError):
             raise walk
@@ -131,15 +118,15 @@ class Catalog:
         held = self._runs.peek(key)
         if not isinstance(held, Run):
             return self.run(path)
-        listing = _listing_of(key.resolve(), self._rewalk(None).listing) if walk else None
+        listing = listing_of(key.resolve(), self._rewalk(None).listing) if walk else None
         found = self._watch(key, lambda report: grown(held, listing, report, save), None,
                             f"following {key}")
         if isinstance(found, DumpError):
             raise found
         return found
 
-    def _rewalk(self, progress: Progress | None) -> _Walk:
-        walk = self._watch(_WALK, lambda report: _walked(self.base), progress,
+    def _rewalk(self, progress: Progress | None) -> DirWalk:
+        walk = self._watch(_WALK, lambda report: walk_dir(self.base), progress,
                            f"walking {self.base}")
         if isinstance(walk, DumpError):
             raise walk
@@ -184,7 +171,7 @@ class Catalog:
             if self._loads.get(key) is not load:
                 return
             del self._loads[key]
-            if isinstance(result, _Walk):
+            if isinstance(result, DirWalk):
                 self._walk = result
             elif isinstance(key, (Path, RemotePath)) and isinstance(result, (Run, DumpError)):
                 self._runs.put(key, result)
@@ -196,19 +183,19 @@ class Catalog:
         if isinstance(key, (Path, RemotePath)) and self._runs.peek(key) is run:
             self._runs.discard(key)
 
-    def _reopen(self, path: Path, walk: _Walk, progress: Progress | None) -> Run | DumpError:
+    def _reopen(self, path: Path, walk: DirWalk, progress: Progress | None) -> Run | DumpError:
         old = self._runs.peek(path)
         new = self._open(path, walk, progress)
         if isinstance(old, Run) and isinstance(new, Run) and old.unchanged(new):
             return old
         return new
 
-    def _open(self, path: Path, walk: _Walk, progress: Progress | None,
+    def _open(self, path: Path, walk: DirWalk, progress: Progress | None,
               stale: Collection[str] = ()) -> Run | DumpError:
         if walk.error:
             return DumpError(walk.error)
         try:
-            listing = _listing_of(path.resolve(), walk.listing)
+            listing = listing_of(path.resolve(), walk.listing)
             return open_run(path, progress=progress, listing=listing, stale=stale)
         except DumpError as err:
             return err
@@ -219,43 +206,9 @@ def _stalled(what: str, limit: float) -> DumpError:
                      f"(a hung network mount, or a file that never ends?); try again later")
 
 
-def _walked(base: Path) -> _Walk:
-    try:
-        walk = scan_url if is_url(base) else scan  # a URL: one listing of its prefix
-        listing = walk(base) if base.is_dir() else Listing(base, (), ())
-    except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a symlink loop
-        return _Walk(Listing(base, (), ()), (), f"cannot walk {base}: {err}")
-    runs = tuple(sub_runs(listing))
-    return _Walk(listing, runs, formats=_formats(listing, runs))
-
-
-def _formats(listing: Listing, runs: tuple[str, ...],
-             first: int = 3) -> tuple[tuple[str, frozenset[str]], ...]:
-    heads: dict[str, list] = {run: [] for run in runs}
-    for dump in listing.dumps:
-        files = heads.get(Path(dump.rel).parent.as_posix())
-        if files is not None and len(files) < first:
-            files.append(dump)
-    return tuple((run, frozenset(f for f in (detect(d.path, d.rel) for d in files) if f))
-                 for run, files in heads.items())
-
-
 def _key(path: str | Path) -> Path:
     """A run's key: its absolute path, or its URL (loaders.find.remote)."""
     if is_url(path):
         return as_path(path)
     # abspath, not resolve: resolving costs a stat per path component on every click
     return Path(os.path.abspath(Path(path).expanduser()))
-
-
-def _listing_of(path: Path, listing: Listing) -> Listing | None:
-    """The part of the base's walk under path; None (walk path itself) when it is not part
-    of that walk: outside the base, or inside a hidden dir the walk skipped."""
-    if path == listing.root:
-        return listing
-    if listing.root not in path.parents:
-        return None
-    rel = path.relative_to(listing.root).as_posix()
-    if any(part.startswith(".") for part in rel.split("/")):
-        return None
-    return listing.under(rel)

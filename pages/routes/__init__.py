@@ -53,11 +53,20 @@ ROUTES = (
 )
 BY_PATH = {route.url_path: route for route in ROUTES}
 DEFAULT = "rewards"
+ROOT = ""  # st_pages' key of the landing page, "/"
 
 
 def st_pages(show: Callable[[Route], None]) -> dict[str, st.Page]:
-    """st.Page objects by url path; `show(route)` draws the frame and then the route."""
-    return {route.url_path: st.Page(lambda r=route: show(r), title=route.title,
-                                    url_path=route.url_path, icon=route.icon,
-                                    default=route.url_path == DEFAULT)
-            for route in ROUTES}
+    """st.Page objects by url path; `show(route)` draws the frame and then the route.
+
+    The landing URL "/" (key ROOT) is a page of its own drawing the DEFAULT route: Streamlit
+    gives its default page no path, so were Rewards the default, a link to /rewards would
+    open a "Page not found" dialog over it.
+    """
+    pages = {route.url_path: st.Page(lambda r=route: show(r), title=route.title,
+                                     url_path=route.url_path, icon=route.icon)
+             for route in ROUTES}
+    landing = BY_PATH[DEFAULT]
+    pages[ROOT] = st.Page(lambda: show(landing), title=landing.title, icon=landing.icon,
+                          url_path="home", default=True)  # its path is "/", whatever this says
+    return pages
