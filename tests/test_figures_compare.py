@@ -51,7 +51,7 @@ def test_rl_vs_ref_figure_has_three_rows_on_one_step_axis(run):
     loaded, _ = run
     stats = loaded.step_stats
     fig = C.rl_vs_ref_figure(stats)
-    assert all(isinstance(t, go.Scattergl) for t in fig.data)
+    assert all(isinstance(t, go.Scatter) for t in fig.data)
     rows = {t.name: t.yaxis for t in fig.data}
     assert rows == {"RL reward": "y", "ref reward": "y", "RL length (chars)": "y2",
                     "ref length (chars)": "y2", C.WIN_RATE: "y3", C.TIE_SHARE: "y3"}

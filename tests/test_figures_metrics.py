@@ -84,7 +84,7 @@ def test_step_axis_draws_the_metric_over_the_step_index():
     frame = _frame({"actor/entropy": [1.0, 0.8, 0.7, 0.75], "x": [0, 0, 0, 0]},
                    steps=[5, 10, 15, 20])
     fig = M.metric_figure(frame, "actor/entropy")
-    assert len(fig.data) == 1 and isinstance(fig.data[0], go.Scattergl)
+    assert len(fig.data) == 1 and isinstance(fig.data[0], go.Scatter)
     np.testing.assert_array_equal(fig.data[0].x, [5, 10, 15, 20])
     np.testing.assert_allclose(fig.data[0].y, [1.0, 0.8, 0.7, 0.75])
     np.testing.assert_array_equal(fig.data[0].customdata, [5, 10, 15, 20])

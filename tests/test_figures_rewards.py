@@ -43,7 +43,7 @@ SPREAD = [0.2, 0.1, 0.0, 0.4]
 def test_step_curve_mean_and_band():
     stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD}, steps=[10, 20, 30, 40])
     fig = R.step_curve(stats, S.REWARD, band_k=1.5)
-    assert all(isinstance(t, go.Scattergl) for t in fig.data) and len(fig.data) == 2
+    assert all(isinstance(t, go.Scatter) for t in fig.data) and len(fig.data) == 2
     mean = _named(fig, f"{S.REWARD} mean")
     np.testing.assert_array_equal(mean.x, [10, 20, 30, 40])
     np.testing.assert_allclose(mean.y, REWARDS)
@@ -141,7 +141,7 @@ def test_reward_curves_adds_valid_rewards_only_with_data():
     np.testing.assert_allclose(_named(fig, f"{S.VALID_REWARD} mean").y, [0.0, 0.1, 0.2, 0.3])
     ref_valid = np.asarray(_named(fig, f"{S.REF_VALID_REWARD} mean").y)
     assert np.isnan(ref_valid[1]) and ref_valid[3] == 0.0
-    assert all(isinstance(t, go.Scattergl) for t in fig.data)
+    assert all(isinstance(t, go.Scatter) for t in fig.data)
 
 
 def test_win_rate_curve():
@@ -149,7 +149,7 @@ def test_win_rate_curve():
     stats[S.WIN_RATE] = [0.25, 0.5, np.nan, 1.0]
     fig = R.win_rate_curve(stats)
     (trace,) = fig.data  # no tie or loss shares in these stats: only the win rate
-    assert isinstance(trace, go.Scattergl)
+    assert isinstance(trace, go.Scatter)  # a short curve is SVG
     np.testing.assert_array_equal(trace.y, [0.25, 0.5, np.nan, 1.0])
     assert fig.layout.yaxis.tickformat == ".0%"
     assert [s.y0 for s in fig.layout.shapes] == [0.5]

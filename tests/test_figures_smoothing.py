@@ -96,7 +96,7 @@ def test_add_curve_keeps_the_raw_curve_faint_under_the_ema():
     fig = go.Figure()
     add_curve(fig, x, y, name="m", color="#000000", smoothing=0.6, offset=1.0)
     raw, smooth = fig.data
-    assert isinstance(raw, go.Scattergl) and isinstance(smooth, go.Scattergl)
+    assert isinstance(raw, go.Scatter) and isinstance(smooth, go.Scatter)
     assert raw.opacity == RAW_OPACITY and raw.showlegend is False
     np.testing.assert_allclose(raw.y, y - 1.0)
     np.testing.assert_allclose(smooth.y, _closed_form(y - 1.0, 0.6))

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
+from pages.figures import traces
 from pages.figures.axes import integer_steps
 from pages.figures.text import plot_text
 
@@ -36,7 +37,7 @@ def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Fig
     for kind in ("allocated", "reserved", "max"):
         for column in groups.get(kind, []):
             y = metrics[column] / total if total is not None else metrics[column]
-            fig.add_trace(go.Scattergl(x=metrics.index.to_numpy(), y=y.to_numpy(),
+            fig.add_trace(traces.line(metrics.index.to_numpy(), y=y.to_numpy(),
                                        mode="lines", name=plot_text(column)))
     unit = "fraction of device memory" if total is not None else "as logged"
     fig.update_layout(xaxis_title="step", yaxis_title=unit)
@@ -70,7 +71,7 @@ def stability_figure(signals: pd.DataFrame, clipfrac: pd.Series | None = None) -
     fig = make_subplots(rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.03,
                         subplot_titles=[label for label, _ in series])
     for i, (label, values) in enumerate(series, start=1):
-        fig.add_trace(go.Scattergl(x=values.index.to_numpy(), y=values.to_numpy(np.float64),
+        fig.add_trace(traces.line(values.index.to_numpy(), y=values.to_numpy(np.float64),
                                    mode="lines+markers", name=label, marker={"size": 3}),
                       row=i, col=1)
     fig.update_xaxes(title_text="step", row=len(series), col=1)
@@ -83,9 +84,9 @@ def quality_figure(table: pd.DataFrame) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, subplot_titles=["response tokens (min/mean/max)",
                                                         "truncation ratio"])
     for name in ("response tokens min", "response tokens mean", "response tokens max"):
-        fig.add_trace(go.Scattergl(x=table.index.to_numpy(), y=table[name].to_numpy(),
+        fig.add_trace(traces.line(table.index.to_numpy(), y=table[name].to_numpy(),
                                    mode="lines", name=name), row=1, col=1)
-    fig.add_trace(go.Scattergl(x=table.index.to_numpy(),
+    fig.add_trace(traces.line(table.index.to_numpy(),
                                y=table["truncation ratio"].to_numpy(), mode="lines+markers",
                                name="truncation ratio"), row=1, col=2)
     return _layout(fig, "data quality")

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from loaders.find.walk import natural_key
 from loaders.metrics.collect import TIME
-from pages.figures import glossary
+from pages.figures import glossary, traces
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
 from pages.figures.text import plot_text
 
@@ -98,11 +98,11 @@ def _traces(fig: go.Figure, x: np.ndarray, y: np.ndarray, steps: np.ndarray, nam
     """The faint raw curve (when smoothed) and the main curve, both thinned to `keep`."""
     shown = ema(y, smoothing) if smoothing > 0 else y  # smoothed on every point, then thinned
     if smoothing > 0:
-        fig.add_trace(go.Scattergl(x=x[keep], y=y[keep], name=f"{name} (raw)", mode="lines",
+        fig.add_trace(traces.line(x[keep], y=y[keep], name=f"{name} (raw)", mode="lines",
                                    line={"color": COLOR}, opacity=RAW_OPACITY, showlegend=False,
                                    hoverinfo="skip"))
     mode = "lines+markers" if keep.size <= MARKERS_UP_TO else "lines"
-    fig.add_trace(go.Scattergl(x=x[keep], y=shown[keep], name=name, mode=mode,
+    fig.add_trace(traces.line(x[keep], y=shown[keep], name=name, mode=mode,
                                line={"color": COLOR}, marker={"size": 4, "color": COLOR},
                                customdata=steps[keep],
                                hovertemplate=f"step %{{customdata:.0f}}<br>{plot_text(name)}: "

@@ -20,20 +20,14 @@ from loaders.metrics.collect import TIME
 from pages.figures.axes import integer_steps
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 from pages.figures.text import plot_text
+from pages.figures.traces import kind as trace_kind
 
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
            "#8c564b", "#bcbd22", "#17becf")
 STEP_AXIS, TIME_AXIS = "step", "time"
 MAX_LABEL = 24  # characters of a default label (a run's dir name)
-# up to this many points a curve is SVG: a WebGL context per chart costs more to start than
-# it saves on a few hundred steps (and browsers allow only a dozen or so on one page)
-SVG_POINTS = 2000
 MARKERS_UP_TO = 60  # points of a curve drawn with markers; beyond, lines (an SVG node each)
-
-
-def _kind(x: np.ndarray) -> str:
-    return "scatter" if len(x) <= SVG_POINTS else "scattergl"
 
 
 @dataclass(frozen=True)
@@ -87,12 +81,12 @@ def _curve(x: np.ndarray, y: np.ndarray, name: str, colour: str,
     """One run's curve as trace dicts: with smoothing, the raw curve faint under the EMA."""
     traces = []
     if smoothing > 0:
-        traces.append({"type": _kind(x), "x": x, "y": y, "name": f"{name} (raw)",
+        traces.append({"type": trace_kind(x), "x": x, "y": y, "name": f"{name} (raw)",
                        "mode": "lines", "line": {"color": colour}, "opacity": RAW_OPACITY,
                        "showlegend": False, "hoverinfo": "skip"})
         y = ema(y, smoothing)
     mode = "lines+markers" if len(x) <= MARKERS_UP_TO else "lines"
-    traces.append({"type": _kind(x), "x": x, "y": y, "name": name, "mode": mode,
+    traces.append({"type": trace_kind(x), "x": x, "y": y, "name": name, "mode": mode,
                    "line": {"color": colour}, "marker": {"size": 4, "color": colour},
                    "hovertemplate": f"{name}: %{{y:.4g}}<extra></extra>"})
     return traces
@@ -107,7 +101,7 @@ def _band(x: np.ndarray, mean: np.ndarray, std: np.ndarray, k: float, name: str,
     keep = np.isfinite(upper) & np.isfinite(lower)
     if not keep.any():
         return []
-    return [{"type": _kind(x), "x": np.concatenate([x[keep], x[keep][::-1]]),
+    return [{"type": trace_kind(x), "x": np.concatenate([x[keep], x[keep][::-1]]),
              "y": np.concatenate([upper[keep], lower[keep][::-1]]), "name": name,
              "mode": "lines", "fill": "toself", "fillcolor": colour, "opacity": BAND_OPACITY,
              "line": {"color": colour, "width": 0 if keep.sum() > 1 else 6},

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from loaders import schema as S
+from pages.figures import traces
 from pages.figures.text import plot_text
 
 RAW_OPACITY = 0.3  # the unsmoothed curve under an EMA stays visible but quiet
@@ -66,13 +67,13 @@ def add_curve(fig: go.Figure, x: np.ndarray, y: np.ndarray, *, name: str, color:
     y = np.asarray(y, dtype=np.float64) - offset
     line = {"color": color, "dash": dash}
     if smoothing > 0:
-        fig.add_trace(go.Scattergl(x=x, y=y, name=f"{plot_text(name)} (raw)", mode="lines",
+        fig.add_trace(traces.line(x, y=y, name=f"{plot_text(name)} (raw)", mode="lines",
                                    line=line, opacity=RAW_OPACITY, showlegend=False,
                                    hoverinfo="skip"),
                       **where(row, col))
         y = ema(y, smoothing)
     label = plot_text(name)
-    fig.add_trace(go.Scattergl(x=x, y=y, name=label, mode="lines+markers", line=line,
+    fig.add_trace(traces.line(x, y=y, name=label, mode="lines+markers", line=line,
                                marker={"size": 4, "color": color},
                                hovertemplate=f"{label}: %{{y:.4g}}<extra></extra>"),
                   **where(row, col))
@@ -90,6 +91,6 @@ def add_band(fig: go.Figure, x: np.ndarray, mean: np.ndarray, std: np.ndarray, *
     xs = np.concatenate([x[keep], x[keep][::-1]])
     ys = np.concatenate([upper[keep], lower[keep][::-1]])
     width = 0 if keep.sum() > 1 else 6  # a single step has no area: draw its band as a bar
-    fig.add_trace(go.Scattergl(x=xs, y=ys, name=name, mode="lines", fill="toself",
+    fig.add_trace(traces.line(xs, y=ys, name=name, mode="lines", fill="toself",
                                line={"color": color, "width": width}, fillcolor=color,
                                opacity=BAND_OPACITY, hoverinfo="skip"))
