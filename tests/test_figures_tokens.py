@@ -13,6 +13,7 @@ from conftest import make_sample, write_dump
 from loaders import open_run
 from loaders import schema as S
 from pages.figures import tokens as K
+from pages.figures.token_text import IDS
 
 PAD = "<PAD>"
 IMG = "<img src=x onerror=alert(1)>"
@@ -268,7 +269,7 @@ def test_inline_html_keeps_tokens_whole_and_sets_ids_apart(unpadded):
     assert "break-all" not in markup
     assert all("display:inline-block" in s["style"] and "margin-right" not in s["style"]
                for s in _spans(markup))
-    ids = _spans(K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB], ids=True))
+    ids = _spans(K.inline_html(unpadded, S.LOGPROB, [S.LOGPROB], style=IDS))
     assert all("margin-right:0.6ch" in s["style"] for s in ids)
 
 

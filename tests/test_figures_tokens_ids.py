@@ -10,7 +10,7 @@ from format_fixtures import nemo
 from loaders import open_run
 from loaders import schema as S
 from pages.figures import token_colours as C
-from pages.figures.token_text import ids_only
+from pages.figures.token_text import IDS, ids_only, token_style
 
 KEY = "train_data_step2.jsonl:1"
 
@@ -67,5 +67,7 @@ def test_sample_page_of_an_id_only_dump(tmp_path):
 def test_jump_table_context_sets_ids_apart(tmp_path):
     from pages.figures import token_top
     frame = open_run(nemo(tmp_path / "nemo") / "exp_001", use_cache=False).sample(KEY).tokens
-    table = token_top.token_rows(frame, np.array([0, 2]), S.LOGPROB)
+    style = token_style(frame[S.TOKEN].tolist())  # as the Sample page judges it
+    assert style == IDS
+    table = token_top.token_rows(frame, np.array([0, 2]), S.LOGPROB, style)
     assert table["context"].tolist() == ["⟦103⟧ 104 105 106", "103 104 ⟦105⟧ 106"]

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pages.figures.text import visible_token
 
 PLAIN, BYTE_LEVEL, SENTENCEPIECE = "plain", "byte-level", "sentencepiece"
+IDS = "token ids"  # NeMo-RL, slime, prime-rl without a tokenizer: shown as they are, set apart
 _PROBE = 4096  # tokens looked at to judge the style
 
 
@@ -33,7 +34,9 @@ _BYTES = _byte_alphabet()
 
 
 def token_style(tokens: list[str]) -> str:
-    """How this sample's tokens are written: plain text, byte-level or SentencePiece."""
+    """How this sample's tokens are written: plain text, byte-level, SentencePiece or ids."""
+    if ids_only(tokens):
+        return IDS
     probe = "\0".join(t for t in tokens[:_PROBE] if isinstance(t, str))
     if " " in probe or "\n" in probe:
         return PLAIN

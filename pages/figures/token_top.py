@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from pages.figures.token_text import PLAIN, ids_only, shown_token
+from pages.figures.token_text import IDS, PLAIN, shown_token
 
 TOP_K = 20
 MAX_PAST = 1000  # rows of the threshold table: more would not be read, only scrolled
@@ -81,7 +81,7 @@ def token_rows(frame: pd.DataFrame, rows: np.ndarray, column: str, style: str = 
     values = frame[column].to_numpy(dtype=np.float64)
     out = {"position": frame[S.TOKEN_INDEX].to_numpy()[rows], "token": [], column: values[rows],
            "context": []}
-    sep = " " if ids_only(tokens) else ""  # token ids would run together
+    sep = " " if style == IDS else ""  # token ids would run together
     for row in rows:
         out["token"].append(shown_token(tokens[row], style))
         before = sep.join(shown_token(t, style) for t in tokens[max(0, row - CONTEXT):row])

@@ -10,7 +10,7 @@ import pandas as pd
 from loaders import schema as S
 from pages.figures import token_colours as C
 from pages.figures.text import visible_token
-from pages.figures.token_text import PLAIN, decoded, shown_token
+from pages.figures.token_text import IDS, PLAIN, decoded, shown_token
 
 WINDOW = 256  # tokens shown inline and in the table: a screenful to read, a bounded page
 
@@ -46,18 +46,18 @@ def metrics_table(tokens: pd.DataFrame, metrics: list[str], style: str = PLAIN) 
 
 def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
                 scale: C.Scale | None = None, style: str = PLAIN,
-                marked: frozenset[int] = frozenset(), ids: bool = False) -> str:
+                marked: frozenset[int] = frozenset()) -> str:
     """The tokens as escaped, coloured spans; hover shows every metric; wraps between
     tokens, never inside one (unless it is longer than the line), and after a newline.
     Tokens at positions in `marked` (past a threshold, or jumped to) are outlined; token
-    ids (`ids`) are set apart by a gap, since they would otherwise run together."""
+    ids (style IDS) are set apart by a gap, since they would otherwise run together."""
     if metric in tokens:
         values = tokens[metric].to_numpy(dtype=float)
         cells = C.cell_styles(values, C.scale_for(metric, values) if scale is None else scale)
     else:
         cells = C.cell_styles(np.zeros(len(tokens)), None)
     columns = [tokens[m].to_numpy(dtype=float) for m in metrics]
-    box = _TOKEN_BOX + (";margin-right:0.6ch" if ids else "")
+    box = _TOKEN_BOX + (";margin-right:0.6ch" if style == IDS else "")
     spans = []
     for i, (index, token) in enumerate(zip(tokens[S.TOKEN_INDEX], tokens[S.TOKEN])):
         title = html.escape(" | ".join(f"{m}={c[i]:.4g}" for m, c in zip(metrics, columns)))

@@ -18,7 +18,7 @@ from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import token_colours as C
 from pages.figures import token_strip, token_top, tokens
 from pages.figures.text import literal
-from pages.figures.token_text import ids_only, token_style
+from pages.figures.token_text import IDS, token_style
 from pages.view import View
 
 WINDOW = tokens.WINDOW
@@ -46,8 +46,8 @@ def show(sample: Sample, view: View) -> None:
                                         "this sample: the hot end at its 99th percentile"
                                    ) or C.FIXED
     texts = frame[S.TOKEN].tolist()
-    style, ids = token_style(texts), ids_only(texts)
-    kind = ("token ids (no tokenizer set: set one in the sidebar to decode)" if ids
+    style = token_style(texts)
+    kind = ("token ids (no tokenizer set: set one in the sidebar to decode)" if style == IDS
             else f"{style} token texts")
     st.caption(f"{n} tokens (pad tokens dropped) · {kind} · hover a token for "
                "all its values · drag across the strips to move the window there")
@@ -61,7 +61,7 @@ def show(sample: Sample, view: View) -> None:
     scale = C.scale_for(colour, frame[colour].to_numpy(dtype=float), mode)
     st.html(C.legend_html(colour, scale, mode)
             + tokens.inline_html(part, colour, available, scale, style,
-                                 frozenset(marked.tolist()), ids))
+                                 frozenset(marked.tolist())))
     if chosen:
         st.dataframe(tokens.metrics_table(part, chosen, style), hide_index=True,
                      width="stretch", height=388)
