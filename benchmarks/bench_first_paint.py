@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
 from bench_browser import settle  # noqa: E402
-from browser import IDLE, browser_page, free_port, served, wait_healthy  # noqa: E402
+from browser import browser_page, free_port, served, wait_healthy  # noqa: E402
 
 from pages.routes import ROUTES  # noqa: E402
 
@@ -127,7 +127,6 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
             # the row marker of row i: a header, then rows of 35 px
             x, y = box["x"] + 12, box["y"] + 35 * (i + 1) + 17
             times.append(timed_click(page, lambda x=x, y=y: page.mouse.click(x, y), "Sample"))
-            page.wait_for_function(IDLE)
     return times
 
 
