@@ -17,7 +17,10 @@ def _summarize(*objs):
     batch, problems = SummaryBatch(), []
     for i, obj in enumerate(objs):
         batch.add(obj, {**WHERE, S.LINE: i + 1}, problems.append)
-    return batch.finish(), problems
+    columns = batch.finish()
+    as_lists = {name: list(v.tolist() if isinstance(v, np.ndarray) else v)
+                for name, v in columns.items()}
+    return [dict(zip(as_lists, values)) for values in zip(*as_lists.values())], problems
 
 
 def _one(obj):

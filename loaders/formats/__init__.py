@@ -131,6 +131,8 @@ def read_records(fmt: str, path: Path) -> list[dict]:
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
     """Normalised samples of one record, each with an int step, or the BadLine it raised."""
+    if fmt in _AS_WRITTEN and _plain(record):
+        return [record]
     out: list[dict | BadLine] = []
     use_path = BY_NAME[fmt].step_from_path
     for sample in BY_NAME[fmt].normalize(record, context):
@@ -143,3 +145,15 @@ def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadL
             continue
         out.append(fill_texts(sample))
     return out
+
+
+_AS_WRITTEN = frozenset({"native", "board_parquet"})  # normalize returns the record itself
+_STEP_LIMIT = 2**63
+
+
+def _plain(record: dict) -> bool:
+    """A record of the board's own format that needs nothing done: an int step in range
+    (parse_step's rule) and no conversation to take texts from (fill_texts)."""
+    step = record.get(S.STEP)
+    return (step.__class__ is int and -_STEP_LIMIT < step < _STEP_LIMIT
+            and S.MESSAGES not in record)

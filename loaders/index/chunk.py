@@ -6,9 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+import numpy as np
+import pyarrow as pa
+
 from loaders import schema as S
 from loaders.find.remote import open_binary
 from loaders.index.extras import kept_extras
+from loaders.parse.repair import encodable
 
 CHUNK_BYTES = 16 << 20
 # a file this small costs more in fixed costs (a task, a batch, a frame) than in parsing,
@@ -52,7 +56,7 @@ Task = Chunk | Bundle
 @dataclass
 class ChunkResult:
     chunk: Task
-    rows: object = None  # columns {name: list} from the worker; the caller may convert them
+    rows: object = None  # an Arrow table from the worker; the caller may convert it
     problems: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, reason, dropped)
     lines: int = 0
     parsed_until: int = 0
@@ -117,29 +121,44 @@ def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
     return size
 
 
-def columns_of(rows: list[dict]) -> tuple[dict[str, list], dict[str, list[str]]]:
-    """Rows as columns (missing values None): far smaller to send between processes.
+def columns_of(cols: dict[str, list | np.ndarray]) -> tuple[pa.Table,
+                                                           dict[str, list[str]]]:
+    """A batch's summary columns as one Arrow table: typed buffers, far smaller and faster
+    to send between processes than Python values, and made into a frame in one step.
 
     At most MAX_EXTRA_COLUMNS extra columns (see extras.kept_extras): one line of 200,000
     keys would otherwise cost 200,000 columns of every row.  Also, by file, the extra
     columns left out (they stay in the line, and a token array among them in the tokens).
     """
-    names = dict.fromkeys(name for row in rows for name in row)
-    extra = [name for name in names if name not in S.SUMMARY_DTYPES]
+    extra = [name for name in cols if name not in S.SUMMARY_DTYPES]
     dropped: dict[str, list[str]] = {}
     if len(extra) > S.MAX_EXTRA_COLUMNS:
         gone = set(extra).difference(kept_extras(extra))
-        names = {name: None for name in names if name not in gone}
-        dropped = _dropped_by_file(rows, gone)
-    return {name: [row.get(name) for row in rows] for name in names}, dropped
+        dropped = _dropped_by_file(cols, gone)
+        cols = {name: values for name, values in cols.items() if name not in gone}
+    return pa.table({name: _arrow(values) for name, values in cols.items()}), dropped
 
 
-def _dropped_by_file(rows: list[dict], gone: set[str]) -> dict[str, list[str]]:
+def _arrow(values: list | np.ndarray) -> pa.Array:
+    """One column as Arrow; a column that mixes numbers and text becomes text (the frame
+    makes it numbers again when every value reads as one, as it does for any text column)."""
+    if isinstance(values, np.ndarray):
+        return pa.array(values)
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
+        return pa.array([None if v is None else encodable(v if isinstance(v, str) else str(v))
+                         for v in values], type=pa.string())
+
+
+def _dropped_by_file(cols: dict[str, list | np.ndarray], gone: set[str]
+                     ) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
-    for row in rows:
-        hit = gone.intersection(row)
-        if hit:
-            found.setdefault(row[S.FILE], set()).update(hit)
+    files = cols[S.FILE]
+    for name in gone:
+        for file, value in zip(files, cols[name]):
+            if value is not None:
+                found.setdefault(file, set()).add(name)
     return {file: sorted(names) for file, names in found.items()}
 
 

@@ -99,3 +99,56 @@ def _resolve(claims: list[Claim], problem: FieldProblem) -> dict[str, object]:
 
 def _what(claim: Claim) -> str:
     return f"the mean of {claim.key!r}" if claim.tier == DERIVED else f"the key {claim.key!r}"
+
+
+class _Missing:
+    """A key a sample does not have (None is a value: a null)."""
+
+
+_MISSING = _Missing()
+_NUMBER_TYPES = frozenset({float, int, bool, type(None), _Missing})
+_TEXT_TYPES = frozenset({str, _Missing})
+Report = Callable[[int, str], None]  # (sample in the batch, reason)
+
+
+def extra_columns(objs: list[dict], keys: set[str], report: Report) -> dict[str, list]:
+    """extras() of every sample, as columns (None where a sample has no value): a key whose
+    values are all numbers, or all strings, is read for the whole batch at once."""
+    unknown = sorted(keys.difference(S.KNOWN_KEYS))
+    if _may_share_a_column(unknown):  # only the per-sample rules settle who gets a name
+        rows = [extras(o, lambda reason, i=i: report(i, reason)) for i, o in enumerate(objs)]
+        names = dict.fromkeys(name for row in rows for name in row)
+        return {name: [row.get(name) for row in rows] for name in names}
+    out: dict[str, list] = {}
+    for key in unknown:
+        values = [o.get(key, _MISSING) for o in objs]
+        kinds = set(map(type, values))
+        if kinds <= _TEXT_TYPES:
+            out[extra_column(key)] = [None if v is _MISSING else v[: S.PREVIEW_CHARS]
+                                      for v in values]
+        elif not (kinds <= _NUMBER_TYPES and _numbers_into(out, key, values)):
+            _claims_into(out, key, values, report)
+    return out
+
+
+def _may_share_a_column(keys: list[str]) -> bool:
+    names = [extra_column(k) for k in keys] + [extra_column(S.extra_array_mean(k)) for k in keys]
+    return len(set(names)) < len(names)
+
+
+def _numbers_into(out: dict[str, list], key: str, values: list) -> bool:
+    try:
+        out[extra_column(key)] = [None if v is _MISSING else math.nan if v is None
+                                  else float(v) for v in values]
+    except OverflowError:  # the per-sample claims name the value
+        return False
+    return True
+
+
+def _claims_into(out: dict[str, list], key: str, values: list, report: Report) -> None:
+    for i, value in enumerate(values):
+        if value is _MISSING:
+            continue
+        claim = _claim(key, value, lambda reason, i=i: report(i, reason))
+        if claim is not None:
+            out.setdefault(claim.column, [None] * len(values))[i] = claim.value

@@ -26,11 +26,13 @@ def scan_chunk(task: Task) -> ChunkResult:
     else:
         result = _scan_into(task, batch)
     result.rows, result.dropped = columns_of(batch.finish())
+    for part in (result, *result.parts):  # a sample's problems come when its batch is done
+        part.problems.sort(key=lambda problem: problem[0])
     return result
 
 
 def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
-    before = len(batch.rows)
+    before = len(batch)
     if BY_NAME[chunk.format].tabular:
         # imported here, not at the top: pyarrow costs every worker ~50 MB of memory and
         # most dumps are jsonl; scan_parquet imports nothing that leads back here
@@ -39,7 +41,7 @@ def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         result = scan_parquet(chunk, batch)
     else:
         result = scan_jsonl(chunk, batch)
-    result.nrows = len(batch.rows) - before
+    result.nrows = len(batch) - before
     return result
 
 

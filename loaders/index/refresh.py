@@ -24,7 +24,7 @@ from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundl
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.pool import Scanner, scan_all
-from loaders.index.table import cap_extras, combine
+from loaders.index.table import cap_extras, combine, frame_of
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
@@ -113,7 +113,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
         dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
     # looked up at call time: the default is this module's scan_all as it is now
-    results = (scan or scan_all)(tasks, progress, convert=pd.DataFrame)
+    results = (scan or scan_all)(tasks, progress, convert=frame_of)
     bundles, by_file, dropped = split(results, {w.dump.rel: w.base.lines for w in works
                                                 if w.base is not None})
     states, frames, problems = {}, [], []

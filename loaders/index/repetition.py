@@ -7,6 +7,8 @@ are read: a loop runs on to the end of the response, and the cost stays bounded 
 """
 from __future__ import annotations
 
+import numpy as np
+
 from loaders import schema as S
 
 GRAM = 4
@@ -21,3 +23,13 @@ def repetition(text: str) -> float:
     grams = len(words) - GRAM + 1
     distinct = len(set(zip(words, words[1:], words[2:], words[3:], strict=False)))
     return 1.0 - distinct / grams
+
+
+# MIN_WORDS words need at least this many characters (one each, a space between)
+_MIN_CHARS = 2 * MIN_WORDS - 1
+
+
+def repetitions(texts: list[str]) -> np.ndarray:
+    """repetition() of every text; a text too short to hold MIN_WORDS words is 0 unread."""
+    return np.array([repetition(t) if len(t) >= _MIN_CHARS else 0.0 for t in texts],
+                    dtype=np.float64)

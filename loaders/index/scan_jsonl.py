@@ -1,7 +1,7 @@
 """Scanning a byte range of a jsonl dump into summary rows."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+import orjson
 
 from loaders import schema as S
 from loaders.find.remote import open_binary
@@ -27,34 +27,27 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         result.problems.append((0, f"cannot read: {err.strerror}", False))
         result.parsed_until = chunk.start
         return result
-    for offset, raw, terminated in _lines(data, chunk.continues_line):
-        line = result.lines + 1
-        where = {S.FILE: chunk.rel, S.LINE: line, S.RANK: chunk.rank,
-                 S.OFFSET: chunk.start + offset, S.NBYTES: len(raw),
-                 S.LINE_CHECK: line_check(raw)}
-        if not terminated and not _accept_unterminated(raw, result, chunk.start + offset):
+    head = 0
+    if chunk.continues_line:
+        cut = data.find(b"\n")
+        head = len(data) if cut < 0 else cut + 1
+    lines = data[head:].split(b"\n")  # the last is what follows the last newline
+    offset = chunk.start + head
+    where = {S.FILE: chunk.rel, S.LINE: 0, S.RANK: chunk.rank, S.OFFSET: 0, S.NBYTES: 0,
+             S.LINE_CHECK: 0, S.ITEM: 0}
+    last = len(lines) - 1
+    for index, raw in enumerate(lines):
+        if index == last and (not raw or not _accept_unterminated(raw, result, offset)):
             break
-        result.lines = line
+        result.lines = index + 1
         if raw.strip():
+            where = {**where, S.LINE: index + 1, S.OFFSET: offset, S.NBYTES: len(raw),
+                     S.LINE_CHECK: line_check(raw)}
             _add(batch, raw, where, result, chunk.format, context)
+        offset += len(raw) + 1
     if chunk.start == 0:  # the whole parsed part is in hand: no second read to hash it
         result.hashes = data_hashes(data, result.parsed_until)
     return result
-
-
-def _lines(data: bytes, skip_first: bool) -> Iterator[tuple[int, bytes, bool]]:
-    """(offset, line, terminated) per line; slices one line at a time to keep memory flat."""
-    offset, size = 0, len(data)
-    if skip_first:
-        cut = data.find(b"\n")
-        offset = size if cut < 0 else cut + 1
-    while offset < size:
-        cut = data.find(b"\n", offset)
-        if cut < 0:
-            yield offset, data[offset:], False
-            return
-        yield offset, data[offset:cut], True
-        offset = cut + 1
 
 
 def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:
@@ -79,17 +72,27 @@ def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResu
             result.problems.append((line, str(sample), True))
             continue
         kept = True
-        batch.add(sample, {**where, S.ITEM: item},
+        batch.add(sample, where if item == 0 and where.get(S.ITEM) == 0 else {
+            **where, S.ITEM: item},
                   lambda reason: result.problems.append((line, reason, False)))
-    if kept:  # what parsing repaired (a lone surrogate, say) is a problem of a kept line
-        result.problems.extend((line, reason, False) for reason in problems_of(record))
+    repaired = problems_of(record)
+    if kept and repaired:  # what parsing repaired (a lone surrogate, say): a kept line's
+        batch.after(lambda: result.problems.extend((line, why, False) for why in repaired))
+
+
+_loads = orjson.loads
 
 
 def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult, fmt: str,
          context: FileContext) -> None:
     try:
-        record = parse_object(raw)
-    except BadLine as err:
-        result.problems.append((where[S.LINE], str(err), True))
-        return
+        record = _loads(raw)
+    except ValueError:
+        record = None
+    if record.__class__ is not dict:  # a BOM, NaN literals, a lone surrogate, not an object
+        try:
+            record = parse_object(raw)
+        except BadLine as err:
+            result.problems.append((where[S.LINE], str(err), True))
+            return
     add_record(batch, record, where, result, fmt, context)

@@ -1,197 +1,251 @@
-"""Parsed samples -> summary rows (one per sample, no token arrays)."""
+"""Parsed samples -> summary columns (one value per sample, no token arrays).
+
+Samples are summarized a few hundred at a time, as columns: each field is read for the
+whole batch in one list comprehension, and every per-token statistic (lengths, the four KL
+estimators, NaN counts, the token digest) is numpy over the batch's tokens laid end to end.
+Only what is odd in one sample (a value of the wrong type, a conversation, a loss mask)
+is read for that sample alone.
+"""
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from collections.abc import Callable
+from itertools import chain
 
 import numpy as np
 
 from loaders import schema as S
-from loaders.formats.context import context_of
-from loaders.index.extras import FieldProblem, extra_column, extras
-from loaders.index.grouping import exclusion, group_of, prompt_id
-from loaders.index.repetition import repetition
+from loaders.index import field_columns as F
+from loaders.index.extras import FieldProblem, extra_column, extra_columns
+from loaders.index.text_columns import text_columns
 from loaders.index.token_digest import TokenDigest
 from loaders.parse import conversation, kl, trained_tokens
-from loaders.parse.arrays import BadField, aligned_length, float_array, pack_floats
-from loaders.parse.fields import flag
-from loaders.parse.text import text_of
+from loaders.parse.arrays import BadField, float_array
+from loaders.parse.fields import finite_sum, scalar
 
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
-
-
-def scalar(value: object) -> float:
-    """A reward-like scalar as float; missing is NaN.  Raises BadField."""
-    if value is None:
-        return math.nan
-    if isinstance(value, (int, float)):
-        try:
-            return float(value)
-        except OverflowError:
-            raise BadField(f"number out of range: {str(value)[:20]}…") from None
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            pass
-    raise BadField(f"expected a number, got {str(value)[:40]!r}")
-
-
-def finite_sum(values: list, n: int) -> tuple[float, int]:
-    """(sum over finite values, count of non-finite values) of the first n items."""
-    if isinstance(values, np.ndarray):  # a Parquet dump's column: no Python loop
-        arr = float_array(values[:n])
-        finite = np.isfinite(arr)
-        return float(arr[finite].sum()), int(n - finite.sum())
-    if not isinstance(values, list):
-        raise BadField(f"expected a list of numbers, got {type(values).__name__}")
-    part = values if len(values) == n else values[:n]
-    try:
-        total = sum(part, 0.0)
-        if math.isfinite(total):
-            return total, 0
-    except (TypeError, OverflowError):
-        pass
-    arr = float_array(part)
-    finite = np.isfinite(arr)
-    return float(arr[finite].sum()), int(n - finite.sum())
+FLUSH = 256  # samples summarized together: enough to amortize numpy, few enough to stay small
 
 
 class SummaryBatch:
-    """Collects rows; the KL columns are computed for the whole batch in one numpy pass."""
+    """Collects samples; summarizes them FLUSH at a time into columns."""
 
     def __init__(self) -> None:
-        self.rows: list[dict] = []
-        self._lp: list[bytes] = []
-        self._ref: list[bytes] = []
-        self._kl_rows: list[int] = []
-        self._lengths: list[int] = []
+        self._objs: list[dict] = []
+        self._where: list[dict] = []
+        self._problems: list[FieldProblem] = []
+        self._after: dict[int, list[Callable[[], None]]] = {}  # by pending sample
+        self._parts: list[dict[str, list | np.ndarray]] = []
+        self._done = 0  # samples summarized
+        self._policy: list[np.ndarray] = []  # logprobs of the samples with KL, end to end
+        self._reference: list[np.ndarray] = []
+        self._order: list[tuple[int, int]] = []  # (row, n) of each of them
         self._digest = TokenDigest()
 
+    def __len__(self) -> int:
+        return self._done + len(self._objs)
+
     def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
-        turns = conversation.turns_of(obj)
-        obj, trained_share, places = trained_tokens.trained_view(obj)  # masked: in nothing
-        row = dict(where)
-        row[S.STEP] = obj[S.STEP]
-        row[S.VALIDATION] = _validation(obj, where.get(S.FILE, ""), problem)
-        n, mismatch = aligned_length(obj)
-        row[S.RESPONSE_LEN] = n
-        row[S.LENGTH_MISMATCH] = mismatch
-        nan_count = self._scalars(obj, row, problem) + self._critic(obj, row, n, problem)
-        row[S.NAN_COUNT] = nan_count
-        _texts(obj, row)
-        row[S.GROUP_ID], row[S.GROUP_SOURCE] = group_of(obj, row[S.PROMPT_ID])
-        row[S.EXCLUDED_BY] = exclusion(obj, problem)
-        row[S.EXCLUDED] = bool(row[S.EXCLUDED_BY])
-        row.update(extras(obj, problem))
-        row.update(conversation.columns(obj, turns, trained_share))
-        self._log_ratio(obj, row, n, problem)
-        self._digest.add(obj, len(self.rows), n, places)
-        self.rows.append(row)
+        """One sample, where it was found (file, line, …) and where its problems go."""
+        self._objs.append(obj)
+        self._where.append(where)
+        self._problems.append(problem)
+        if len(self._objs) >= FLUSH:
+            self._flush()
 
-    def _scalars(self, obj: dict, row: dict, problem: FieldProblem) -> int:
-        for key in S.SCALAR_KEYS:
-            try:
-                row[key] = scalar(obj.get(key))
-            except BadField as err:
-                problem(f"{key}: {err}")
-                row[key] = math.nan
-        row[S.REWARD_GAP] = row[S.REWARD] - row[S.REF_REWARD]
-        present = [row[k] for k in S.SCALAR_KEYS if obj.get(k) is not None]
-        return sum(1 for v in present if not math.isfinite(v))
+    def after(self, then: Callable[[], None]) -> None:
+        """Run `then` once the last sample added has had its problems reported (now, when
+        it has), so a line's problems keep their order."""
+        if self._objs:
+            self._after.setdefault(len(self._objs) - 1, []).append(then)
+        else:
+            then()
 
-    def _critic(self, obj: dict, row: dict, n: int, problem: FieldProblem) -> int:
-        bad = 0
-        for key, column, as_mean in ((S.VALUES, S.VALUE_MEAN, True),
-                                     (S.TOKEN_REWARDS, S.TOKEN_REWARD_SUM, False)):
-            values, row[column] = obj.get(key), math.nan
-            if values is None or n == 0:
-                continue
-            try:
-                total, nonfinite = finite_sum(values, n)
-            except BadField as err:
-                problem(f"{key}: {err}")
-                continue
-            bad += nonfinite
-            finite = n - nonfinite
-            row[column] = (total / finite if finite else math.nan) if as_mean else total
-        return bad
-
-    def _log_ratio(self, obj: dict, row: dict, n: int, problem: FieldProblem) -> None:
-        lp, ref = obj.get(S.LOGPROBS), obj.get(S.REF_LOGPROBS)
-        if n == 0 or lp is None or ref is None:
+    def _flush(self) -> None:
+        objs, wheres, problems, after = self._objs, self._where, self._problems, self._after
+        self._objs, self._where, self._problems, self._after = [], [], [], {}
+        if not objs:
             return
+        found: list[tuple[int, str]] = []
+
+        def report(i: int, reason: str) -> None:
+            found.append((i, reason))
+
+        part = _summarize(objs, wheres, report)
+        self._log_ratios(objs, part[S.RESPONSE_LEN].tolist(), report)
+        _report(found, problems, after)
+        self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES))
+        self._parts.append(part)
+        self._done += len(objs)
+
+    def _log_ratios(self, objs: list[dict], lengths: list[int], report: F.Report) -> None:
+        """The policy and reference logprobs of every sample that has both, end to end."""
+        both = [i for i, (o, n) in enumerate(zip(objs, lengths)) if n and o.get(
+            S.LOGPROBS) is not None and o.get(S.REF_LOGPROBS) is not None]
+        if not both:
+            return
+        pair = _flat(objs, both, lengths, S.LOGPROBS), _flat(objs, both, lengths, S.REF_LOGPROBS)
+        if pair[0] is None or pair[1] is None:  # something odd in a list: sample by sample
+            both = [i for i in both if self._one_ratio(objs[i], lengths[i], i, report)]
+        else:
+            self._policy.append(pair[0])
+            self._reference.append(pair[1])
+        self._order.extend((self._done + i, lengths[i]) for i in both)
+
+    def _one_ratio(self, obj: dict, n: int, i: int, report: F.Report) -> bool:
         try:
-            packed = pack_floats(lp, n), pack_floats(ref, n)
+            pair = float_array(_head(obj[S.LOGPROBS], n)), float_array(_head(
+                obj[S.REF_LOGPROBS], n))
         except BadField as err:
-            problem(f"logprobs/ref_logprobs: {err}")
-            return
-        self._lp.append(packed[0])
-        self._ref.append(packed[1])
-        self._kl_rows.append(len(self.rows))
-        self._lengths.append(n)
+            report(i, f"logprobs/ref_logprobs: {err}")
+            return False
+        self._policy.append(pair[0])
+        self._reference.append(pair[1])
+        return True
 
-    def finish(self) -> list[dict]:
-        """The rows, with log_ratio and KL columns filled in (NaN where not computable)."""
-        for row in self.rows:
-            for name in _KL_COLUMNS:
-                row[name] = math.nan
-        if self._kl_rows:
-            self._fill_kl()
-        self._digest.attach(self.rows, self._lp, self._ref, self._kl_rows)
-        return self.rows
+    def finish(self) -> dict[str, list | np.ndarray]:
+        """Every column, with log_ratio and KL filled in (NaN where not computable)."""
+        self._flush()
+        cols = _concat(self._parts)
+        if not cols:
+            return {}
+        rows = len(cols[S.STEP])
+        for name in _KL_COLUMNS:
+            cols[name] = np.full(rows, math.nan)
+        policy = np.concatenate(self._policy) if self._policy else np.zeros(0)
+        reference = np.concatenate(self._reference) if self._reference else np.zeros(0)
+        if self._order:
+            _fill_kl(cols, policy, reference, self._order)
+        cols[S.TOKEN_DIGEST] = self._digest.attach(cols, policy, reference, self._order)
+        return cols
 
-    def _fill_kl(self) -> None:
-        lp = np.frombuffer(b"".join(self._lp), dtype=np.float64)
-        ref = np.frombuffer(b"".join(self._ref), dtype=np.float64)
-        lengths = np.asarray(self._lengths)
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        sums = kl.segment_sums(lp - ref, starts)
-        bad = np.add.reduceat((~np.isfinite(lp)) + (~np.isfinite(ref)).astype(np.int64), starts)
-        finite = sums["finite"]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = {name: sums[name] / finite for name in S.KL_ESTIMATORS}
-        for i, row_index in enumerate(self._kl_rows):
-            row = self.rows[row_index]
-            for name in S.KL_ESTIMATORS:
-                row[S.kl_sum(name)] = float(sums[name][i]) if finite[i] else math.nan
-                row[S.kl_mean(name)] = float(means[name][i])
-            row[S.LOG_RATIO_SUM] = row[S.kl_sum(S.K1)]
-            row[S.LOG_RATIO_MEAN] = row[S.kl_mean(S.K1)]
-            row[S.NAN_COUNT] += int(bad[i])
 
+_PLACES = "\0places"  # a part's trained-token places, handed to the digest
+
+
+def _report(found: list[tuple[int, str]], problems: list[FieldProblem],
+            after: dict[int, list[Callable[[], None]]]) -> None:
+    """Each sample's problems in field order, then what was to follow them, by sample."""
+    by_sample: dict[int, list[str]] = {}
+    for i, reason in found:
+        by_sample.setdefault(i, []).append(reason)
+    for i in sorted(by_sample.keys() | after.keys()):
+        for reason in by_sample.get(i, ()):
+            problems[i](reason)
+        for then in after.get(i, ()):
+            then()
+
+
+def _head(values: object, n: int) -> object:
+    """The first n items of a list or array (anything else as it is, for float_array to
+    name)."""
+    return values[:n] if isinstance(values, (list, np.ndarray)) and len(values) != n else values
+
+
+def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np.ndarray | None:
+    """The key's first n numbers of every sample in rows, end to end; None when one of them
+    is not a plain list of numbers."""
+    parts = [objs[i][key] for i in rows]
+    if set(map(type, parts)) != {list}:
+        return None
+    heads = [v if len(v) == lengths[i] else v[:lengths[i]] for v, i in zip(parts, rows)]
+    try:
+        return np.fromiter(chain.from_iterable(heads), np.float64,
+                           sum(lengths[i] for i in rows))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _summarize(objs: list[dict], wheres: list[dict], report: F.Report) -> dict:
+    """The summary columns of one batch of samples (KL and digest aside)."""
+    cols: dict = {key: [w.get(key) for w in wheres] for key in dict.fromkeys(
+        k for w in wheres[:1] for k in w)}
+    keys = set().union(*objs)
+    turns = _conversations(objs, keys)
+    places = _trained_views(objs, keys, cols)
+    keys = set().union(*objs)
+    cols[S.STEP] = np.array([o[S.STEP] for o in objs], dtype=np.int64)
+    cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
+    cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
+    bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],
+                                                          cols, report)
+    text_columns(objs, keys, cols)
+    cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = F.groups(objs, keys, cols[S.PROMPT_ID])
+    cols[S.EXCLUDED_BY] = F.exclusions(objs, keys, report)
+    cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)
+    cols.update(extra_columns(objs, keys, report))
+    cols.update(_conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))
+    cols[S.NAN_COUNT] = bad
+    cols[_PLACES] = places
+    return cols
+
+
+def _conversations(objs: list[dict], keys: set[str]) -> list[list] | None:
+    """Each sample's turns, when any sample of the batch has a conversation."""
+    if S.MESSAGES not in keys:
+        return None
+    return [conversation.turns_of(o) if S.MESSAGES in o else [] for o in objs]
+
+
+def _trained_views(objs: list[dict], keys: set[str], cols: dict) -> list:
+    """Cut every multi-turn sample to its trained tokens, in place (see trained_tokens);
+    the trained share goes to cols, each cut sample's token places are returned."""
+    share = np.full(len(objs), math.nan)
+    places: list = [None] * len(objs)
+    if S.LOSS_MASK in keys:
+        for i, obj in enumerate(objs):
+            if S.LOSS_MASK in obj:
+                objs[i], share[i], places[i] = trained_tokens.trained_view(obj)
+    cols[S.TRAINED_SHARE] = share
+    return places
+
+
+def _conversation_columns(objs: list[dict], keys: set[str], turns: list[list] | None,
+                          share: np.ndarray) -> dict[str, list | np.ndarray]:
+    """schema.CONVERSATION_COLUMNS of every sample (NaN and "" for single-turn ones)."""
+    if turns is not None and any(turns):
+        rows = [conversation.columns(o, t, float(s)) for o, t, s in zip(objs, turns, share)]
+        return {name: [row[name] for row in rows] for name in S.CONVERSATION_COLUMNS
+                if name != S.TRAINED_SHARE}
+    nan = np.full(len(objs), math.nan)
+    finish = [""] * len(objs)
+    if "finish_reason" in keys or "stop_reason" in keys:
+        finish = [conversation.last_finish([], o) for o in objs]
+    return {S.TURNS: nan, S.TOOL_CALLS: nan.copy(), S.TOOL_NAMES: [""] * len(objs),
+            S.TOOL_ERRORS: nan.copy(), S.LAST_FINISH: finish}
+
+
+def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
+    """The batch's parts as one set of columns (None where a part lacks a column)."""
+    names = dict.fromkeys(name for part in parts for name in part)
+    out: dict[str, list | np.ndarray] = {}
+    for name in names:
+        pieces = [part.get(name) for part in parts]
+        sizes = [len(part[S.STEP]) for part in parts]
+        if all(isinstance(p, np.ndarray) for p in pieces):
+            out[name] = np.concatenate(pieces)
+        else:
+            out[name] = [v for p, size in zip(pieces, sizes)
+                         for v in (([None] * size) if p is None else p)]
+    return out
+
+
+def _fill_kl(cols: dict, policy: np.ndarray, reference: np.ndarray,
+             order: list[tuple[int, int]]) -> None:
+    rows = np.array([row for row, _ in order], dtype=np.int64)
+    lengths = np.array([n for _, n in order], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    sums = kl.segment_sums(policy - reference, starts)
+    bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(np.int64),
+                          starts)
+    finite = sums["finite"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name in S.KL_ESTIMATORS:
+            cols[S.kl_sum(name)][rows] = np.where(finite > 0, sums[name], math.nan)
+            cols[S.kl_mean(name)][rows] = sums[name] / finite
+    cols[S.LOG_RATIO_SUM] = cols[S.kl_sum(S.K1)].copy()
+    cols[S.LOG_RATIO_MEAN] = cols[S.kl_mean(S.K1)].copy()
+    cols[S.NAN_COUNT][rows] += bad
 
 _KL_COLUMNS = (S.LOG_RATIO_MEAN, S.LOG_RATIO_SUM, *map(S.kl_mean, S.KL_ESTIMATORS),
                *map(S.kl_sum, S.KL_ESTIMATORS))
-
-
-def _texts(obj: dict, row: dict) -> None:
-    prompt = text_of(obj.get(S.PROMPT))
-    row[S.PROMPT_ID] = prompt_id(prompt)
-    # a prompt's question is at its end (after any system prompt), so keep its tail
-    row[S.PROMPT] = prompt if len(prompt) <= S.PREVIEW_CHARS else (
-        "…" + prompt[1 - S.PREVIEW_CHARS:])
-    row[S.PROMPT_CHARS] = len(prompt)
-    for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),
-                       (S.GROUND_TRUTH, None)):
-        text = text_of(obj.get(key))
-        row[key] = text[: S.PREVIEW_CHARS]
-        if chars:
-            row[chars] = len(text)
-        if key == S.RESPONSE:
-            row[S.REPETITION] = repetition(text)
-
-
-@lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it
-def _validation_file(rel: str) -> bool:
-    return context_of(rel, -1).validation
-
-
-def _validation(obj: dict, rel: str, problem: FieldProblem) -> bool:
-    """A validation sample: its file is named so, or its line says `validation` strictly."""
-    try:
-        line = flag(obj.get(S.VALIDATION))
-    except BadField as err:
-        problem(f"{S.VALIDATION}: {err}")
-        line = False
-    return line or _validation_file(rel)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from loaders import schema as S
 from loaders.index.extras import kept_extras
@@ -13,6 +14,11 @@ _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
 _FINISH_REASONS = ("finish_reason", "stop_reason", S.LAST_FINISH)
+
+
+def frame_of(table: pa.Table) -> pd.DataFrame:
+    """A worker's Arrow table of summary columns as a frame (typed later, once, by combine)."""
+    return table.to_pandas()
 
 
 def empty_frame() -> pd.DataFrame:

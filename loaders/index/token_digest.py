@@ -13,6 +13,7 @@ of the index.  It is fixed-size per group, a few hundred bytes, whatever the len
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 
 import numpy as np
 import orjson
@@ -43,32 +44,36 @@ class TokenDigest:
         self._extra: dict[str, dict[int, bytes]] = {name: {} for name in EXTRA}
         self._positions: dict[int, np.ndarray] = {}
 
-    def add(self, obj: dict, row_index: int, n: int, positions: np.ndarray | None = None
-            ) -> None:
-        """`positions`: of a multi-turn sample cut to its trained tokens, each token's place
-        in the whole response, so a hot token opens at its place in the token views."""
-        if n == 0:
-            return
-        self._rows.append(row_index)
-        if positions is not None:
-            self._positions[row_index] = positions
-        tokens = obj.get(S.RESPONSE_TOKENS)
-        self._tokens.append(tokens if isinstance(tokens, (list, np.ndarray)) else None)
+    def add(self, objs: list[dict], first: int, lengths: np.ndarray,
+            places: list[np.ndarray | None]) -> None:
+        """Samples numbered from `first` in the batch, with their aligned lengths.
+        `places`: of a multi-turn sample cut to its trained tokens, each token's place in
+        the whole response, so a hot token opens at its place in the token views."""
+        kept = np.flatnonzero(lengths > 0).tolist()
+        self._rows.extend(first + i for i in kept)
+        self._positions.update((first + i, places[i]) for i in kept if places[i] is not None)
+        for i in kept:
+            tokens = objs[i].get(S.RESPONSE_TOKENS)
+            self._tokens.append(tokens if isinstance(tokens, (list, np.ndarray)) else None)
         for name in EXTRA:
-            values = obj.get(name)
-            if isinstance(values, (list, np.ndarray)) and len(values) >= n:
-                try:
-                    self._extra[name][row_index] = pack_floats(values, n)
-                except BadField:
-                    continue
+            for i in kept:
+                values, n = objs[i].get(name), int(lengths[i])
+                if isinstance(values, (list, np.ndarray)) and len(values) >= n:
+                    try:
+                        self._extra[name][first + i] = pack_floats(values, n)
+                    except BadField:
+                        continue
 
-    def attach(self, rows: list[dict], lp: list[bytes], ref: list[bytes],
-               kl_rows: list[int]) -> None:
-        """Put each group's digest on its first row (the batch's packed policy logprobs
-        and reference logprobs, by row, are reused: nothing is parsed twice)."""
+    def attach(self, cols: dict, policy: np.ndarray, reference: np.ndarray,
+               order: list[tuple[int, int]]) -> list[bytes | None]:
+        """Each group's digest on its first row, None elsewhere (the batch's policy and
+        reference logprobs of the samples in `order`, (row, n) each, are reused: nothing
+        is parsed twice)."""
+        out: list[bytes | None] = [None] * len(cols[S.STEP])
         if not self._rows:
-            return
-        keys = [(rows[i][S.FILE], rows[i][S.STEP], rows[i][S.VALIDATION]) for i in self._rows]
+            return out
+        files, steps, flags = cols[S.FILE], cols[S.STEP], cols[S.VALIDATION]
+        keys = [(files[i], int(steps[i]), bool(flags[i])) for i in self._rows]
         group_of = {key: g for g, key in enumerate(dict.fromkeys(keys))}
         groups = [group_of[key] for key in keys]
         first = {g: row for g, row in reversed(list(zip(groups, self._rows)))}
@@ -76,29 +81,28 @@ class TokenDigest:
         sample_group = dict(zip(self._rows, groups))
         layouts: dict[int, Layout] = {}  # metrics of one source share their layout
         parts, hot = [], {}
-        for name, (values, order) in _metric_arrays(lp, ref, kl_rows, self._extra).items():
-            layout = layouts.setdefault(id(order), Layout(order, sample_group))
+        where = (cols[S.OFFSET], cols.get(S.ITEM))
+        for name, (values, kept) in _metric_arrays(policy, reference, order,
+                                                   self._extra).items():
+            layout = layouts.setdefault(id(kept), Layout(kept, sample_group))
             parts.append(_binned(name, values, layout, len(first)))
             if name in HOT_METRICS:
-                hot[name] = _hot(values, layout, tokens, rows, len(first), self._positions)
+                hot[name] = _hot(values, layout, tokens, where, len(first), self._positions)
         parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
                  for name, counts, means in parts]
         for g, row_index in first.items():
-            rows[row_index][S.TOKEN_DIGEST] = _encode(parts, {m: h[g] for m, h in hot.items()},
-                                                      g)
+            out[row_index] = _encode(parts, {m: h[g] for m, h in hot.items()}, g)
+        return out
 
 
 Segments = tuple[np.ndarray, list[tuple[int, int]]]  # values, then (row, length) in order
 
 
-def _metric_arrays(lp: list[bytes], ref: list[bytes], kl_rows: list[int],
+def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: list[tuple[int, int]],
                    extra: dict[str, dict[int, bytes]]) -> dict[str, Segments]:
     """Each stored metric's values over its samples, concatenated, and their (row, n)."""
     out: dict[str, Segments] = {}
-    if kl_rows:
-        policy = np.frombuffer(b"".join(lp), dtype=np.float64)
-        reference = np.frombuffer(b"".join(ref), dtype=np.float64)
-        order = [(row, len(part) // 8) for row, part in zip(kl_rows, lp)]
+    if order:
         with np.errstate(over="ignore", invalid="ignore"):
             r = policy - reference
             out["logprob"], out[S.K3] = (policy, order), (np.expm1(-r) + r, order)
@@ -173,7 +177,8 @@ def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndar
 
 
 def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
-         rows: list[dict], groups: int, places: dict[int, np.ndarray]) -> list[list]:
+         where: tuple[Sequence, Sequence | None], groups: int, places: dict[int, np.ndarray]
+         ) -> list[list]:
     """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
     tokens: [token, count, sum, largest, offset, item, position] each."""
     found: list[dict[str, list]] = [{} for _ in range(groups)]
@@ -191,7 +196,9 @@ def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
         entry[2] += value
         if value > entry[3]:
             place = int(places[row][pos]) if row in places else pos
-            entry[3:] = [value, rows[row][S.OFFSET], rows[row].get(S.ITEM, 0), place]
+            offsets, items = where
+            item = items[row] if items is not None and items[row] is not None else 0
+            entry[3:] = [value, int(offsets[row]), int(item), place]
     return [list(table.values()) if len(table) <= HOT_KEEP else
             heapq.nlargest(HOT_KEEP, table.values(), key=lambda e: e[2]) for table in found]
 

@@ -116,7 +116,7 @@ def turns_of(obj: dict, pretty_args: bool = False) -> list[Turn]:
     return [turn_of(m, pretty_args) for m in messages] if isinstance(messages, list) else []
 
 
-def _finish(turns: list[Turn], obj: dict) -> str:
+def last_finish(turns: list[Turn], obj: dict) -> str:
     for turn in reversed(turns):
         if turn["role"] == "assistant":
             if turn["finish_reason"]:
@@ -133,13 +133,13 @@ def columns(obj: dict, turns: list[Turn], trained_share: float) -> dict[str, obj
     if not turns:
         return {S.TURNS: math.nan, S.TOOL_CALLS: math.nan, S.TOOL_NAMES: "",
                 S.TOOL_ERRORS: math.nan, S.TRAINED_SHARE: trained_share,
-                S.LAST_FINISH: _finish(turns, obj)}
+                S.LAST_FINISH: last_finish(turns, obj)}
     calls = [c for t in turns if t["role"] == "assistant" for c in t["tool_calls"]]
     names = ", ".join(sorted({c["name"] for c in calls if c["name"]}))
     return {S.TURNS: float(len(turns)), S.TOOL_CALLS: float(len(calls)),
             S.TOOL_NAMES: names[:MAX_TOOL_NAMES],
             S.TOOL_ERRORS: float(sum(t["error"] for t in turns)),
-            S.TRAINED_SHARE: trained_share, S.LAST_FINISH: _finish(turns, obj)}
+            S.TRAINED_SHARE: trained_share, S.LAST_FINISH: last_finish(turns, obj)}
 
 
 def fill_texts(sample: dict) -> dict:

@@ -1,0 +1,167 @@
+"""Per-sample fields of a batch of samples as columns, one list comprehension per key.
+
+The common case (every value of a key a number or missing, every token list a list of
+numbers) is read for the whole batch at once; a sample whose value is anything else takes
+the strict per-sample reading (loaders.parse.fields, loaders.index.grouping), which reports
+its problems for that sample alone.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from functools import lru_cache
+
+from loaders import schema as S
+from loaders.formats.context import context_of
+from loaders.index.grouping import exclusion, group_of
+from loaders.parse.arrays import ALIGNED_KEYS, BadField
+from loaders.parse.fields import finite_sum, flag, scalar
+
+Report = Callable[[int, str], None]  # (sample in the batch, reason)
+_NUMBERS = frozenset({float, int, bool, type(None)})
+
+
+def numbers(values: list) -> np.ndarray | None:
+    """float64 (None -> NaN) when every value is a number, a bool or None; else None."""
+    if not set(map(type, values)) <= _NUMBERS:
+        return None
+    try:
+        return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+    except (OverflowError, TypeError, ValueError):
+        return None
+
+
+def column(objs: list[dict], key: str, keys: set[str]) -> list:
+    """The key's value in every sample (None where missing)."""
+    return [o.get(key) for o in objs] if key in keys else [None] * len(objs)
+
+
+def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.ndarray:
+    """The reward-like scalars (NaN where missing or unusable) and the reward gap; returns
+    each sample's count of present, non-finite scalars."""
+    bad = np.zeros(len(objs), dtype=np.int64)
+    for key in S.SCALAR_KEYS:
+        values = column(objs, key, keys)
+        arr = numbers(values)
+        if arr is None:
+            arr = np.array([_scalar(v, key, i, report) for i, v in enumerate(values)],
+                           dtype=np.float64)
+        finite = np.isfinite(arr)
+        if not finite.all():
+            present = np.array([v is not None for v in values], dtype=bool)
+            bad += present & ~finite
+        cols[key] = arr
+    cols[S.REWARD_GAP] = cols[S.REWARD] - cols[S.REF_REWARD]
+    return bad
+
+
+def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(length after alignment, whether the per-token lists disagreed) of every sample: the
+    shortest of its per-token lists (loaders.parse.arrays's rule), 0 without any."""
+    lengths = [np.array([len(v) if isinstance(v, (list, np.ndarray)) else -1
+                         for v in column(objs, key, keys)], dtype=np.int64)
+               for key in ALIGNED_KEYS if key in keys]
+    if not lengths:
+        zeros = np.zeros(len(objs), dtype=np.int64)
+        return zeros, zeros.astype(bool)
+    stacked = np.vstack(lengths)
+    longest = stacked.max(axis=0)
+    shortest = np.where(stacked < 0, np.iinfo(np.int64).max, stacked).min(axis=0)
+    shortest = np.where(longest < 0, 0, shortest)
+    return shortest, (longest >= 0) & (shortest != longest)
+
+
+def critic(objs: list[dict], keys: set[str], n: np.ndarray, cols: dict,
+           report: Report) -> np.ndarray:
+    """Value mean and token-reward sum over each sample's first n tokens (finite ones);
+    returns each sample's count of non-finite values among them."""
+    bad = np.zeros(len(objs), dtype=np.int64)
+    lengths = n.tolist()
+    for key, name, as_mean in ((S.VALUES, S.VALUE_MEAN, True),
+                               (S.TOKEN_REWARDS, S.TOKEN_REWARD_SUM, False)):
+        cols[name] = np.full(len(objs), math.nan)
+        if key not in keys:
+            continue
+        values = column(objs, key, keys)
+        totals = _plain_sums(values, lengths)
+        count = n.astype(np.float64)
+        for i in np.flatnonzero(~np.isfinite(totals) & (n > 0)).tolist():
+            if values[i] is None:
+                continue
+            try:
+                totals[i], nonfinite = finite_sum(values[i], lengths[i])
+            except BadField as err:
+                report(i, f"{key}: {err}")
+                continue
+            bad[i] += nonfinite
+            count[i] -= nonfinite
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cols[name][:] = np.where(count > 0, totals / count, math.nan) if as_mean else (
+                np.where(n > 0, totals, math.nan))
+    return bad
+
+
+def _plain_sums(values: list, lengths: list[int]) -> np.ndarray:
+    """Each list's sum over its first n items, NaN where that needs a closer look (not a
+    list, a null or a string inside, a non-finite sum): finite_sum reads those."""
+    try:
+        return np.array([sum(v if len(v) == k else v[:k], 0.0) if v.__class__ is list and k
+                         else math.nan for v, k in zip(values, lengths)], dtype=np.float64)
+    except (TypeError, OverflowError):
+        return np.full(len(values), math.nan)
+
+
+def validation(objs: list[dict], files: Sequence[str], keys: set[str],
+               report: Report) -> np.ndarray:
+    """A validation sample: its file is named so, or its line says `validation` strictly."""
+    by_file = np.array([_validation_file(f) for f in files], dtype=bool)
+    if S.VALIDATION not in keys:
+        return by_file
+    said = np.array([_flag(v, S.VALIDATION, i, report)
+                     for i, v in enumerate(column(objs, S.VALIDATION, keys))], dtype=bool)
+    return said | by_file
+
+
+def groups(objs: list[dict], keys: set[str], prompt_ids: np.ndarray
+           ) -> tuple[np.ndarray, list[str]]:
+    """(group id, the key it came from) of every sample: see grouping.group_of."""
+    if keys.isdisjoint(S.GROUP_KEYS):
+        return prompt_ids.copy(), [S.GROUP_BY_PROMPT] * len(objs)
+    found = [group_of(o, int(p)) for o, p in zip(objs, prompt_ids)]
+    return np.array([g for g, _ in found], dtype=np.int64), [s for _, s in found]
+
+
+_EXCLUSION_KEYS = frozenset(S.STATUS_KEYS + S.FILTER_FLAG_KEYS + S.LOSS_WEIGHT_KEYS
+                            + S.ERROR_KEYS)
+
+
+def exclusions(objs: list[dict], keys: set[str], report: Report) -> list[str]:
+    """Why the trainer left each sample out ("" when it did not): grouping.exclusion."""
+    if keys.isdisjoint(_EXCLUSION_KEYS):
+        return [""] * len(objs)
+    return [exclusion(o, lambda reason, i=i: report(i, reason))
+            if not _EXCLUSION_KEYS.isdisjoint(o) else "" for i, o in enumerate(objs)]
+
+
+def _scalar(value: object, key: str, i: int, report: Report) -> float:
+    try:
+        return scalar(value)
+    except BadField as err:
+        report(i, f"{key}: {err}")
+        return math.nan
+
+
+def _flag(value: object, key: str, i: int, report: Report) -> bool:
+    try:
+        return flag(value)
+    except BadField as err:
+        report(i, f"{key}: {err}")
+        return False
+
+
+@lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it
+def _validation_file(rel: str) -> bool:
+    return context_of(rel, -1).validation

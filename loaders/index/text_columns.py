@@ -1,0 +1,44 @@
+"""The text columns of a batch of samples: previews, lengths, prompt ids and repetition.
+
+A text field that is a string (the usual case) is read as it is, for the whole batch in one
+list comprehension; anything else (a chat message list, a number) goes through text_of one
+sample at a time.  A prompt is hashed once per distinct text: a GRPO group of 8 (and every
+later step that asks it again) shares one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from loaders import schema as S
+from loaders.index.grouping import prompt_id
+from loaders.index.repetition import repetitions
+from loaders.parse.text import text_of
+
+
+def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
+    """The key's text in every sample ("" where missing)."""
+    if key not in keys:
+        return [""] * len(objs)
+    values = [o.get(key) for o in objs]
+    if set(map(type, values)) <= {str}:
+        return values
+    return [v if v.__class__ is str else text_of(v) for v in values]
+
+
+def text_columns(objs: list[dict], keys: set[str], cols: dict) -> None:
+    """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition."""
+    prompts = texts(objs, S.PROMPT, keys)
+    ids = {text: prompt_id(text) for text in dict.fromkeys(prompts)}
+    cols[S.PROMPT_ID] = np.array([ids[p] for p in prompts], dtype=np.int64)
+    cut = S.PREVIEW_CHARS
+    # a prompt's question is at its end (after any system prompt), so keep its tail
+    cols[S.PROMPT] = [p if len(p) <= cut else "…" + p[1 - cut:] for p in prompts]
+    cols[S.PROMPT_CHARS] = np.fromiter(map(len, prompts), np.int64, len(prompts))
+    for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),
+                       (S.GROUND_TRUTH, None)):
+        values = texts(objs, key, keys)
+        cols[key] = [t if len(t) <= cut else t[:cut] for t in values]
+        if chars:
+            cols[chars] = np.fromiter(map(len, values), np.int64, len(values))
+        if key == S.RESPONSE:
+            cols[S.REPETITION] = repetitions(values)
