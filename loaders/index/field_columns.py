@@ -61,9 +61,7 @@ def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.
 def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
     """(length after alignment, whether the per-token lists disagreed) of every sample: the
     shortest of its per-token lists (loaders.parse.arrays's rule), 0 without any."""
-    lengths = [np.array([len(v) if isinstance(v, (list, np.ndarray)) else -1
-                         for v in column(objs, key, keys)], dtype=np.int64)
-               for key in ALIGNED_KEYS if key in keys]
+    lengths = [_lengths(column(objs, key, keys)) for key in ALIGNED_KEYS if key in keys]
     if not lengths:
         zeros = np.zeros(len(objs), dtype=np.int64)
         return zeros, zeros.astype(bool)
@@ -72,6 +70,14 @@ def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
     shortest = np.where(stacked < 0, np.iinfo(np.int64).max, stacked).min(axis=0)
     shortest = np.where(longest < 0, 0, shortest)
     return shortest, (longest >= 0) & (shortest != longest)
+
+
+def _lengths(values: list) -> np.ndarray:
+    """Each value's length, -1 for what is not a list or array."""
+    if set(map(type, values)) == {list}:
+        return np.fromiter(map(len, values), np.int64, len(values))
+    return np.array([len(v) if isinstance(v, (list, np.ndarray)) else -1 for v in values],
+                    dtype=np.int64)
 
 
 def critic(objs: list[dict], keys: set[str], n: np.ndarray, cols: dict,

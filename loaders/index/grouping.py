@@ -15,8 +15,15 @@ from loaders.parse.text import text_id, text_of
 PAD_TOKENS = ("<PAD>", "<pad>", "[PAD]", "<|pad|>", "<|endoftext|>", "<|finetune_right_pad_id|>")
 
 
+_PAD_STARTS = frozenset(pad[0] for pad in PAD_TOKENS)
+_PAD_ENDS = frozenset(pad[-1] for pad in PAD_TOKENS)
+
+
 def unpadded(prompt: str) -> str:
     """The prompt without leading or trailing runs of pad tokens and whitespace."""
+    if prompt and prompt[0] not in _PAD_STARTS and prompt[-1] not in _PAD_ENDS and not (
+            prompt[0].isspace() or prompt[-1].isspace()):
+        return prompt  # the usual case: nothing to strip
     start, end = 0, len(prompt)
     moved = True
     while moved:

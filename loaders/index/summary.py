@@ -41,6 +41,7 @@ class SummaryBatch:
         self._reference: list[np.ndarray] = []
         self._order: list[tuple[int, int]] = []  # (row, n) of each of them
         self._digest = TokenDigest()
+        self._prompt_ids: dict[str, int] = {}
 
     def __len__(self) -> int:
         return self._done + len(self._objs)
@@ -71,7 +72,7 @@ class SummaryBatch:
         def report(i: int, reason: str) -> None:
             found.append((i, reason))
 
-        part = _summarize(objs, wheres, report)
+        part = _summarize(objs, wheres, report, self._prompt_ids)
         self._log_ratios(objs, part[S.RESPONSE_LEN].tolist(), report)
         _report(found, problems, after)
         self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES))
@@ -156,7 +157,8 @@ def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np
         return None
 
 
-def _summarize(objs: list[dict], wheres: list[dict], report: F.Report) -> dict:
+def _summarize(objs: list[dict], wheres: list[dict], report: F.Report,
+               prompt_ids: dict[str, int]) -> dict:
     """The summary columns of one batch of samples (KL and digest aside)."""
     cols: dict = {key: [w.get(key) for w in wheres] for key in dict.fromkeys(
         k for w in wheres[:1] for k in w)}
@@ -169,7 +171,7 @@ def _summarize(objs: list[dict], wheres: list[dict], report: F.Report) -> dict:
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],
                                                           cols, report)
-    text_columns(objs, keys, cols)
+    text_columns(objs, keys, cols, prompt_ids)
     cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = F.groups(objs, keys, cols[S.PROMPT_ID])
     cols[S.EXCLUDED_BY] = F.exclusions(objs, keys, report)
     cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)

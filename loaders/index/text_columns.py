@@ -15,6 +15,9 @@ from loaders.index.repetition import repetitions
 from loaders.parse.text import text_of
 
 
+_KNOWN_PROMPTS = 1 << 14  # prompt ids a batch keeps: a dataset's prompts recur every epoch
+
+
 def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
     """The key's text in every sample ("" where missing)."""
     if key not in keys:
@@ -25,10 +28,15 @@ def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
     return [v if v.__class__ is str else text_of(v) for v in values]
 
 
-def text_columns(objs: list[dict], keys: set[str], cols: dict) -> None:
-    """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition."""
+def text_columns(objs: list[dict], keys: set[str], cols: dict, ids: dict[str, int]
+                 ) -> None:
+    """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition.
+    `ids`: prompt ids already known (the batch's), added to here."""
     prompts = texts(objs, S.PROMPT, keys)
-    ids = {text: prompt_id(text) for text in dict.fromkeys(prompts)}
+    if len(ids) > _KNOWN_PROMPTS:
+        ids.clear()
+    for text in dict.fromkeys(prompts).keys() - ids.keys():
+        ids[text] = prompt_id(text)
     cols[S.PROMPT_ID] = np.array([ids[p] for p in prompts], dtype=np.int64)
     cut = S.PREVIEW_CHARS
     # a prompt's question is at its end (after any system prompt), so keep its tail

@@ -52,11 +52,10 @@ class TokenDigest:
         kept = np.flatnonzero(lengths > 0).tolist()
         self._rows.extend(first + i for i in kept)
         self._positions.update((first + i, places[i]) for i in kept if places[i] is not None)
-        for i in kept:
-            tokens = objs[i].get(S.RESPONSE_TOKENS)
-            self._tokens.append(tokens if isinstance(tokens, (list, np.ndarray)) else None)
+        tokens = [objs[i].get(S.RESPONSE_TOKENS) for i in kept]
+        self._tokens.extend(t if isinstance(t, (list, np.ndarray)) else None for t in tokens)
         for name in EXTRA:
-            for i in kept:
+            for i in (i for i in kept if name in objs[i]):
                 values, n = objs[i].get(name), int(lengths[i])
                 if isinstance(values, (list, np.ndarray)) and len(values) >= n:
                     try:
@@ -127,6 +126,16 @@ class Layout:
                               * ABS_TOKENS, n)
         # bin edges as offsets into the concatenated values: consecutive bins tile them
         self.edges = [self.starts[:, None] + rel, self.starts[:, None] + absolute]
+        self._by_group = np.argsort(self.groups, kind="stable")
+        ordered = self.groups[self._by_group]
+        self._runs = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        self._run_group = ordered[self._runs]
+
+    def per_group(self, per_sample: np.ndarray, groups: int) -> np.ndarray:
+        """Sums of per-sample rows by group (groups x columns)."""
+        out = np.zeros((groups, per_sample.shape[1]))
+        out[self._run_group] = np.add.reduceat(per_sample[self._by_group], self._runs, axis=0)
+        return out
 
 
 def _binned(name: str, values: np.ndarray, layout: Layout, groups: int
@@ -135,24 +144,44 @@ def _binned(name: str, values: np.ndarray, layout: Layout, groups: int
     the absolute ones (shape groups x bins).  Segment sums by reduceat: no per-token index
     arrays and no cumulative sum whose rounding a huge value would spoil."""
     finite = np.isfinite(values)
+    width = REL_BINS + layout.edges[1].shape[1] - 1
+    if len(values) < len(layout.lengths) * width:  # short responses: fewer tokens than bins
+        return _binned_by_token(name, values, finite, layout, (groups, width))
     whole = bool(finite.all())  # the usual case: counts are the bins' widths
     clean = values if whole else np.where(finite, values, 0.0)
     counts, sums = [], []
     for edges in layout.edges:
         first, last = edges[:, :-1].ravel(), edges[:, 1:].ravel()
         empty = first == last
-        at = np.minimum(first, len(values) - 1)
         for data, out in ((None if whole else finite.astype(np.float64), counts),
                           (clean, sums)):
             if data is None:
                 part = (last - first).astype(np.float64)
             else:
-                part = np.add.reduceat(data, at)
+                # a zero past the end: an empty last bin starts there, and the bin before it
+                # still ends at the last token
+                part = np.add.reduceat(np.append(data, 0.0), first)
                 part[empty] = 0.0
-            per_group = np.zeros((groups, edges.shape[1] - 1))
-            np.add.at(per_group, layout.groups, part.reshape(len(edges), -1))
-            out.append(per_group)
+            out.append(layout.per_group(part.reshape(len(edges), -1), groups))
     count, total = np.hstack(counts), np.hstack(sums)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return name, count, total / count
+
+
+def _binned_by_token(name: str, values: np.ndarray, finite: np.ndarray, layout: Layout,
+                     shape: tuple[int, int]) -> tuple[str, np.ndarray, np.ndarray]:
+    """_binned's result by each token's bin: position p of n is in relative bin
+    floor(p * REL_BINS / n) (the bin whose first position, ceil(b * n / REL_BINS), is the
+    last at or before p) and absolute bin p // ABS_TOKENS."""
+    sample = np.repeat(np.arange(len(layout.lengths)), layout.lengths)
+    position = np.arange(len(values)) - layout.starts[sample]
+    first = layout.groups[sample] * shape[1]
+    keys = np.concatenate((first + position * REL_BINS // layout.lengths[sample],
+                           first + REL_BINS + position // ABS_TOKENS))
+    clean = np.where(finite, values, 0.0)
+    size = shape[0] * shape[1]
+    count = np.bincount(keys, np.tile(finite.astype(np.float64), 2), size).reshape(shape)
+    total = np.bincount(keys, np.tile(clean, 2), size).reshape(shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         return name, count, total / count
 
