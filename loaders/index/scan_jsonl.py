@@ -27,24 +27,24 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         result.problems.append((0, f"cannot read: {err.strerror}", False))
         result.parsed_until = chunk.start
         return result
-    head = 0
+    pos = 0
     if chunk.continues_line:
         cut = data.find(b"\n")
-        head = len(data) if cut < 0 else cut + 1
-    lines = data[head:].split(b"\n")  # the last is what follows the last newline
-    offset = chunk.start + head
+        pos = len(data) if cut < 0 else cut + 1
+    view = memoryview(data)  # lines as views: no copy of the chunk's bytes
     where = {S.FILE: chunk.rel, S.LINE: 0, S.RANK: chunk.rank, S.OFFSET: 0, S.NBYTES: 0,
              S.LINE_CHECK: 0, S.ITEM: 0}
-    last = len(lines) - 1
-    for index, raw in enumerate(lines):
-        if index == last and (not raw or not _accept_unterminated(raw, result, offset)):
+    while pos < len(data):
+        cut = data.find(b"\n", pos)
+        raw = view[pos:] if cut < 0 else view[pos:cut]
+        if cut < 0 and not _accept_unterminated(bytes(raw), result, chunk.start + pos):
             break
-        result.lines = index + 1
-        if raw.strip():
-            where = {**where, S.LINE: index + 1, S.OFFSET: offset, S.NBYTES: len(raw),
-                     S.LINE_CHECK: line_check(raw)}
+        result.lines += 1
+        if data[pos:pos + 1] == b"{" or bytes(raw).strip():
+            where = {**where, S.LINE: result.lines, S.OFFSET: chunk.start + pos,
+                     S.NBYTES: len(raw), S.LINE_CHECK: line_check(raw)}
             _add(batch, raw, where, result, chunk.format, context)
-        offset += len(raw) + 1
+        pos = len(data) if cut < 0 else cut + 1
     if chunk.start == 0:  # the whole parsed part is in hand: no second read to hash it
         result.hashes = data_hashes(data, result.parsed_until)
     return result
@@ -83,7 +83,7 @@ def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResu
 _loads = orjson.loads
 
 
-def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult, fmt: str,
+def _add(batch: SummaryBatch, raw: memoryview, where: dict, result: ChunkResult, fmt: str,
          context: FileContext) -> None:
     try:
         record = _loads(raw)
@@ -91,7 +91,7 @@ def _add(batch: SummaryBatch, raw: bytes, where: dict, result: ChunkResult, fmt:
         record = None
     if record.__class__ is not dict:  # a BOM, NaN literals, a lone surrogate, not an object
         try:
-            record = parse_object(raw)
+            record = parse_object(bytes(raw))
         except BadLine as err:
             result.problems.append((where[S.LINE], str(err), True))
             return
