@@ -73,8 +73,7 @@ def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResu
             continue
         kept = True
         batch.add(sample, where if item == 0 and where.get(S.ITEM) == 0 else {
-            **where, S.ITEM: item},
-                  lambda reason: result.problems.append((line, reason, False)))
+            **where, S.ITEM: item}, result.problems)
     repaired = problems_of(record)
     if kept and repaired:  # what parsing repaired (a lone surrogate, say): a kept line's
         batch.after(lambda: result.problems.extend((line, why, False) for why in repaired))

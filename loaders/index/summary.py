@@ -33,7 +33,7 @@ class SummaryBatch:
     def __init__(self) -> None:
         self._objs: list[dict] = []
         self._where: list[dict] = []
-        self._problems: list[FieldProblem] = []
+        self._problems: list[FieldProblem | list] = []
         self._after: dict[int, list[Callable[[], None]]] = {}  # by pending sample
         self._parts: list[dict[str, list | np.ndarray]] = []
         self._done = 0  # samples summarized
@@ -46,8 +46,10 @@ class SummaryBatch:
     def __len__(self) -> int:
         return self._done + len(self._objs)
 
-    def add(self, obj: dict, where: dict, problem: FieldProblem) -> None:
-        """One sample, where it was found (file, line, …) and where its problems go."""
+    def add(self, obj: dict, where: dict, problem: FieldProblem | list) -> None:
+        """One sample, where it was found (file, line, …) and where its problems go: a
+        callable given each reason, or a chunk's problem list, given (line, reason, False)
+        (no closure a sample)."""
         self._objs.append(obj)
         self._where.append(where)
         self._problems.append(problem)
@@ -74,7 +76,7 @@ class SummaryBatch:
 
         part = _summarize(objs, wheres, report, self._prompt_ids)
         self._log_ratios(objs, part[S.RESPONSE_LEN].tolist(), report)
-        _report(found, problems, after)
+        _report(found, problems, wheres, after)
         self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES))
         self._parts.append(part)
         self._done += len(objs)
@@ -124,15 +126,19 @@ class SummaryBatch:
 _PLACES = "\0places"  # a part's trained-token places, handed to the digest
 
 
-def _report(found: list[tuple[int, str]], problems: list[FieldProblem],
-            after: dict[int, list[Callable[[], None]]]) -> None:
+def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
+            wheres: list[dict], after: dict[int, list[Callable[[], None]]]) -> None:
     """Each sample's problems in field order, then what was to follow them, by sample."""
     by_sample: dict[int, list[str]] = {}
     for i, reason in found:
         by_sample.setdefault(i, []).append(reason)
     for i in sorted(by_sample.keys() | after.keys()):
+        sink = problems[i]
         for reason in by_sample.get(i, ()):
-            problems[i](reason)
+            if sink.__class__ is list:
+                sink.append((wheres[i].get(S.LINE, 0), reason, False))
+            else:
+                sink(reason)
         for then in after.get(i, ()):
             then()
 
