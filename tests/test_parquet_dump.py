@@ -183,9 +183,11 @@ def test_id_lists_are_int64(value):
 
 
 def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
+    from loaders import writer_parquet
     from loaders.index import refresh
     from loaders.index.scan_board import plan_row_groups
 
+    monkeypatch.setattr(writer_parquet, "ROW_GROUP_ROWS", 8)  # several row groups a file
     _, parquet = write_both(tmp_path, steps=1)
     whole = open_run(parquet, use_cache=False).samples
     path = next(parquet.iterdir())

@@ -62,10 +62,27 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
         return result
     context = context_of(chunk.rel, chunk.rank)
-    as_json = json_columns(handle.schema_arrow)
-    for group, first in groups:
-        _scan_group(handle, group, first, chunk, result, batch, (as_json, context))
+    how = (json_columns(handle.schema_arrow), context)
+    if groups and _scan_groups(handle, groups, chunk, result, batch, how):
+        return result
+    for group, first in groups:  # one of them is unreadable: each alone, to keep the rest
+        _scan_group(handle, group, first, chunk, result, batch, how)
     return result
+
+
+def _scan_groups(handle: pq.ParquetFile, groups: list[tuple[int, int]], chunk: Chunk,
+                 result: ChunkResult, batch: SummaryBatch, how: tuple) -> bool:
+    """All the chunk's row groups in one read (a read a group costs more than decoding a
+    few samples); False, with nothing added, when one of them cannot be read."""
+    try:
+        table = handle.read_row_groups([group for group, _ in groups], use_threads=False)
+        checks = row_checks(table)
+        found = records(table, how[0])
+    except _ERRORS:
+        return False
+    first = groups[0][1]
+    _add_rows(found, checks, first, chunk, result, batch, how[1])
+    return True
 
 
 def _groups_of(chunk: Chunk, meta: pq.FileMetaData) -> list[tuple[int, int]]:
@@ -81,20 +98,27 @@ def _groups_of(chunk: Chunk, meta: pq.FileMetaData) -> list[tuple[int, int]]:
 def _scan_group(handle: pq.ParquetFile, group: int, first: int, chunk: Chunk,
                 result: ChunkResult, batch: SummaryBatch, how: tuple) -> None:
     as_json, context = how
-    size = handle.metadata.row_group(group).num_rows
-    line = result.lines  # rows of the chunk before this group
-    result.lines += size
     try:
         table = handle.read_row_group(group, use_threads=False)  # a worker per core already
         checks = row_checks(table)
         found = records(table, as_json)
     except _ERRORS as err:
-        result.problems.extend((line + i + 1, f"unreadable row group {group}: "
+        size = handle.metadata.row_group(group).num_rows
+        result.problems.extend((result.lines + i + 1, f"unreadable row group {group}: "
                                 f"{_short(err)}", True) for i in range(size))
+        result.lines += size
         return
+    _add_rows(found, checks, first, chunk, result, batch, context)
+
+
+def _add_rows(found: list[dict], checks: list[int], first: int, chunk: Chunk,
+              result: ChunkResult, batch: SummaryBatch, context: FileContext) -> None:
+    """Rows read (the file's rows from `first` on) into the batch, after result.lines."""
+    line = result.lines
+    result.lines += len(found)
     for i, (record, check) in enumerate(zip(found, checks)):
         where = {S.FILE: chunk.rel, S.LINE: line + i + 1, S.RANK: chunk.rank,
-                 S.OFFSET: first + i, S.NBYTES: 0, S.LINE_CHECK: check}
+                 S.OFFSET: first + i, S.NBYTES: 0, S.LINE_CHECK: check, S.ITEM: 0}
         _add(batch, record, where, result, chunk.format, context)
 
 
@@ -105,8 +129,7 @@ def _add(batch: SummaryBatch, record: dict, where: dict, result: ChunkResult, fm
         if isinstance(sample, BadLine):
             result.problems.append((line, str(sample), True))
             continue
-        batch.add(sample, {**where, S.ITEM: item},
-                  lambda reason: result.problems.append((line, reason, False)))
+        batch.add(sample, {**where, S.ITEM: item}, result.problems)
 
 
 def _short(err: Exception) -> str:

@@ -153,6 +153,8 @@ def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np
     """The key's first n numbers of every sample in rows, end to end; None when one of them
     is not a plain list of numbers."""
     parts = [objs[i][key] for i in rows]
+    if set(map(type, parts)) == {np.ndarray}:  # a Parquet dump's: already numbers
+        return F.numeric_heads(parts, [lengths[i] for i in rows])
     if set(map(type, parts)) != {list}:
         return None
     heads = [v if len(v) == lengths[i] else v[:lengths[i]] for v, i in zip(parts, rows)]
