@@ -1,10 +1,11 @@
 """Seeded generator of realistic RL rollout dumps: one jsonl file per data-parallel rank.
 
     python samples/generate_dump.py OUT_DIR [--steps 10 --ranks 2 --samples-per-rank 8
-        --max-tokens 256 --seed 0 --group-size 1] [--start-step N --append]
+        --max-tokens 256 --seed 0 --group-size 1 --prompts 0] [--start-step N --append]
 
-With --group-size G > 1 each rank's batch is GRPO-shaped: samples_per_rank / G prompts,
-each answered G times, with 0/1 correctness rewards drawn from a per-prompt difficulty (so
+With --group-size G > 1 each rank's batch is GRPO-shaped: samples_per_rank / G prompts
+(drawn from a dataset of --prompts of them, by default twice a step's groups), each
+answered G times, with 0/1 correctness rewards drawn from a per-prompt difficulty (so
 some groups are always solved, some never, most mixed) and verl's `uid` per group.
     python samples/generate_dump.py samples/demo --demo    # the committed demo dump
 
@@ -43,10 +44,12 @@ class World:
 
 
 def make_world(seed: int, batch: int, max_tokens: int, last_step: int,
-               group_size: int = 1) -> World:
+               group_size: int = 1, prompts: int = 0) -> World:
+    """`prompts`: the dataset's size for GRPO groups (0: twice a step's groups, at most
+    4,096); each step draws its groups' prompts from it."""
     rng = np.random.default_rng([seed, 1])
     if group_size > 1:  # prompts recur across steps, as epochs of a dataset do
-        pool = T.make_pool(rng, max(12, min(4096, 2 * batch // group_size)))
+        pool = T.make_pool(rng, prompts or max(12, min(4096, 2 * batch // group_size)))
         difficulty = np.random.default_rng([seed, 3]).uniform(-0.45, 1.1, len(pool))
         return World(pool, T.build_corpus(rng), max_tokens, last_step, difficulty)
     pool = T.make_pool(rng, max(12, min(256, batch // 4)))
@@ -142,7 +145,7 @@ def make_batch(world: World, rng: np.random.Generator, step: int, count: int,
 
 def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per_rank: int = 8,
                max_tokens: int = 256, seed: int = 0, start_step: int = 0,
-               append: bool = False, group_size: int = 1) -> list[Path]:
+               append: bool = False, group_size: int = 1, prompts: int = 0) -> list[Path]:
     """Write (or append) steps start_step.. of rollout_data_rank_{r}.jsonl; their paths.
 
     Training progress runs from step 0 to the last step written; appended steps continue
@@ -151,7 +154,8 @@ def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     last_step = start_step - 1 if append and start_step > 0 else start_step + steps - 1
-    world = make_world(seed, ranks * samples_per_rank, max_tokens, last_step, group_size)
+    world = make_world(seed, ranks * samples_per_rank, max_tokens, last_step, group_size,
+                       prompts)
     paths = [out / f"rollout_data_rank_{rank}.jsonl" for rank in range(ranks)]
     with ExitStack() as stack:
         handles = [stack.enter_context(open(p, "ab" if append else "wb")) for p in paths]
@@ -236,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("out_dir", type=Path)
     for flag, default in (("--steps", 10), ("--ranks", 2), ("--samples-per-rank", 8),
                           ("--max-tokens", 256), ("--seed", 0), ("--start-step", 0),
-                          ("--group-size", 1)):
+                          ("--group-size", 1), ("--prompts", 0)):
         parser.add_argument(flag, type=int, default=default)
     parser.add_argument("--append", action="store_true", help="append to existing rank files")
     parser.add_argument("--demo", action="store_true", help="write the committed demo dump")
@@ -250,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         paths = write_dump(args.out_dir, args.steps, args.ranks, args.samples_per_rank,
                            args.max_tokens, args.seed, args.start_step, args.append,
-                           args.group_size)
+                           args.group_size, args.prompts)
     print(f"{sum(p.stat().st_size for p in paths) - before} bytes written")
 
 

@@ -27,10 +27,10 @@ def test_rows_keep_line_offsets_that_point_at_their_line(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(30)])
     chunks, results = _scan_in_chunks(path, target=1000)
     data = path.read_bytes()
-    offsets = [offset for result in results for offset in result.rows.to_pydict()[S.OFFSET]]
+    offsets = [offset for result in results for offset in result.rows[S.OFFSET]]
     assert sum(r.lines for r in results) == 30
     assert offsets == [i for i in range(len(data)) if i == 0 or data[i - 1:i] == b"\n"][:30]
-    start, size = results[1].rows.to_pydict()[S.OFFSET][0], results[1].rows.to_pydict()[S.NBYTES][0]
+    start, size = results[1].rows[S.OFFSET][0], results[1].rows[S.NBYTES][0]
     assert data[start:start + size].startswith(b"{")
     assert data[start + size:start + size + 1] == b"\n"
 
@@ -41,7 +41,7 @@ def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
     path.write_bytes(line_of(good[0]) + b'{"step": 1, "resp\n' + line_of(good[1]) + b"[1, 2]\n"
                      + line_of(good[2]))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert result.rows.to_pydict()[S.LINE] == [1, 3, 5]
+    assert result.rows[S.LINE] == [1, 3, 5]
     assert [(line, dropped) for line, _, dropped in result.problems] == [(2, True), (4, True)]
     assert "not a JSON object" in result.problems[1][1]
 
@@ -49,7 +49,7 @@ def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
 def test_half_written_last_line_is_pending_not_bad(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(0)], extra=b'{"step": 1, "respo')
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert result.rows.to_pydict()[S.STEP] == [0] and result.problems == []
+    assert list(result.rows[S.STEP]) == [0] and result.problems == []
     assert result.pending_bytes == len(b'{"step": 1, "respo')
     assert result.parsed_until == path.stat().st_size - result.pending_bytes
 
@@ -58,7 +58,7 @@ def test_complete_last_line_without_newline_is_accepted(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(0)],
                       extra=line_of(make_sample(1)).rstrip(b"\n"))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert result.rows.to_pydict()[S.STEP] == [0, 1]
+    assert list(result.rows[S.STEP]) == [0, 1]
     assert result.ends_mid_line and result.parsed_until == path.stat().st_size
 
 
@@ -67,5 +67,6 @@ def test_blank_and_crlf_lines(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + line_of(make_sample(0)).replace(b"\n", b"\r\n") + b"\n"
                      + line_of(make_sample(1)).replace(b"\n", b"\r\n"))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert list(zip(result.rows.to_pydict()[S.LINE], result.rows.to_pydict()[S.STEP])) == [(1, 0), (3, 1)]
+    rows = result.rows
+    assert list(zip(rows[S.LINE], rows[S.STEP])) == [(1, 0), (3, 1)]
     assert result.problems == []

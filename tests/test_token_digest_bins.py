@@ -1,7 +1,7 @@
-"""token_digest's two ways of binning a metric agree, token for token (the last sample too)."""
+"""token_bins' two ways of binning a metric agree, token for token (the last sample too)."""
 import numpy as np
 
-from loaders.index import token_digest as D
+from loaders.index import token_bins as D
 
 
 def _layout(lengths, per_group=7):
@@ -18,7 +18,7 @@ def test_bins_by_token_and_by_bin_agree_and_count_every_finite_token():
     values[::13] = np.nan
     groups = 50 // 7 + 1
     width = D.REL_BINS + layout.edges[1].shape[1] - 1
-    _, by_bin_count, by_bin_mean = D._binned("m", values, layout, groups)
+    _, by_bin_count, by_bin_mean = D.binned("m", values, layout, groups)
     _, count, mean = D._binned_by_token("m", values, np.isfinite(values), layout,
                                         (groups, width))
     assert np.array_equal(count, by_bin_count)

@@ -7,12 +7,10 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import numpy as np
-import pyarrow as pa
 
 from loaders import schema as S
 from loaders.find.remote import open_binary
 from loaders.index.extras import kept_extras
-from loaders.parse.repair import encodable
 
 CHUNK_BYTES = 16 << 20
 # a file this small costs more in fixed costs (a task, a batch, a frame) than in parsing,
@@ -56,7 +54,7 @@ Task = Chunk | Bundle
 @dataclass
 class ChunkResult:
     chunk: Task
-    rows: object = None  # an Arrow table from the worker; the caller may convert it
+    rows: object = None  # Columns from the worker; the caller may convert them
     problems: list[tuple[int, str, bool]] = field(default_factory=list)  # (line, reason, dropped)
     lines: int = 0
     parsed_until: int = 0
@@ -121,10 +119,12 @@ def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
     return size
 
 
-def columns_of(cols: dict[str, list | np.ndarray]) -> tuple[pa.Table,
-                                                           dict[str, list[str]]]:
-    """A batch's summary columns as one Arrow table: typed buffers, far smaller and faster
-    to send between processes than Python values, and made into a frame in one step.
+Columns = dict[str, list | np.ndarray]  # summary columns, numbers as numpy arrays
+
+
+def columns_of(cols: Columns) -> tuple[Columns, dict[str, list[str]]]:
+    """A batch's summary columns as sent to the main process (which makes them a frame in
+    one step: loaders.index.table.frame_of).
 
     At most MAX_EXTRA_COLUMNS extra columns (see extras.kept_extras): one line of 200,000
     keys would otherwise cost 200,000 columns of every row.  Also, by file, the extra
@@ -136,22 +136,10 @@ def columns_of(cols: dict[str, list | np.ndarray]) -> tuple[pa.Table,
         gone = set(extra).difference(kept_extras(extra))
         dropped = _dropped_by_file(cols, gone)
         cols = {name: values for name, values in cols.items() if name not in gone}
-    return pa.table({name: _arrow(values) for name, values in cols.items()}), dropped
+    return cols, dropped
 
 
-def _arrow(values: list | np.ndarray) -> pa.Array:
-    """One column as Arrow; a column that mixes numbers and text becomes text (the frame
-    makes it numbers again when every value reads as one, as it does for any text column)."""
-    if isinstance(values, np.ndarray):
-        return pa.array(values)
-    try:
-        return pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
-        return pa.array([None if v is None else encodable(v if isinstance(v, str) else str(v))
-                         for v in values], type=pa.string())
-
-
-def _dropped_by_file(cols: dict[str, list | np.ndarray], gone: set[str]
+def _dropped_by_file(cols: Columns, gone: set[str]
                      ) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
     files = cols[S.FILE]

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
-
-from functools import lru_cache
 
 from loaders import schema as S
 from loaders.formats.context import context_of

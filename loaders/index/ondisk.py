@@ -37,8 +37,10 @@ from loaders.index.trust import (
     checked_states,
 )
 
-# 11: NeMo-RL prompts as their messages' lines (were a JSON list); older indexes rebuild once
-INDEX_VERSION = 11
+# 12: token digests built by the columnar summary (the last token of a parse batch's last
+# sample, when it was not the longest, was left out of its position bin); older indexes
+# rebuild once
+INDEX_VERSION = 12
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"

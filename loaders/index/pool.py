@@ -5,8 +5,8 @@ import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 
 from loaders.formats import BY_NAME
 from loaders.index.chunk import Bundle, Chunk, ChunkResult, Progress, Task, columns_of

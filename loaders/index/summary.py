@@ -8,19 +8,17 @@ is read for that sample alone.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from itertools import chain
 
 import numpy as np
 
 from loaders import schema as S
 from loaders.index import field_columns as F
+from loaders.index import turn_columns as T
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
+from loaders.index.kl_columns import LogRatios
 from loaders.index.text_columns import text_columns
 from loaders.index.token_digest import TokenDigest
-from loaders.parse import conversation, kl, trained_tokens
-from loaders.parse.arrays import BadField, float_array
 from loaders.parse.fields import finite_sum, scalar
 
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
@@ -37,9 +35,7 @@ class SummaryBatch:
         self._after: dict[int, list[Callable[[], None]]] = {}  # by pending sample
         self._parts: list[dict[str, list | np.ndarray]] = []
         self._done = 0  # samples summarized
-        self._policy: list[np.ndarray] = []  # logprobs of the samples with KL, end to end
-        self._reference: list[np.ndarray] = []
-        self._order: list[tuple[int, int]] = []  # (row, n) of each of them
+        self._ratios = LogRatios()
         self._digest = TokenDigest()
         self._prompt_ids: dict[str, int] = {}
 
@@ -75,36 +71,11 @@ class SummaryBatch:
             found.append((i, reason))
 
         part = _summarize(objs, wheres, report, self._prompt_ids)
-        self._log_ratios(objs, part[S.RESPONSE_LEN].tolist(), report)
+        self._ratios.add(objs, self._done, part[S.RESPONSE_LEN].tolist(), report)
         _report(found, problems, wheres, after)
         self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES))
         self._parts.append(part)
         self._done += len(objs)
-
-    def _log_ratios(self, objs: list[dict], lengths: list[int], report: F.Report) -> None:
-        """The policy and reference logprobs of every sample that has both, end to end."""
-        both = [i for i, (o, n) in enumerate(zip(objs, lengths)) if n and o.get(
-            S.LOGPROBS) is not None and o.get(S.REF_LOGPROBS) is not None]
-        if not both:
-            return
-        pair = _flat(objs, both, lengths, S.LOGPROBS), _flat(objs, both, lengths, S.REF_LOGPROBS)
-        if pair[0] is None or pair[1] is None:  # something odd in a list: sample by sample
-            both = [i for i in both if self._one_ratio(objs[i], lengths[i], i, report)]
-        else:
-            self._policy.append(pair[0])
-            self._reference.append(pair[1])
-        self._order.extend((self._done + i, lengths[i]) for i in both)
-
-    def _one_ratio(self, obj: dict, n: int, i: int, report: F.Report) -> bool:
-        try:
-            pair = float_array(_head(obj[S.LOGPROBS], n)), float_array(_head(
-                obj[S.REF_LOGPROBS], n))
-        except BadField as err:
-            report(i, f"logprobs/ref_logprobs: {err}")
-            return False
-        self._policy.append(pair[0])
-        self._reference.append(pair[1])
-        return True
 
     def finish(self) -> dict[str, list | np.ndarray]:
         """Every column, with log_ratio and KL filled in (NaN where not computable)."""
@@ -112,14 +83,9 @@ class SummaryBatch:
         cols = _concat(self._parts)
         if not cols:
             return {}
-        rows = len(cols[S.STEP])
-        for name in _KL_COLUMNS:
-            cols[name] = np.full(rows, math.nan)
-        policy = np.concatenate(self._policy) if self._policy else np.zeros(0)
-        reference = np.concatenate(self._reference) if self._reference else np.zeros(0)
-        if self._order:
-            _fill_kl(cols, policy, reference, self._order)
-        cols[S.TOKEN_DIGEST] = self._digest.attach(cols, policy, reference, self._order)
+        policy, reference = self._ratios.arrays()
+        self._ratios.fill(cols, policy, reference)
+        cols[S.TOKEN_DIGEST] = self._digest.attach(cols, policy, reference, self._ratios.order)
         return cols
 
 
@@ -143,36 +109,14 @@ def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
             then()
 
 
-def _head(values: object, n: int) -> object:
-    """The first n items of a list or array (anything else as it is, for float_array to
-    name)."""
-    return values[:n] if isinstance(values, (list, np.ndarray)) and len(values) != n else values
-
-
-def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np.ndarray | None:
-    """The key's first n numbers of every sample in rows, end to end; None when one of them
-    is not a plain list of numbers."""
-    parts = [objs[i][key] for i in rows]
-    if set(map(type, parts)) == {np.ndarray}:  # a Parquet dump's: already numbers
-        return F.numeric_heads(parts, [lengths[i] for i in rows])
-    if set(map(type, parts)) != {list}:
-        return None
-    heads = [v if len(v) == lengths[i] else v[:lengths[i]] for v, i in zip(parts, rows)]
-    try:
-        return np.fromiter(chain.from_iterable(heads), np.float64,
-                           sum(lengths[i] for i in rows))
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
 def _summarize(objs: list[dict], wheres: list[dict], report: F.Report,
                prompt_ids: dict[str, int]) -> dict:
     """The summary columns of one batch of samples (KL and digest aside)."""
     cols: dict = {key: [w.get(key) for w in wheres] for key in dict.fromkeys(
         k for w in wheres[:1] for k in w)}
     keys = set().union(*objs)
-    turns = _conversations(objs, keys)
-    places = _trained_views(objs, keys, cols)
+    turns = T.conversations(objs, keys)
+    places = T.trained_views(objs, keys, cols)
     keys = set().union(*objs)
     cols[S.STEP] = np.array([o[S.STEP] for o in objs], dtype=np.int64)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
@@ -184,45 +128,10 @@ def _summarize(objs: list[dict], wheres: list[dict], report: F.Report,
     cols[S.EXCLUDED_BY] = F.exclusions(objs, keys, report)
     cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)
     cols.update(extra_columns(objs, keys, report))
-    cols.update(_conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))
+    cols.update(T.conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))
     cols[S.NAN_COUNT] = bad
     cols[_PLACES] = places
     return cols
-
-
-def _conversations(objs: list[dict], keys: set[str]) -> list[list] | None:
-    """Each sample's turns, when any sample of the batch has a conversation."""
-    if S.MESSAGES not in keys:
-        return None
-    return [conversation.turns_of(o) if S.MESSAGES in o else [] for o in objs]
-
-
-def _trained_views(objs: list[dict], keys: set[str], cols: dict) -> list:
-    """Cut every multi-turn sample to its trained tokens, in place (see trained_tokens);
-    the trained share goes to cols, each cut sample's token places are returned."""
-    share = np.full(len(objs), math.nan)
-    places: list = [None] * len(objs)
-    if S.LOSS_MASK in keys:
-        for i, obj in enumerate(objs):
-            if S.LOSS_MASK in obj:
-                objs[i], share[i], places[i] = trained_tokens.trained_view(obj)
-    cols[S.TRAINED_SHARE] = share
-    return places
-
-
-def _conversation_columns(objs: list[dict], keys: set[str], turns: list[list] | None,
-                          share: np.ndarray) -> dict[str, list | np.ndarray]:
-    """schema.CONVERSATION_COLUMNS of every sample (NaN and "" for single-turn ones)."""
-    if turns is not None and any(turns):
-        rows = [conversation.columns(o, t, float(s)) for o, t, s in zip(objs, turns, share)]
-        return {name: [row[name] for row in rows] for name in S.CONVERSATION_COLUMNS
-                if name != S.TRAINED_SHARE}
-    nan = np.full(len(objs), math.nan)
-    finish = [""] * len(objs)
-    if "finish_reason" in keys or "stop_reason" in keys:
-        finish = [conversation.last_finish([], o) for o in objs]
-    return {S.TURNS: nan, S.TOOL_CALLS: nan.copy(), S.TOOL_NAMES: [""] * len(objs),
-            S.TOOL_ERRORS: nan.copy(), S.LAST_FINISH: finish}
 
 
 def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
@@ -238,24 +147,3 @@ def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
             out[name] = [v for p, size in zip(pieces, sizes)
                          for v in (([None] * size) if p is None else p)]
     return out
-
-
-def _fill_kl(cols: dict, policy: np.ndarray, reference: np.ndarray,
-             order: list[tuple[int, int]]) -> None:
-    rows = np.array([row for row, _ in order], dtype=np.int64)
-    lengths = np.array([n for _, n in order], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    sums = kl.segment_sums(policy - reference, starts)
-    bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(np.int64),
-                          starts)
-    finite = sums["finite"]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for name in S.KL_ESTIMATORS:
-            cols[S.kl_sum(name)][rows] = np.where(finite > 0, sums[name], math.nan)
-            cols[S.kl_mean(name)][rows] = sums[name] / finite
-    cols[S.LOG_RATIO_SUM] = cols[S.kl_sum(S.K1)].copy()
-    cols[S.LOG_RATIO_MEAN] = cols[S.kl_mean(S.K1)].copy()
-    cols[S.NAN_COUNT][rows] += bad
-
-_KL_COLUMNS = (S.LOG_RATIO_MEAN, S.LOG_RATIO_SUM, *map(S.kl_mean, S.KL_ESTIMATORS),
-               *map(S.kl_sum, S.KL_ESTIMATORS))

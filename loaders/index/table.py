@@ -6,8 +6,10 @@ import pandas as pd
 import pyarrow as pa
 
 from loaders import schema as S
+from loaders.index.chunk import Columns
 from loaders.index.extras import kept_extras
 from loaders.index.summary import extra_column
+from loaders.parse.repair import encodable
 
 _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
           "category": "", "object": None}
@@ -16,9 +18,20 @@ _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated")
 _FINISH_REASONS = ("finish_reason", "stop_reason", S.LAST_FINISH)
 
 
-def frame_of(table: pa.Table) -> pd.DataFrame:
-    """A worker's Arrow table of summary columns as a frame (typed later, once, by combine)."""
-    return table.to_pandas()
+def frame_of(columns: Columns) -> pd.DataFrame:
+    """A worker's summary columns as a frame (typed later, once, by combine), through Arrow:
+    a text column becomes one buffer, not a Python object a row."""
+    return pa.table({name: _arrow(values) for name, values in columns.items()}).to_pandas()
+
+
+def _arrow(values: list | np.ndarray) -> pa.Array:
+    """One column as Arrow; a column that mixes numbers and text becomes text (typed() makes
+    it numbers again when every value reads as one, as it does for any text column)."""
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
+        return pa.array([None if v is None else encodable(v if isinstance(v, str) else str(v))
+                         for v in values], type=pa.string())
 
 
 def empty_frame() -> pd.DataFrame:

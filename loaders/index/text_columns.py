@@ -14,7 +14,6 @@ from loaders.index.grouping import prompt_id
 from loaders.index.repetition import repetitions
 from loaders.parse.text import text_of
 
-
 _KNOWN_PROMPTS = 1 << 14  # prompt ids a batch keeps: a dataset's prompts recur every epoch
 
 

@@ -19,10 +19,9 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
+from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, binned
 from loaders.parse.arrays import BadField, pack_floats
 
-REL_BINS = 32
-ABS_TOKENS = 512
 HOT_KEEP = 12  # token strings a group keeps per metric
 TOKEN_CHARS = 48  # a token string longer than this is cut (a token is a few characters)
 EXTRA = ("entropy", "mismatch_kl")  # token arrays stored besides logprob and k3
@@ -84,7 +83,7 @@ class TokenDigest:
         for name, (values, kept) in _metric_arrays(policy, reference, order,
                                                    self._extra).items():
             layout = layouts.setdefault(id(kept), Layout(kept, sample_group))
-            parts.append(_binned(name, values, layout, len(first)))
+            parts.append(binned(name, values, layout, len(first)))
             if name in HOT_METRICS:
                 hot[name] = _hot(values, layout, tokens, where, len(first), self._positions)
         parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
@@ -110,80 +109,6 @@ def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: list[tuple[
             order = [(row, len(part) // 8) for row, part in packed.items()]
             out[name] = (np.frombuffer(b"".join(packed.values()), dtype=np.float64), order)
     return out
-
-
-class Layout:
-    """Where each sample's tokens and position bins sit in a metric's concatenated values."""
-
-    def __init__(self, order: list[tuple[int, int]], sample_group: dict[int, int]) -> None:
-        self.rows = [row for row, _ in order]
-        self.lengths = np.array([n for _, n in order], dtype=np.int64)
-        self.starts = np.cumsum(self.lengths) - self.lengths
-        self.groups = np.array([sample_group[row] for row in self.rows], dtype=np.int64)
-        n = self.lengths[:, None]
-        rel = (np.arange(REL_BINS + 1) * n + REL_BINS - 1) // REL_BINS  # first pos of each bin
-        absolute = np.minimum(np.arange(int(-(-self.lengths.max() // ABS_TOKENS)) + 1)
-                              * ABS_TOKENS, n)
-        # bin edges as offsets into the concatenated values: consecutive bins tile them
-        self.edges = [self.starts[:, None] + rel, self.starts[:, None] + absolute]
-        self._by_group = np.argsort(self.groups, kind="stable")
-        ordered = self.groups[self._by_group]
-        self._runs = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        self._run_group = ordered[self._runs]
-
-    def per_group(self, per_sample: np.ndarray, groups: int) -> np.ndarray:
-        """Sums of per-sample rows by group (groups x columns)."""
-        out = np.zeros((groups, per_sample.shape[1]))
-        out[self._run_group] = np.add.reduceat(per_sample[self._by_group], self._runs, axis=0)
-        return out
-
-
-def _binned(name: str, values: np.ndarray, layout: Layout, groups: int
-            ) -> tuple[str, np.ndarray, np.ndarray]:
-    """(metric, finite-token counts, means) per group and bin: REL_BINS relative bins, then
-    the absolute ones (shape groups x bins).  Segment sums by reduceat: no per-token index
-    arrays and no cumulative sum whose rounding a huge value would spoil."""
-    finite = np.isfinite(values)
-    width = REL_BINS + layout.edges[1].shape[1] - 1
-    if len(values) < len(layout.lengths) * width:  # short responses: fewer tokens than bins
-        return _binned_by_token(name, values, finite, layout, (groups, width))
-    whole = bool(finite.all())  # the usual case: counts are the bins' widths
-    clean = values if whole else np.where(finite, values, 0.0)
-    counts, sums = [], []
-    for edges in layout.edges:
-        first, last = edges[:, :-1].ravel(), edges[:, 1:].ravel()
-        empty = first == last
-        for data, out in ((None if whole else finite.astype(np.float64), counts),
-                          (clean, sums)):
-            if data is None:
-                part = (last - first).astype(np.float64)
-            else:
-                # a zero past the end: an empty last bin starts there, and the bin before it
-                # still ends at the last token
-                part = np.add.reduceat(np.append(data, 0.0), first)
-                part[empty] = 0.0
-            out.append(layout.per_group(part.reshape(len(edges), -1), groups))
-    count, total = np.hstack(counts), np.hstack(sums)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return name, count, total / count
-
-
-def _binned_by_token(name: str, values: np.ndarray, finite: np.ndarray, layout: Layout,
-                     shape: tuple[int, int]) -> tuple[str, np.ndarray, np.ndarray]:
-    """_binned's result by each token's bin: position p of n is in relative bin
-    floor(p * REL_BINS / n) (the bin whose first position, ceil(b * n / REL_BINS), is the
-    last at or before p) and absolute bin p // ABS_TOKENS."""
-    sample = np.repeat(np.arange(len(layout.lengths)), layout.lengths)
-    position = np.arange(len(values)) - layout.starts[sample]
-    first = layout.groups[sample] * shape[1]
-    keys = np.concatenate((first + position * REL_BINS // layout.lengths[sample],
-                           first + REL_BINS + position // ABS_TOKENS))
-    clean = np.where(finite, values, 0.0)
-    size = shape[0] * shape[1]
-    count = np.bincount(keys, np.tile(finite.astype(np.float64), 2), size).reshape(shape)
-    total = np.bincount(keys, np.tile(clean, 2), size).reshape(shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return name, count, total / count
 
 
 def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,139 @@
+"""The cold index against the parse limit, on every shape the index-speed goals name.
+
+    python benchmarks/bench_index.py [--dir /tmp/rl-board-bench] [--shapes medium,large,long,
+        parquet] [--repeat 2]
+
+Each shape is generated once (samples/generate_dump.py; `parquet` is `large` converted by
+`python -m loaders convert`) and kept in DIR for the next run.  Per shape, interleaved and best
+of --repeat, on a warm page cache: the parse limit (../shared/bench/parse_limit.py: bare
+orjson over every line, every core) and the cold index (`python -m loaders DIR --json
+--no-cache` in a fresh process, its wall time less the interpreter's start and imports),
+with the peak RSS of its process tree.  Then the reopen (the stored index, a cache hit).
+`real` (2 x 8 x 1,024 samples of up to 8,192 tokens, 7.6 GB) is left out unless named.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "benchmarks")]
+
+from rss import PeakRss  # noqa: E402
+
+LIMIT = ROOT.parent / "shared" / "bench" / "parse_limit.py"  # the yardstick of the goals
+# name: (generate_dump.py arguments, goal as a multiple of the parse limit, RSS goal)
+SHAPES = {
+    "medium": ("--steps 50 --ranks 4 --samples-per-rank 32 --max-tokens 512", 1.3, None),
+    "large": ("--steps 100 --ranks 8 --samples-per-rank 32 --max-tokens 1024", 1.2, "0.3x dump"),
+    "long": ("--steps 1000 --ranks 8 --samples-per-rank 128 --max-tokens 16 --group-size 8 "
+             "--prompts 20000", 1.5, "1 GB"),
+    "real": ("--steps 2 --ranks 8 --samples-per-rank 1024 --max-tokens 8192", 1.2, "1 GB"),
+}
+
+
+def run(args: list[str]) -> tuple[str, float, int]:
+    """stdout, wall seconds and peak RSS of the process tree of a child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    with PeakRss(proc.pid) as rss:
+        out, _ = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(args)}")
+    return out.decode(), time.perf_counter() - start, rss.peak
+
+
+def made(top: Path, name: str) -> Path:
+    """The shape's dump dir, generated (or converted) the first time."""
+    out = top / name
+    if (out / ".done").exists():
+        return out
+    if name == "parquet":
+        run([sys.executable, "-m", "loaders", "convert", str(made(top, "large")), str(out)])
+    else:
+        run([sys.executable, "samples/generate_dump.py", str(out), "--seed", "3",
+             *SHAPES[name][0].split()])
+    (out / ".done").touch()
+    return out
+
+
+def size_of(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.iterdir() if p.is_file() and p.name[0] != ".")
+
+
+def warm(root: Path) -> None:
+    for path in root.iterdir():
+        if path.is_file():
+            with open(path, "rb") as handle:
+                while handle.read(64 << 20):
+                    pass
+
+
+def measure(root: Path, limit_root: Path, repeat: int, start_s: float) -> dict:
+    warm(root)
+    warm(limit_root)
+    limits, colds, peaks = [], [], []
+    for _ in range(repeat):
+        out, _, _ = run([sys.executable, str(LIMIT), str(limit_root)])
+        limits.append(float(out.split("parse_limit_s=")[1].split()[0]))
+        out, wall, peak = run([sys.executable, "-m", "loaders", str(root), "--json",
+                               "--no-cache"])
+        colds.append(wall - start_s)
+        peaks.append(peak)
+    samples = orjson.loads(out)["samples"]
+    run([sys.executable, "-m", "loaders", str(root), "--json"])  # stores the index
+    _, reopen, reopen_rss = run([sys.executable, "-m", "loaders", str(root), "--json"])
+    return {"samples": samples, "bytes": size_of(root), "limit_bytes": size_of(limit_root),
+            "parse_limit_s": min(limits), "cold_s": min(colds), "peak_rss": min(peaks),
+            "reopen_s": reopen - start_s, "reopen_rss": reopen_rss}
+
+
+def startup() -> float:
+    """The interpreter's start and the loader's imports, subtracted from every wall time."""
+    return min(run([sys.executable, "-c", "import loaders, loaders.__main__"])[1]
+               for _ in range(3))
+
+
+def report(name: str, r: dict) -> str:
+    goal, rss_goal = (SHAPES[name][1], SHAPES[name][2]) if name in SHAPES else (None, None)
+    ratio = r["cold_s"] / r["parse_limit_s"]
+    if name == "parquet":
+        what = (f"{r['parse_limit_s'] / r['cold_s']:.2f}x faster than the JSONL parse limit "
+                f"(goal >= 5x); file {r['limit_bytes'] / r['bytes']:.1f}x smaller (goal >= 5x)")
+    else:
+        what = f"{ratio:.2f}x the parse limit (goal <= {goal}x)"
+    return (f"{name:8s} {r['samples']:>9,} samples {r['bytes'] / 1e6:>7,.0f} MB | parse limit "
+            f"{r['parse_limit_s']:6.2f} s | cold index {r['cold_s']:6.2f} s = {what} | peak RSS "
+            f"{r['peak_rss'] / 1e6:,.0f} MB = {r['peak_rss'] / r['limit_bytes']:.2f}x dump"
+            f"{f' (goal {rss_goal})' if rss_goal else ''} | reopen {r['reopen_s']:.2f} s, "
+            f"{r['reopen_rss'] / 1e6:,.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/rl-board-bench"))
+    parser.add_argument("--shapes", default="medium,large,long,parquet")
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    if not LIMIT.exists():
+        raise SystemExit(f"the yardstick {LIMIT} is missing (../shared/bench beside the checkout)")
+    start_s = startup()
+    print(f"interpreter start and imports: {start_s:.2f} s (subtracted); yardstick {LIMIT}")
+    results = {}
+    for name in args.shapes.split(","):
+        root = made(args.dir, name)
+        limit_root = made(args.dir, "large") if name == "parquet" else root
+        results[name] = measure(root, limit_root, args.repeat, start_s)
+        print(report(name, results[name]), flush=True)
+    out = ROOT / "benchmarks" / "out" / "bench_index.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+
+
+if __name__ == "__main__":
+    main()

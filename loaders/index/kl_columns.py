@@ -1,0 +1,100 @@
+"""The log-ratio and KL columns of a batch: every sample's policy and reference logprobs,
+laid end to end as two float arrays, reduced per sample in one numpy pass."""
+from __future__ import annotations
+
+import math
+from itertools import chain
+
+import numpy as np
+
+from loaders import schema as S
+from loaders.index.field_columns import Report, numeric_heads
+from loaders.parse import kl
+from loaders.parse.arrays import BadField, float_array
+
+KL_COLUMNS = (S.LOG_RATIO_MEAN, S.LOG_RATIO_SUM, *map(S.kl_mean, S.KL_ESTIMATORS),
+              *map(S.kl_sum, S.KL_ESTIMATORS))
+
+
+class LogRatios:
+    """Collects the logprobs of the samples that have both; then fills the KL columns."""
+
+    def __init__(self) -> None:
+        self._policy: list[np.ndarray] = []
+        self._reference: list[np.ndarray] = []
+        self.order: list[tuple[int, int]] = []  # (row, n) of each sample kept, in order
+
+    def add(self, objs: list[dict], first: int, lengths: list[int], report: Report) -> None:
+        """Samples numbered from `first`, with their aligned lengths."""
+        both = [i for i, (o, n) in enumerate(zip(objs, lengths)) if n and o.get(
+            S.LOGPROBS) is not None and o.get(S.REF_LOGPROBS) is not None]
+        if not both:
+            return
+        pair = _flat(objs, both, lengths, S.LOGPROBS), _flat(objs, both, lengths, S.REF_LOGPROBS)
+        if pair[0] is None or pair[1] is None:  # something odd in a list: sample by sample
+            both = [i for i in both if self._one(objs[i], lengths[i], i, report)]
+        else:
+            self._policy.append(pair[0])
+            self._reference.append(pair[1])
+        self.order.extend((first + i, lengths[i]) for i in both)
+
+    def _one(self, obj: dict, n: int, i: int, report: Report) -> bool:
+        try:
+            pair = float_array(_head(obj[S.LOGPROBS], n)), float_array(_head(
+                obj[S.REF_LOGPROBS], n))
+        except BadField as err:
+            report(i, f"logprobs/ref_logprobs: {err}")
+            return False
+        self._policy.append(pair[0])
+        self._reference.append(pair[1])
+        return True
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(policy, reference) logprobs of the samples in `order`, end to end."""
+        if not self.order:
+            return np.zeros(0), np.zeros(0)
+        return np.concatenate(self._policy), np.concatenate(self._reference)
+
+    def fill(self, cols: dict, policy: np.ndarray, reference: np.ndarray) -> None:
+        """The KL columns (NaN where not computable); non-finite logprobs add to NAN_COUNT."""
+        rows = len(cols[S.STEP])
+        for name in KL_COLUMNS:
+            cols[name] = np.full(rows, math.nan)
+        if not self.order:
+            return
+        at = np.array([row for row, _ in self.order], dtype=np.int64)
+        lengths = np.array([n for _, n in self.order], dtype=np.int64)
+        starts = np.cumsum(lengths) - lengths
+        sums = kl.segment_sums(policy - reference, starts)
+        bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(
+            np.int64), starts)
+        finite = sums["finite"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for name in S.KL_ESTIMATORS:
+                cols[S.kl_sum(name)][at] = np.where(finite > 0, sums[name], math.nan)
+                cols[S.kl_mean(name)][at] = sums[name] / finite
+        cols[S.LOG_RATIO_SUM] = cols[S.kl_sum(S.K1)].copy()
+        cols[S.LOG_RATIO_MEAN] = cols[S.kl_mean(S.K1)].copy()
+        cols[S.NAN_COUNT][at] += bad
+
+
+def _head(values: object, n: int) -> object:
+    """The first n items of a list or array (anything else as it is, for float_array to
+    name)."""
+    return values[:n] if isinstance(values, (list, np.ndarray)) and len(values) != n else values
+
+
+def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np.ndarray | None:
+    """The key's first n numbers of every sample in rows, end to end; None when one of them
+    is not a plain list of numbers."""
+    parts = [objs[i][key] for i in rows]
+    if set(map(type, parts)) == {np.ndarray}:  # a Parquet dump's: already numbers
+        return numeric_heads(parts, [lengths[i] for i in rows])
+    if set(map(type, parts)) != {list}:
+        return None
+    heads = [v if len(v) == lengths[i] else v[:lengths[i]] for v, i in zip(parts, rows)]
+    try:
+        return np.fromiter(chain.from_iterable(heads), np.float64,
+                           sum(lengths[i] for i in rows))
+    except (TypeError, ValueError, OverflowError):
+        return None
