@@ -41,7 +41,7 @@ def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
     path.write_bytes(line_of(good[0]) + b'{"step": 1, "resp\n' + line_of(good[1]) + b"[1, 2]\n"
                      + line_of(good[2]))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert result.rows[S.LINE] == [1, 3, 5]
+    assert list(result.rows[S.LINE]) == [1, 3, 5]
     assert [(line, dropped) for line, _, dropped in result.problems] == [(2, True), (4, True)]
     assert "not a JSON object" in result.problems[1][1]
 

@@ -131,7 +131,7 @@ def read_records(fmt: str, path: Path) -> list[dict]:
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
     """Normalised samples of one record, each with an int step, or the BadLine it raised."""
-    if fmt in _AS_WRITTEN and _plain(record):
+    if fmt in AS_WRITTEN and is_plain(record):
         return [record]
     out: list[dict | BadLine] = []
     use_path = BY_NAME[fmt].step_from_path
@@ -147,11 +147,11 @@ def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadL
     return out
 
 
-_AS_WRITTEN = frozenset({"native", "board_parquet"})  # normalize returns the record itself
+AS_WRITTEN = frozenset({"native", "board_parquet"})  # normalize returns the record itself
 _STEP_LIMIT = 2**63
 
 
-def _plain(record: dict) -> bool:
+def is_plain(record: dict) -> bool:
     """A record of the board's own format that needs nothing done: an int step in range
     (parse_step's rule) and no conversation to take texts from (fill_texts)."""
     step = record.get(S.STEP)

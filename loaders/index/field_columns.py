@@ -15,7 +15,7 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.formats.context import context_of
-from loaders.index.grouping import exclusion, group_of
+from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
 
@@ -150,11 +150,23 @@ def validation(objs: list[dict], files: Sequence[str], keys: set[str],
 
 def groups(objs: list[dict], keys: set[str], prompt_ids: np.ndarray
            ) -> tuple[np.ndarray, list[str]]:
-    """(group id, the key it came from) of every sample: see grouping.group_of."""
-    if keys.isdisjoint(S.GROUP_KEYS):
-        return prompt_ids.copy(), [S.GROUP_BY_PROMPT] * len(objs)
-    found = [group_of(o, int(p)) for o, p in zip(objs, prompt_ids)]
-    return np.array([g for g, _ in found], dtype=np.int64), [s for _, s in found]
+    """(group id, the key it came from) of every sample: grouping.group_of's rule, a key at
+    a time, each distinct trainer id hashed once (a group's samples share it)."""
+    ids, sources = prompt_ids.copy(), [S.GROUP_BY_PROMPT] * len(objs)
+    left = range(len(objs))
+    for key in (k for k in S.GROUP_KEYS if k in keys):
+        values, still, known = column(objs, key, keys), [], {}
+        for i in left:
+            value = values[i]
+            if not usable_group_id(value):
+                still.append(i)
+                continue
+            seen = (type(value), value)  # 1, 1.0 and True are one dict key, not one id
+            if seen not in known:
+                known[seen] = group_id(key, value)
+            ids[i], sources[i] = known[seen], key
+        left = still
+    return ids, sources
 
 
 _EXCLUSION_KEYS = frozenset(S.STATUS_KEYS + S.FILTER_FLAG_KEYS + S.LOSS_WEIGHT_KEYS

@@ -45,15 +45,16 @@ def prompt_id(prompt: str) -> int:
     return text_id(unpadded(prompt))
 
 
-def group_of(obj: dict, prompt: int) -> tuple[int, str]:
-    """(group id, the key it came from): the trainer's own id when the sample has one,
-    else the prompt id.  A trainer id is hashed with its key, so `uid` 7 and
-    `group_index` 7 never meet."""
-    for key in S.GROUP_KEYS:
-        value = obj.get(key)
-        if value is not None and value != "" and not isinstance(value, (list, dict)):
-            return text_id(f"{key}\0{text_of(value)}"), key
-    return prompt, S.GROUP_BY_PROMPT
+def usable_group_id(value: object) -> bool:
+    """A trainer's group id can be any value but a missing one, "", a list or a dict."""
+    return value is not None and value != "" and not isinstance(value, (list, dict))
+
+
+def group_id(key: str, value: object) -> int:
+    """The group id of a trainer's id under `key` (the first of schema.GROUP_KEYS a sample
+    has, usable_group_id; without one, its prompt id is its group).  Hashed with its key, so
+    `uid` 7 and `group_index` 7 never meet."""
+    return text_id(f"{key}\0{text_of(value)}")
 
 
 def exclusion(obj: dict, problem: FieldProblem) -> str:

@@ -10,14 +10,12 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loaders import schema as S
 from loaders.find.remote import open_binary
-from loaders.formats import samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult
-from loaders.index.summary import SummaryBatch
+from loaders.index.scan_jsonl import add_record
+from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.columnar import dictionary_columns, json_columns, records, row_checks
-from loaders.parse.record import BadLine
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -117,19 +115,8 @@ def _add_rows(found: list[dict], checks: list[int], first: int, chunk: Chunk,
     line = result.lines
     result.lines += len(found)
     for i, (record, check) in enumerate(zip(found, checks)):
-        where = {S.FILE: chunk.rel, S.LINE: line + i + 1, S.RANK: chunk.rank,
-                 S.OFFSET: first + i, S.NBYTES: 0, S.LINE_CHECK: check, S.ITEM: 0}
-        _add(batch, record, where, result, chunk.format, context)
-
-
-def _add(batch: SummaryBatch, record: dict, where: dict, result: ChunkResult, fmt: str,
-         context: FileContext) -> None:
-    line = where[S.LINE]
-    for item, sample in enumerate(samples_of(record, fmt, context)):
-        if isinstance(sample, BadLine):
-            result.problems.append((line, str(sample), True))
-            continue
-        batch.add(sample, {**where, S.ITEM: item}, result.problems)
+        where = where_of(chunk.rel, line + i + 1, chunk.rank, first + i, 0, check)
+        add_record(batch, record, where, result, chunk.format, context)
 
 
 def _short(err: Exception) -> str:

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import orjson
 
-from loaders import schema as S
 from loaders.find.remote import open_binary
-from loaders.formats import samples_of
+from loaders.formats import AS_WRITTEN, is_plain, samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.hashes import data_hashes
@@ -32,8 +31,7 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         cut = data.find(b"\n")
         pos = len(data) if cut < 0 else cut + 1
     view = memoryview(data)  # lines as views: no copy of the chunk's bytes
-    where = {S.FILE: chunk.rel, S.LINE: 0, S.RANK: chunk.rank, S.OFFSET: 0, S.NBYTES: 0,
-             S.LINE_CHECK: 0, S.ITEM: 0}
+    plain = chunk.format in AS_WRITTEN  # a line is a sample as it stands: no normalising
     while pos < len(data):
         cut = data.find(b"\n", pos)
         raw = view[pos:] if cut < 0 else view[pos:cut]
@@ -41,9 +39,16 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
             break
         result.lines += 1
         if data[pos:pos + 1] == b"{" or bytes(raw).strip():
-            where = {**where, S.LINE: result.lines, S.OFFSET: chunk.start + pos,
-                     S.NBYTES: len(raw), S.LINE_CHECK: line_check(raw)}
-            _add(batch, raw, where, result, chunk.format, context)
+            where = (chunk.rel, result.lines, chunk.rank, chunk.start + pos, len(raw),
+                     line_check(raw), 0)
+            try:
+                record = _loads(raw)
+            except ValueError:
+                record = None
+            if plain and record.__class__ is dict and is_plain(record):
+                batch.add(record, where, result.problems)
+            else:
+                _add(batch, raw, record, where, result, chunk.format, context)
         pos = len(data) if cut < 0 else cut + 1
     if chunk.start == 0:  # the whole parsed part is in hand: no second read to hash it
         result.hashes = data_hashes(data, result.parsed_until)
@@ -62,18 +67,18 @@ def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:
     return True
 
 
-def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResult,
+def add_record(batch: SummaryBatch, record: dict, where: tuple, result: ChunkResult,
                fmt: str, context: FileContext) -> None:
-    """Every sample of one stored record into the batch; unusable ones become problems."""
-    line = where[S.LINE]
+    """Every sample of one stored record into the batch (`where`: summary.where_of's, for
+    its first sample); unusable ones become problems."""
+    line = where[1]
     kept = False
     for item, sample in enumerate(samples_of(record, fmt, context)):
         if isinstance(sample, BadLine):
             result.problems.append((line, str(sample), True))
             continue
         kept = True
-        batch.add(sample, where if item == 0 and where.get(S.ITEM) == 0 else {
-            **where, S.ITEM: item}, result.problems)
+        batch.add(sample, (*where[:-1], item) if item else where, result.problems)
     repaired = problems_of(record)
     if kept and repaired:  # what parsing repaired (a lone surrogate, say): a kept line's
         batch.after(lambda: result.problems.extend((line, why, False) for why in repaired))
@@ -82,16 +87,15 @@ def add_record(batch: SummaryBatch, record: dict, where: dict, result: ChunkResu
 _loads = orjson.loads
 
 
-def _add(batch: SummaryBatch, raw: memoryview, where: dict, result: ChunkResult, fmt: str,
-         context: FileContext) -> None:
-    try:
-        record = _loads(raw)
-    except ValueError:
-        record = None
-    if record.__class__ is not dict:  # a BOM, NaN literals, a lone surrogate, not an object
+def _add(batch: SummaryBatch, raw: memoryview, record: object, where: tuple,
+         result: ChunkResult, fmt: str, context: FileContext) -> None:
+    """A line that is not a plain sample of the board's format: a record orjson could not
+    read (a BOM, NaN literals, a lone surrogate: parse_object repairs or names it), one that
+    is not an object, or one of another trainer's format."""
+    if record.__class__ is not dict:
         try:
             record = parse_object(bytes(raw))
         except BadLine as err:
-            result.problems.append((where[S.LINE], str(err), True))
+            result.problems.append((where[1], str(err), True))
             return
     add_record(batch, record, where, result, fmt, context)

@@ -1,12 +1,11 @@
 """Scanning and reading Parquet dumps (TRL's completions), one sample per row."""
 from __future__ import annotations
 
-from loaders import schema as S
 from loaders.formats import BY_NAME, read_records
 from loaders.formats.context import context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
-from loaders.index.summary import SummaryBatch
+from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.record import record_check
 
 
@@ -26,8 +25,7 @@ def scan_parquet(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         result.problems.append((0, f"unreadable {kind}: {err}", True))
         return result
     for index, record in enumerate(records):
-        where = {S.FILE: chunk.rel, S.LINE: index + 1, S.RANK: chunk.rank, S.OFFSET: index,
-                 S.NBYTES: 0, S.LINE_CHECK: record_check(record)}
+        where = where_of(chunk.rel, index + 1, chunk.rank, index, 0, record_check(record))
         add_record(batch, record, where, result, chunk.format, context)
     result.lines = len(records)
     return result

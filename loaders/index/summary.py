@@ -30,7 +30,7 @@ class SummaryBatch:
 
     def __init__(self) -> None:
         self._objs: list[dict] = []
-        self._where: list[dict] = []
+        self._where: list[tuple] = []  # each sample's WHERE values
         self._problems: list[FieldProblem | list] = []
         self._after: dict[int, list[Callable[[], None]]] = {}  # by pending sample
         self._parts: list[dict[str, list | np.ndarray]] = []
@@ -42,12 +42,13 @@ class SummaryBatch:
     def __len__(self) -> int:
         return self._done + len(self._objs)
 
-    def add(self, obj: dict, where: dict, problem: FieldProblem | list) -> None:
-        """One sample, where it was found (file, line, …) and where its problems go: a
-        callable given each reason, or a chunk's problem list, given (line, reason, False)
-        (no closure a sample)."""
+    def add(self, obj: dict, where: dict | tuple, problem: FieldProblem | list) -> None:
+        """One sample, where it was found (WHERE's columns: a dict, or their values in that
+        order) and where its problems go: a callable given each reason, or a chunk's problem
+        list, given (line, reason, False) (no closure a sample)."""
         self._objs.append(obj)
-        self._where.append(where)
+        self._where.append(where if where.__class__ is tuple else where_of(**{
+            _ARGS[key]: value for key, value in where.items()}))
         self._problems.append(problem)
         if len(self._objs) >= FLUSH:
             self._flush()
@@ -89,11 +90,23 @@ class SummaryBatch:
         return cols
 
 
+WHERE = (S.FILE, S.LINE, S.RANK, S.OFFSET, S.NBYTES, S.LINE_CHECK, S.ITEM)
+_ARGS = {S.FILE: "file", S.LINE: "line", S.RANK: "rank", S.OFFSET: "offset",
+         S.NBYTES: "nbytes", S.LINE_CHECK: "check", S.ITEM: "item"}
+
+
+def where_of(file: str, line: int, rank: int, offset: int, nbytes: int = 0,
+             check: int | None = None, item: int = 0) -> tuple:
+    """Where a sample was found, as SummaryBatch.add takes it (schema names in WHERE)."""
+    return file, line, rank, offset, nbytes, check, item
+
+
+
 _PLACES = "\0places"  # a part's trained-token places, handed to the digest
 
 
 def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
-            wheres: list[dict], after: dict[int, list[Callable[[], None]]]) -> None:
+            wheres: list[tuple], after: dict[int, list[Callable[[], None]]]) -> None:
     """Each sample's problems in field order, then what was to follow them, by sample."""
     by_sample: dict[int, list[str]] = {}
     for i, reason in found:
@@ -102,18 +115,20 @@ def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
         sink = problems[i]
         for reason in by_sample.get(i, ()):
             if sink.__class__ is list:
-                sink.append((wheres[i].get(S.LINE, 0), reason, False))
+                sink.append((wheres[i][1], reason, False))
             else:
                 sink(reason)
         for then in after.get(i, ()):
             then()
 
 
-def _summarize(objs: list[dict], wheres: list[dict], report: F.Report,
+def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
                prompt_ids: dict[str, int]) -> dict:
     """The summary columns of one batch of samples (KL and digest aside)."""
-    cols: dict = {key: [w.get(key) for w in wheres] for key in dict.fromkeys(
-        k for w in wheres[:1] for k in w)}
+    cols: dict = dict(zip(WHERE, map(list, zip(*wheres))))
+    for key in WHERE[1:]:  # numbers as numpy: no Python int to convert later
+        if None not in cols[key]:
+            cols[key] = np.array(cols[key], dtype=np.int64)
     keys = set().union(*objs)
     turns = T.conversations(objs, keys)
     places = T.trained_views(objs, keys, cols)

@@ -30,8 +30,9 @@ def _arrow(values: list | np.ndarray) -> pa.Array:
     try:
         return pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
-        return pa.array([None if v is None else encodable(v if isinstance(v, str) else str(v))
-                         for v in values], type=pa.string())
+        return pa.array([None if v is None or v != v else  # a NaN is a missing value
+                          encodable(v if isinstance(v, str) else str(v)) for v in values],
+                         type=pa.string())
 
 
 def empty_frame() -> pd.DataFrame:
@@ -51,10 +52,21 @@ def typed(frame: pd.DataFrame) -> pd.DataFrame:
         frame[name] = frame[name].astype(dtype)
     for name in frame.columns.difference(list(S.SUMMARY_DTYPES)):
         if frame[name].dtype == object or pd.api.types.is_string_dtype(frame[name]):
-            numeric = pd.to_numeric(frame[name], errors="coerce")
-            known = frame[name].notna()
-            frame[name] = numeric if numeric[known].notna().all() else frame[name].astype("string")
+            frame[name] = _numbers_or_text(frame[name])
     return frame
+
+
+def _numbers_or_text(column: pd.Series) -> pd.Series:
+    """An extra column as numbers when every value it has reads as one, else as text.  Its
+    first values are tried alone first: an id or a label fails there, without a pass over a
+    million rows."""
+    known = column.dropna()
+    head = pd.to_numeric(known.iloc[:64], errors="coerce")
+    if head.notna().all():
+        numeric = pd.to_numeric(column, errors="coerce")
+        if numeric[column.notna()].notna().all():
+            return numeric
+    return column.astype("string")
 
 
 def cap_extras(parts: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], dict[str, set[str]]]:
