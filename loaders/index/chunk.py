@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -119,7 +119,29 @@ def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:
     return size
 
 
-Columns = dict[str, list | np.ndarray]  # summary columns, numbers as numpy arrays
+class Coded(NamedTuple):
+    """A text column of few distinct values: a code per row into `texts` (None: -1)."""
+    codes: np.ndarray
+    texts: list[str]
+
+
+Columns = dict[str, list | np.ndarray | Coded]  # summary columns, numbers as numpy arrays
+# text columns that hold a few values over many rows (a file name, a group key, a reason),
+# or one a GRPO group (its prompt): sent as codes, not as a string a row
+_CODED = (S.FILE, S.GROUP_SOURCE, S.EXCLUDED_BY, S.TOOL_NAMES, S.LAST_FINISH, S.PROMPT,
+          S.GROUND_TRUTH)
+
+
+def coded(values: list) -> list | Coded:
+    """A text column as codes when that is at most half as many texts; else as it is."""
+    texts = dict.fromkeys(values)
+    if len(texts) * 2 > len(values) or not all(t.__class__ is str for t in texts if t):
+        return values
+    texts.pop(None, None)
+    index = {text: i for i, text in enumerate(texts)}
+    index[None] = -1
+    return Coded(np.fromiter(map(index.__getitem__, values), np.int32, len(values)),
+                 list(texts))
 
 
 def columns_of(cols: Columns) -> tuple[Columns, dict[str, list[str]]]:
@@ -136,6 +158,9 @@ def columns_of(cols: Columns) -> tuple[Columns, dict[str, list[str]]]:
         gone = set(extra).difference(kept_extras(extra))
         dropped = _dropped_by_file(cols, gone)
         cols = {name: values for name, values in cols.items() if name not in gone}
+    for name in _CODED:
+        if isinstance(cols.get(name), list):
+            cols[name] = coded(cols[name])
     return cols, dropped
 
 

@@ -9,15 +9,15 @@ import re
 from collections.abc import Collection
 
 import numpy as np
-import pandas as pd
 
 from loaders import schema as S
 from loaders.index.chunk import Bundle, ChunkResult
+from loaders.index.parts import Part, shifted
 
 _CAP_NOTE = re.compile(r"^(\d+) extra keys beyond the first \d+ are not columns")
 
 
-Tagged = tuple[str, pd.DataFrame]  # a frame and the file its first rows come from
+Tagged = tuple[str, Part]  # a part and the file its first rows come from
 
 
 def split(results: list[ChunkResult], line_bases: dict[str, int]
@@ -39,12 +39,12 @@ def split(results: list[ChunkResult], line_bases: dict[str, int]
             by_file.setdefault(part.chunk.rel, []).append(part)
         if len(result.rows):
             bases = [line_bases.get(part.chunk.rel, 0) for part in result.parts]
-            result.rows[S.LINE] += np.repeat(bases, [part.nrows for part in result.parts])
-            frames.append((result.parts[0].chunk.rel, result.rows))
+            lines = np.repeat(bases, [part.nrows for part in result.parts])
+            frames.append((result.parts[0].chunk.rel, shifted(result.rows, lines)))
     return frames, by_file, dropped
 
 
-def in_file_order(files: list[str], frames: list[Tagged]) -> list[pd.DataFrame]:
+def in_file_order(files: list[str], frames: list[Tagged]) -> list[Part]:
     """The frames in the order of their (first) files, so extra columns come in the order
     a file-by-file parse meets them, whatever the bundles."""
     position = {rel: i for i, rel in enumerate(files)}

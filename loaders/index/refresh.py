@@ -13,8 +13,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pandas as pd
-
 from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
@@ -23,8 +21,9 @@ from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
+from loaders.index.parts import Part, cap_extras, part_of, shifted, table_of
 from loaders.index.pool import Scanner, scan_all
-from loaders.index.table import cap_extras, combine, frame_of
+from loaders.index.table import combine
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
@@ -113,7 +112,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
         dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
     # looked up at call time: the default is this module's scan_all as it is now
-    results = (scan or scan_all)(tasks, progress, convert=frame_of)
+    results = (scan or scan_all)(tasks, progress, convert=table_of)
     bundles, by_file, dropped = split(results, {w.dump.rel: w.base.lines for w in works
                                                 if w.base is not None})
     states, frames, problems = {}, [], []
@@ -130,11 +129,11 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
         return stored, status
     parts = in_file_order([w.dump.rel for w in works], frames + bundles)
     if stored is not None:
-        parts.insert(0, stored.frame[stored.frame[S.FILE].astype("string").isin(keep)])
+        parts.insert(0, part_of(stored.frame[stored.frame[S.FILE].astype("string").isin(keep)]))
     return _capped(parts, states, problems, dropped, works), status
 
 
-def _capped(parts: list[pd.DataFrame], states: dict[str, FileState], problems: list[dict],
+def _capped(parts: list[Part], states: dict[str, FileState], problems: list[dict],
             dropped: dict[str, set[str]], works: list[Work]) -> Stored:
     """The new index, its extra columns capped over the whole run, one note a file that
     lost some (in its worker, `dropped`, or here)."""
@@ -145,7 +144,7 @@ def _capped(parts: list[pd.DataFrame], states: dict[str, FileState], problems: l
 
 
 def _apply(work: Work, results: list[ChunkResult]
-           ) -> tuple[FileState, list[pd.DataFrame], list[dict]]:
+           ) -> tuple[FileState, list[Part], list[dict]]:
     base = work.base
     line_base = base.lines if base else 0
     bad = base.bad_lines if base else 0
@@ -155,8 +154,7 @@ def _apply(work: Work, results: list[ChunkResult]
                          "reason": work.reason})
     for result in results:
         if result.rows is not None and len(result.rows):  # a bundle's part has none
-            result.rows[S.LINE] += line_base
-            frames.append(result.rows)
+            frames.append(shifted(result.rows, line_base))
         for line, reason, dropped in result.problems:
             bad += dropped
             if len(problems) < MAX_STORED_PROBLEMS:

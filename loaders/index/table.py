@@ -6,33 +6,14 @@ import pandas as pd
 import pyarrow as pa
 
 from loaders import schema as S
-from loaders.index.chunk import Columns
-from loaders.index.extras import kept_extras
+from loaders.index.parts import Part, part_of, sorted_parts
 from loaders.index.summary import extra_column
-from loaders.parse.repair import encodable
 
 _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
           "category": "", "object": None}
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
 _FINISH_REASONS = ("finish_reason", "stop_reason", S.LAST_FINISH)
-
-
-def frame_of(columns: Columns) -> pd.DataFrame:
-    """A worker's summary columns as a frame (typed later, once, by combine), through Arrow:
-    a text column becomes one buffer, not a Python object a row."""
-    return pa.table({name: _arrow(values) for name, values in columns.items()}).to_pandas()
-
-
-def _arrow(values: list | np.ndarray) -> pa.Array:
-    """One column as Arrow; a column that mixes numbers and text becomes text (typed() makes
-    it numbers again when every value reads as one, as it does for any text column)."""
-    try:
-        return pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
-        return pa.array([None if v is None or v != v else  # a NaN is a missing value
-                          encodable(v if isinstance(v, str) else str(v)) for v in values],
-                         type=pa.string())
 
 
 def empty_frame() -> pd.DataFrame:
@@ -69,36 +50,15 @@ def _numbers_or_text(column: pd.Series) -> pd.Series:
     return column.astype("string")
 
 
-def cap_extras(parts: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], dict[str, set[str]]]:
-    """The parts with at most MAX_EXTRA_COLUMNS extra columns over all of them (each part
-    is capped by its worker; together they may still hold more), and by file, the extra
-    columns dropped here that had a value in one of its rows."""
-    extra = {name for part in parts for name in part.columns if name not in S.SUMMARY_DTYPES}
-    if len(extra) <= S.MAX_EXTRA_COLUMNS:
-        return parts, {}
-    gone = extra.difference(kept_extras(extra))
-    capped, dropped = [], {}
-    for part in parts:
-        names = [name for name in part.columns if name in gone]
-        if names:
-            held = part[names].notna().groupby(part[S.FILE].astype("string")).any()
-            for file, row in held.iterrows():
-                if row.any():
-                    dropped.setdefault(str(file), set()).update(row.index[row.to_numpy()])
-            part = part.drop(columns=names)
-        capped.append(part)
-    return capped, dropped
-
-
-def combine(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate, type, sort by (step, rank, file, line) and derive run-level flags."""
-    parts = [p for p in parts if len(p)]
+def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate, sort by (step, rank, file, line, item), type and derive run-level
+    flags.  The parts meet and sort as Arrow tables: the run becomes a frame once."""
+    parts = [p if isinstance(p, pa.Table) else part_of(p) for p in parts if len(p)]
     if not parts:
         return empty_frame()
-    # one conversion after the concat: astype on each part copies every column of every part
-    frame = pd.concat(parts, ignore_index=True)
+    frame = sorted_parts(parts).to_pandas(self_destruct=True)
     frame[S.FILE] = frame[S.FILE].astype("string")
-    frame = typed(frame).sort_values(list(S.SORT_KEYS), kind="stable", ignore_index=True)
+    frame = typed(frame)
     frame[S.KEY] = sample_keys(frame)
     frame[S.TRUNCATED] = truncated(frame)
     frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0

@@ -1,0 +1,135 @@
+"""The index's parts while a refresh assembles them: Arrow tables, one per scanned chunk (and
+the stored index's rows it keeps), concatenated and sorted in Arrow, so the whole run becomes
+a frame once, with no pandas copy a part (see table.combine).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from loaders import schema as S
+from loaders.index.chunk import Coded, Columns
+from loaders.index.extras import kept_extras
+from loaders.parse.repair import encodable
+
+Part = pa.Table
+_CODED = pa.dictionary(pa.int32(), pa.string())
+# a sort key's fill where a part lacks it (as table.typed fills it)
+_SORT_FILLS = {S.STEP: 0, S.RANK: -1, S.FILE: "", S.LINE: 0, S.ITEM: 0}
+
+
+def table_of(columns: Columns) -> Part:
+    """A worker's summary columns as an Arrow table: a text column one buffer, not a
+    Python object a row."""
+    return pa.table({name: _arrow(values) for name, values in columns.items()})
+
+
+def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
+    """One column; a column that mixes numbers and text becomes text (typed() makes it
+    numbers again when every value reads as one, as it does for any text column)."""
+    if isinstance(values, Coded):
+        codes = pa.array(values.codes, mask=values.codes < 0)  # -1: a null
+        return pa.DictionaryArray.from_arrays(codes, pa.array(values.texts, pa.string()))
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
+        return pa.array([None if v is None or v != v else  # a NaN is a missing value
+                         encodable(v if isinstance(v, str) else str(v)) for v in values],
+                        type=pa.string())
+
+
+def part_of(frame: pd.DataFrame) -> Part:
+    """A frame (the stored index's rows a refresh keeps) as a part."""
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def shifted(part: Part, by: int | np.ndarray) -> Part:
+    """The part with `by` added to its line numbers (a file's lines before its chunk)."""
+    at = part.schema.get_field_index(S.LINE)
+    return part.set_column(at, S.LINE, pc.add(part.column(S.LINE), pa.array(
+        np.broadcast_to(np.asarray(by, dtype=np.int64), len(part)))))
+
+
+def cap_extras(parts: list[Part]) -> tuple[list[Part], dict[str, set[str]]]:
+    """The parts with at most MAX_EXTRA_COLUMNS extra columns over all of them (each part
+    is capped by its worker; together they may still hold more), and by file, the extra
+    columns dropped here that had a value in one of its rows."""
+    extra = {name for part in parts for name in part.column_names
+             if name not in S.SUMMARY_DTYPES}
+    if len(extra) <= S.MAX_EXTRA_COLUMNS:
+        return parts, {}
+    gone = extra.difference(kept_extras(extra))
+    capped, dropped = [], {}
+    for part in parts:
+        names = [name for name in part.column_names if name in gone]
+        for name in names:
+            held = part.column(S.FILE).filter(_has_value(part.column(name)))
+            for file in pc.unique(held).to_pylist():
+                dropped.setdefault(str(file), set()).add(name)
+        capped.append(part.drop_columns(names))
+    return capped, dropped
+
+
+def _has_value(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Not null, and not NaN (a missing number, as pandas sees it)."""
+    valid = pc.is_valid(column)
+    if pa.types.is_floating(column.type):
+        return pc.and_(valid, pc.invert(pc.is_nan(column)))
+    return valid
+
+
+def sorted_parts(parts: list[Part]) -> pa.Table:
+    """The parts as one table sorted by schema.SORT_KEYS (stable: a tie keeps part order);
+    a column that is numbers in one part and text in another becomes text."""
+    parts = _same_types([_plain(part) for part in parts])
+    table = pa.concat_tables(parts, promote_options="permissive").unify_dictionaries()
+    for key, fill in _SORT_FILLS.items():  # Arrow sorts neither nulls as typed() fills
+        if key not in table.column_names:  # them nor dictionaries
+            continue
+        at, column = table.schema.get_field_index(key), table.column(key)
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        table = table.set_column(at, key, pc.fill_null(column, fill))
+    keys = [(key, "ascending") for key in S.SORT_KEYS if key in table.column_names]
+    table = table.combine_chunks()  # a take over one chunk a column, not one a part
+    return table.take(pc.sort_indices(table, sort_keys=keys))
+
+
+def _plain(part: Part) -> Part:
+    """Dictionary columns of other than int32 codes of text (a stored index's categories)
+    as their values; the workers' coded texts stay codes (cheap to sort and take)."""
+    for at, field in enumerate(part.schema):
+        if pa.types.is_dictionary(field.type) and field.type != _CODED:
+            part = part.set_column(at, field.name, part.column(at).cast(field.type.value_type))
+    return part
+
+
+def _same_types(parts: list[Part]) -> list[Part]:
+    """Every column of one kind in all parts: text wherever one part has it as text and
+    another as anything but text or nulls."""
+    kinds: dict[str, set[str]] = {}
+    for part in parts:
+        for field in part.schema:
+            kinds.setdefault(field.name, set()).add(_kind(field.type))
+    mixed = {name for name, found in kinds.items() if "text" in found and found - {
+        "text", "null"}}
+    if not mixed:
+        return parts
+    return [_as_text(part, mixed.intersection(part.column_names)) for part in parts]
+
+
+def _kind(kind: pa.DataType) -> str:
+    if pa.types.is_null(kind):
+        return "null"
+    return "text" if pa.types.is_string(kind) or pa.types.is_large_string(kind) else str(kind)
+
+
+def _as_text(part: Part, names: set[str]) -> Part:
+    for name in names:
+        values = part.column(name).to_pylist()
+        at = part.schema.get_field_index(name)
+        part = part.set_column(at, name, pa.array(
+            [None if v is None or v != v else str(v) for v in values], type=pa.string()))
+    return part
