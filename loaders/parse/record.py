@@ -6,6 +6,7 @@ import math
 import zlib
 
 import orjson
+from xxhash import xxh3_64_intdigest
 
 from loaders import schema as S
 from loaders.parse.repair import SURROGATE_ESCAPE, long_int, repair
@@ -72,10 +73,11 @@ def _fallback_parse(raw: bytes) -> object:
         raise BadLine("invalid JSON: nested too deeply") from None
 
 
-def line_check(raw: bytes) -> int:
-    """CRC-32 of a line's bytes: stored at index time, compared when the line is read back,
-    so a line edited in place is noticed (CRC-32 runs at GB/s, a fraction of parsing)."""
-    return zlib.crc32(raw)
+def line_check(raw: bytes | memoryview) -> int:
+    """A 63-bit hash (XXH3) of a line's bytes: stored at index time, compared when the line
+    is read back, so a line edited in place is noticed.  XXH3 reads about 20 GB/s here,
+    CRC-32 2 GB/s: at 50 kB a line, CRC-32 cost a third of parsing it."""
+    return xxh3_64_intdigest(raw) >> 1  # the index's int64 column
 
 
 def record_check(record: dict) -> int:
