@@ -15,6 +15,9 @@ from loaders.index.extras import kept_extras
 from loaders.parse.repair import encodable
 
 Part = pa.Table
+# the system allocator: a copy of the run let go is memory the process gives back at once
+# (Arrow's own pools keep freed memory for later, which the next copy does not reuse)
+pa.set_memory_pool(pa.system_memory_pool())
 _CODED = pa.dictionary(pa.int32(), pa.string())
 # a sort key's fill where a part lacks it (as table.typed fills it)
 _SORT_FILLS = {S.STEP: 0, S.RANK: -1, S.FILE: "", S.LINE: 0, S.ITEM: 0}
@@ -82,9 +85,12 @@ def _has_value(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def sorted_parts(parts: list[Part]) -> pa.Table:
     """The parts as one table sorted by schema.SORT_KEYS (stable: a tie keeps part order);
-    a column that is numbers in one part and text in another becomes text."""
-    parts = _same_types([_plain(part) for part in parts])
-    table = pa.concat_tables(parts, promote_options="permissive").unify_dictionaries()
+    a column that is numbers in one part and text in another becomes text.  Empties
+    `parts`: each copy of the run is let go as soon as the next one is made."""
+    plain = _same_types([_plain(part) for part in parts])
+    parts.clear()
+    table = pa.concat_tables(plain, promote_options="permissive").unify_dictionaries()
+    del plain
     for key, fill in _SORT_FILLS.items():  # Arrow sorts neither nulls as typed() fills
         if key not in table.column_names:  # them nor dictionaries
             continue
@@ -93,7 +99,7 @@ def sorted_parts(parts: list[Part]) -> pa.Table:
             column = column.cast(column.type.value_type)
         table = table.set_column(at, key, pc.fill_null(column, fill))
     keys = [(key, "ascending") for key in S.SORT_KEYS if key in table.column_names]
-    table = table.combine_chunks()  # a take over one chunk a column, not one a part
+    # a take over the parts concatenates a column at a time: no second whole copy of the run
     return table.take(pc.sort_indices(table, sort_keys=keys))
 
 

@@ -52,11 +52,13 @@ def _numbers_or_text(column: pd.Series) -> pd.Series:
 
 def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
     """Concatenate, sort by (step, rank, file, line, item), type and derive run-level
-    flags.  The parts meet and sort as Arrow tables: the run becomes a frame once."""
-    parts = [p if isinstance(p, pa.Table) else part_of(p) for p in parts if len(p)]
-    if not parts:
+    flags.  The parts meet and sort as Arrow tables: the run becomes a frame once.  Empties
+    `parts` (they are let go as the run is made)."""
+    tables = [p if isinstance(p, pa.Table) else part_of(p) for p in parts if len(p)]
+    parts.clear()  # the caller's list: its parts go once they are sorted
+    if not tables:
         return empty_frame()
-    frame = sorted_parts(parts).to_pandas(self_destruct=True)
+    frame = sorted_parts(tables).to_pandas(self_destruct=True, split_blocks=True)
     frame[S.FILE] = frame[S.FILE].astype("string")
     frame = typed(frame)
     frame[S.KEY] = sample_keys(frame)
