@@ -1,6 +1,8 @@
 """Summary rows -> the typed, sorted per-sample frame."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -58,12 +60,16 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
     parts.clear()  # the caller's list: its parts go once they are sorted
     if not tables:
         return empty_frame()
+    # a block a column: no consolidating copy of the run (a wide run's many blocks are only
+    # slower to add a column to, which pandas warns of)
     frame = sorted_parts(tables).to_pandas(self_destruct=True, split_blocks=True)
-    frame[S.FILE] = frame[S.FILE].astype("string")
-    frame = typed(frame)
-    frame[S.KEY] = sample_keys(frame)
-    frame[S.TRUNCATED] = truncated(frame)
-    frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        frame[S.FILE] = frame[S.FILE].astype("string")
+        frame = typed(frame)
+        frame[S.KEY] = sample_keys(frame)
+        frame[S.TRUNCATED] = truncated(frame)
+        frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
 
 
