@@ -22,7 +22,8 @@ from loaders.index.token_digest import TokenDigest
 from loaders.parse.fields import finite_sum, scalar
 
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
-FLUSH = 256  # samples summarized together: enough to amortize numpy, few enough to stay small
+FLUSH = 1024  # samples summarized together: numpy's and a batch's fixed costs amortized
+FLUSH_BYTES = 4 << 20  # or fewer, when their lines are long: parsed, they hold 3-5x that
 
 
 class SummaryBatch:
@@ -33,6 +34,7 @@ class SummaryBatch:
         self._where: list[tuple] = []  # each sample's WHERE values
         self._problems: list[FieldProblem | list] = []
         self._after: dict[int, list[Callable[[], None]]] = {}  # by pending sample
+        self._bytes = 0  # of the pending samples' lines
         self._parts: list[dict[str, list | np.ndarray]] = []
         self._done = 0  # samples summarized
         self._ratios = LogRatios()
@@ -47,10 +49,12 @@ class SummaryBatch:
         order) and where its problems go: a callable given each reason, or a chunk's problem
         list, given (line, reason, False) (no closure a sample)."""
         self._objs.append(obj)
-        self._where.append(where if where.__class__ is tuple else where_of(**{
-            _ARGS[key]: value for key, value in where.items()}))
+        if where.__class__ is not tuple:
+            where = where_of(**{_ARGS[key]: value for key, value in where.items()})
+        self._where.append(where)
         self._problems.append(problem)
-        if len(self._objs) >= FLUSH:
+        self._bytes += where[4]
+        if len(self._objs) >= FLUSH or self._bytes >= FLUSH_BYTES:
             self._flush()
 
     def after(self, then: Callable[[], None]) -> None:
@@ -64,6 +68,7 @@ class SummaryBatch:
     def _flush(self) -> None:
         objs, wheres, problems, after = self._objs, self._where, self._problems, self._after
         self._objs, self._where, self._problems, self._after = [], [], [], {}
+        self._bytes = 0
         if not objs:
             return
         found: list[tuple[int, str]] = []
