@@ -18,7 +18,7 @@ Part = pa.Table
 # the system allocator: a copy of the run let go is memory the process gives back at once
 # (Arrow's own pools keep freed memory for later, which the next copy does not reuse)
 pa.set_memory_pool(pa.system_memory_pool())
-_CODED = pa.dictionary(pa.int32(), pa.string())
+_CODES = pa.dictionary(pa.int32(), pa.string())  # a worker's Coded text column
 # a sort key's fill where a part lacks it (as table.typed fills it)
 _SORT_FILLS = {S.STEP: 0, S.RANK: -1, S.FILE: "", S.LINE: 0, S.ITEM: 0}
 
@@ -38,8 +38,8 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
     try:
         return pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
-        return pa.array([None if v is None or v != v else  # a NaN is a missing value
-                         encodable(v if isinstance(v, str) else str(v)) for v in values],
+        return pa.array([None if v is None or isinstance(v, float) and v != v  # NaN: missing
+                         else encodable(v if isinstance(v, str) else str(v)) for v in values],
                         type=pa.string())
 
 
@@ -107,7 +107,7 @@ def _plain(part: Part) -> Part:
     """Dictionary columns of other than int32 codes of text (a stored index's categories)
     as their values; the workers' coded texts stay codes (cheap to sort and take)."""
     for at, field in enumerate(part.schema):
-        if pa.types.is_dictionary(field.type) and field.type != _CODED:
+        if pa.types.is_dictionary(field.type) and field.type != _CODES:
             part = part.set_column(at, field.name, part.column(at).cast(field.type.value_type))
     return part
 
@@ -137,5 +137,6 @@ def _as_text(part: Part, names: set[str]) -> Part:
         values = part.column(name).to_pylist()
         at = part.schema.get_field_index(name)
         part = part.set_column(at, name, pa.array(
-            [None if v is None or v != v else str(v) for v in values], type=pa.string()))
+            [None if v is None or isinstance(v, float) and v != v else str(v) for v in values],
+            type=pa.string()))
     return part

@@ -1,6 +1,6 @@
 """Parsed samples -> summary columns (one value per sample, no token arrays).
 
-Samples are summarized a few hundred at a time, as columns: each field is read for the
+Samples are summarized up to FLUSH at a time, as columns: each field is read for the
 whole batch in one list comprehension, and every per-token statistic (lengths, the four KL
 estimators, NaN counts, the token digest) is numpy over the batch's tokens laid end to end.
 Only what is odd in one sample (a value of the wrong type, a conversation, a loss mask)
@@ -106,7 +106,6 @@ def where_of(file: str, line: int, rank: int, offset: int, nbytes: int = 0,
     return file, line, rank, offset, nbytes, check, item
 
 
-
 _PLACES = "\0places"  # a part's trained-token places, handed to the digest
 
 
@@ -136,8 +135,7 @@ def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
             cols[key] = np.array(cols[key], dtype=np.int64)
     keys = set().union(*objs)
     turns = T.conversations(objs, keys)
-    places = T.trained_views(objs, keys, cols)
-    keys = set().union(*objs)
+    places = T.trained_views(objs, keys, cols)  # drops only known keys: `keys` still holds
     cols[S.STEP] = np.array([o[S.STEP] for o in objs], dtype=np.int64)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
@@ -158,9 +156,9 @@ def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
     """The batch's parts as one set of columns (None where a part lacks a column)."""
     names = dict.fromkeys(name for part in parts for name in part)
     out: dict[str, list | np.ndarray] = {}
+    sizes = [len(part[S.STEP]) for part in parts]
     for name in names:
         pieces = [part.get(name) for part in parts]
-        sizes = [len(part[S.STEP]) for part in parts]
         if all(isinstance(p, np.ndarray) for p in pieces):
             out[name] = np.concatenate(pieces)
         else:

@@ -1,0 +1,40 @@
+"""loaders.index.parts: chunks met as Arrow tables, coded texts, mixed kinds, one sorted run."""
+import pandas as pd
+
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.index import refresh
+
+
+def test_a_key_that_is_a_number_in_one_file_and_text_in_another_is_text(tmp_path):
+    write_dump(tmp_path / "rollout_data_rank_0.jsonl",
+               [make_sample(s, tag=1.5) for s in range(3)])
+    write_dump(tmp_path / "rollout_data_rank_1.jsonl",
+               [make_sample(s, tag="easy") for s in range(2)] + [make_sample(2)])
+    run = open_run(tmp_path, use_cache=False)
+    samples = run.samples
+    assert len(samples) == 6 and run.bad_lines == 0
+    assert pd.api.types.is_string_dtype(samples["tag"])
+    by_rank = samples.groupby(S.RANK)["tag"].apply(list).to_dict()
+    assert by_rank[0] == ["1.5"] * 3
+    assert by_rank[1][:2] == ["easy", "easy"] and pd.isna(by_rank[1][2])
+
+
+def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_path,
+                                                                        monkeypatch):
+    for rank in range(3):
+        write_dump(tmp_path / f"rollout_data_rank_{rank}.jsonl",
+                   [make_sample(s, n=4, finish_reason=("stop", "length", None)[s % 3])
+                    for s in range(40)])
+    whole = open_run(tmp_path, use_cache=False).samples
+    monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # many chunks a file
+    parts = open_run(tmp_path, use_cache=False).samples
+    keys = list(zip(parts[S.STEP], parts[S.RANK], parts[S.FILE].astype(str), parts[S.LINE]))
+    assert keys == sorted(keys) and len(keys) == 120
+    pd.testing.assert_frame_equal(whole.drop(columns=S.TOKEN_DIGEST),
+                                  parts.drop(columns=S.TOKEN_DIGEST))
+    # coded texts (a file name, a finish reason) come back as text, nulls as ""
+    assert parts[S.LAST_FINISH].tolist()[:9] == ["stop"] * 3 + ["length"] * 3 + [""] * 3
+    assert set(parts[S.FILE].astype(str)) == {f"rollout_data_rank_{r}.jsonl" for r in range(3)}
