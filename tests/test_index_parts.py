@@ -1,6 +1,5 @@
 """loaders.index.parts: chunks met as Arrow tables, coded texts, mixed kinds, one sorted run."""
 import pandas as pd
-
 from conftest import make_sample, write_dump
 
 from loaders import open_run
