@@ -23,7 +23,7 @@ from loaders.parse.fields import finite_sum, scalar
 
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
 FLUSH = 1024  # samples summarized together: numpy's and a batch's fixed costs amortized
-FLUSH_BYTES = 4 << 20  # or fewer, when their lines are long: parsed, they hold 3-5x that
+FLUSH_BYTES = 2 << 20  # or fewer, when their lines are long: parsed, they hold 3-5x that
 
 
 class SummaryBatch:
