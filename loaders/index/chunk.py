@@ -146,7 +146,7 @@ def coded(values: list) -> list | Coded:
 
 def columns_of(cols: Columns) -> tuple[Columns, dict[str, list[str]]]:
     """A batch's summary columns as sent to the main process (which makes them a frame in
-    one step: loaders.index.table.frame_of).
+    one step: loaders.index.parts.table_of).
 
     At most MAX_EXTRA_COLUMNS extra columns (see extras.kept_extras): one line of 200,000
     keys would otherwise cost 200,000 columns of every row.  Also, by file, the extra

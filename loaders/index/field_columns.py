@@ -8,18 +8,18 @@ its problems for that sample alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from loaders import schema as S
 from loaders.formats.context import context_of
+from loaders.index.extras import Report
 from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
 
-Report = Callable[[int, str], None]  # (sample in the batch, reason)
 _NUMBERS = frozenset({float, int, bool, type(None)})
 
 
