@@ -19,6 +19,7 @@ from loaders.find.remote import RemotePath, as_path, is_url
 from loaders.index.chunk import Progress
 from loaders.serve.budget import BUDGET, run_bytes
 from loaders.serve.dir_walk import DirWalk, listing_of, walk_dir
+from loaders.serve.heap import give_back
 from loaders.serve.grow import grown
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
@@ -177,6 +178,7 @@ class Catalog:
                 self._runs.put(key, result)
         if isinstance(result, Run):  # outside the lock: the budget may drop other runs here
             BUDGET.admit(self, key, result, run_bytes(result))
+            give_back()  # the load's temporaries, and the runs the budget just dropped
 
     def drop(self, key: object, run: object) -> None:
         """Forget the run held for key, if it is still `run` (the memory budget's call)."""
