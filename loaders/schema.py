@@ -67,6 +67,9 @@ OFFSET = "offset"  # byte offset of the line (row index for Parquet files)
 NBYTES = "nbytes"
 LINE_CHECK = "line_check"  # CRC-32 of the line's bytes (of the row's values for Parquet)
 ITEM = "item"  # position within the line, for formats that store many samples per line
+# a served run's row in the index file it reads its text previews from (loaders.index.previews);
+# never stored
+ROW = "row"
 KEY = "key"  # "file:line", or "file:line#item" for item > 0: a sample's name in the UI
 PROMPT_ID = "prompt_id"  # hash of the prompt text without padding: one prompt across steps/runs
 GROUP_ID = "group_id"  # per step, the samples answering one prompt (a GRPO group)
@@ -188,7 +191,11 @@ SUMMARY_DTYPES: dict[str, str] = {
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",
 }
+# every column the board makes (a served run's ROW too); any other column is a trainer's extra
+BOARD_COLUMNS = frozenset(SUMMARY_DTYPES) | {ROW}
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
+# the summary's text previews: in the index file, but read per shown row by a served run
+TEXT_PREVIEWS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
 # its line, which the Sample view shows, and is a problem of its file
 MAX_EXTRA_COLUMNS = 256

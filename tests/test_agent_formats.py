@@ -21,7 +21,7 @@ def _run(tmp_path, name):
 
 
 def _rows(run):
-    return run.samples.set_index(S.KEY)
+    return run.with_previews(run.samples).set_index(S.KEY)
 
 
 def test_verifiers_episodes_one_sample_per_branch_and_all_only_adds_failures(tmp_path):

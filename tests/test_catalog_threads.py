@@ -64,7 +64,7 @@ def test_two_sessions_share_one_run(tmp_path, monkeypatch):
     run = Catalog(_dump(tmp_path / "run")).run(tmp_path / "run")
     keys, steps = run.samples[S.KEY].tolist(), run.steps
     results = _in_threads(2, lambda i: _session(run, keys[i:] + keys[:i], steps, 60))
-    expected = {k: r for k, r in zip(keys, run.samples[S.RESPONSE])}
+    expected = {k: r for k, r in zip(keys, run.with_previews(run.samples)[S.RESPONSE])}
     by_step = {s: sorted(run.step_rows(s)[S.KEY]) for s in steps}
     for seen in results:
         for key, response, step, text_keys, *_ in seen:

@@ -16,7 +16,7 @@ def _run(tmp_path):
 
 def test_summary_columns_of_a_conversation(tmp_path):
     run = _run(tmp_path)
-    rows = run.samples.set_index(S.KEY)
+    rows = run.with_previews(run.samples).set_index(S.KEY)
     row = rows.loc["rollout_data_rank0.jsonl:1"]
     assert (row[S.TURNS], row[S.TOOL_CALLS], row[S.TOOL_ERRORS]) == (5, 1, 0)
     assert row[S.TOOL_NAMES] == "python" and row[S.LAST_FINISH] == "stop"
@@ -124,7 +124,7 @@ def test_odd_conversation_fields_never_cost_the_sample(tmp_path):
     for key in run.samples[S.KEY]:
         sample = run.sample(key)
         assert sample.error is None, (key, sample.error)
-    rows = run.samples.set_index(S.KEY)
+    rows = run.with_previews(run.samples).set_index(S.KEY)
     assert rows.loc["rollout_data_rank0.jsonl:2", S.TURNS] == 4
     assert rows.loc["rollout_data_rank0.jsonl:8", S.TRAINED_SHARE] == 0
     assert rows.loc["rollout_data_rank0.jsonl:8", S.RESPONSE_LEN] == 0

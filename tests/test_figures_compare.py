@@ -122,11 +122,12 @@ def test_prompts_compared_at_one_step_are_left_out_and_counted():
 
 def test_never_beaten_on_a_real_dump(run):
     loaded, samples = run
-    out, once = C.never_beaten_prompts(loaded.samples)
+    out, once = C.never_beaten_prompts(loaded.samples, texts=loaded.with_previews)
     # every prompt text is unique per (seed, step) here: each was compared at one step only
     losers = sorted(s[S.PROMPT] for s in samples if s[S.REWARD] <= s[S.REF_REWARD])
     assert out.empty and once == len(losers)
-    out, _ = C.never_beaten_prompts(loaded.samples, min_steps=1)
+    out, _ = C.never_beaten_prompts(loaded.samples, min_steps=1,
+                                    texts=loaded.with_previews)
     assert sorted(out[C.PROMPT_PREVIEW]) == losers
     assert (out[C.MEAN_GAP].diff().dropna() >= 0).all()
 

@@ -50,7 +50,7 @@ def dump(tmp_path: Path) -> tuple[list[dict], object]:
 
 
 def _rows(run) -> pd.DataFrame:
-    rows = run.samples
+    rows = run.with_previews(run.samples)
     assert rows[S.FILE].tolist() == [FILE] * 9
     assert rows[S.LINE].tolist() == list(range(1, 10))  # one rank, one step: file order
     return rows
@@ -100,7 +100,7 @@ def test_keys_open_the_right_sample_in_a_real_dump(tmp_path):
     write_dump(root / "a:b.jsonl", [make_sample(0, seed=1), make_sample(1, seed=2)])
     write_dump(root / "sub" / "dir" / "r:0.jsonl", [make_sample(0, seed=3, prompt="deep")])
     run = open_run(root, use_cache=False)
-    keys = T.table_view(run.samples, DisplayOptions())[T.KEY].tolist()
+    keys = T.table_view(run.with_previews(run.samples), DisplayOptions())[T.KEY].tolist()
     assert sorted(keys) == ["a:b.jsonl:1", "a:b.jsonl:2", "sub/dir/r:0.jsonl:1"]
     assert run.sample("sub/dir/r:0.jsonl:1").texts[S.PROMPT] == "deep"
     assert run.sample("a:b.jsonl:2").step == 1
@@ -198,7 +198,7 @@ def test_extra_columns(dump):
     # entropy arrives as its mean; truncated collides with the schema and gets a prefix;
     # unused is null everywhere and so left out
     assert sorted(extras) == sorted(["acc", "entropy_mean", "extra_truncated", "finish_reason"])
-    assert not set(extras) & set(S.SUMMARY_DTYPES)
+    assert not set(extras) & set(S.BOARD_COLUMNS)
     assert T.extra_columns(rows.drop(columns=extras)) == []
 
 
@@ -273,7 +273,7 @@ def test_extra_keys_named_like_view_columns_do_not_replace_them(tmp_path):
     samples = [make_sample(0, n=3, seed=1, key="trainer-id-1", flags="mine"),
                make_sample(0, n=4, seed=2)]
     run = open_run(write_dump(tmp_path / "run" / FILE, samples).parent, use_cache=False)
-    view = T.table_view(run.samples, DisplayOptions())
+    view = T.table_view(run.with_previews(run.samples), DisplayOptions())
     assert view[T.KEY].tolist() == [f"{FILE}:1", f"{FILE}:2"]
     assert view["flags"].tolist() == ["", ""]
 

@@ -212,9 +212,10 @@ def test_the_index_is_saved_at_most_every_save_every_and_once_things_go_quiet(du
     catalog.run(dump_dir)
     saves = []
     grow = __import__("loaders.serve.grow", fromlist=["save_index"])
-    real = grow.save_index
-    monkeypatch.setattr(grow, "save_index", lambda root, stored: saves.append(
-        len(stored.frame)) or real(root, stored))
+    for name in ("save_index", "save_kept"):  # a save of a followed run, and of its growth
+        real = getattr(grow, name)
+        monkeypatch.setattr(grow, name, lambda root, stored, real=real: saves.append(
+            len(stored.frame)) or real(root, stored))
     follower = Follower(catalog, dump_dir, save_every=3600)
     _settled(follower)
     path = dump_dir / "rollout_data_rank_0.jsonl"

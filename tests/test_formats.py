@@ -20,7 +20,7 @@ def _run(tmp_path, name):
 
 
 def _row(run, key):
-    return run.samples[run.samples[S.KEY] == key].iloc[0]
+    return run.with_previews(run.samples[run.samples[S.KEY] == key]).iloc[0]
 
 
 def test_native_forks_keep_fork_keys_and_split_validation(tmp_path):
@@ -29,7 +29,8 @@ def test_native_forks_keep_fork_keys_and_split_validation(tmp_path):
     assert run.samples[S.VALIDATION].sum() == 1 and run.has_validation
     train = run.part(validation=False)
     assert len(train.samples) == 6 and not train.samples[S.VALIDATION].any()
-    assert run.part(validation=True).samples[S.PROMPT].tolist() == ["vq"]
+    held_out = run.part(validation=True)
+    assert held_out.with_previews(held_out.samples)[S.PROMPT].tolist() == ["vq"]
     assert train.samples["entropy_mean"].tolist() == [1.0, 2.0, 3.0] * 2
     assert set(train.samples["data_source"]) == {"gsm8k"}
     assert train.samples[S.VALUE_MEAN].isna().all()

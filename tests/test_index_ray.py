@@ -84,7 +84,7 @@ def test_ray_build_is_the_local_build_row_for_row(tmp_path, local_ray, monkeypat
         handle.write(b'"}\n')
     grown = open_run(remote, scanner=ray_scanner(None))
     assert grown.cache == "partial" and grown.pending_bytes == 0
-    assert grown.samples["response"].eq("half").sum() == 1
+    assert grown.with_previews(grown.samples)["response"].eq("half").sum() == 1
 
 
 def scan_dying_once(chunk):

@@ -98,7 +98,7 @@ def test_odd_values_survive_as_json_and_nulls_as_missing(tmp_path):
     with DumpWriter(tmp_path, rank=0, format="parquet") as writer:
         writer.write_many(samples)
     run = open_run(tmp_path, use_cache=False)
-    first = run.samples.iloc[0]
+    first = run.with_previews(run.samples).iloc[0]
     assert first[S.PROMPT] == "user: <b>hi</b>" or "<b>hi</b>" in first[S.PROMPT]
     assert first[S.NAN_COUNT] == 1 and np.isclose(first[S.LOG_RATIO_SUM], 0.0)
     assert run.samples["mixed"].astype(str).tolist() == ["3.0", "x"]  # as from jsonl
@@ -211,7 +211,8 @@ def test_held_samples_are_written_when_the_trainer_exits(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert open_run(tmp_path, use_cache=False).samples[S.RESPONSE].tolist() == ["last"]
+    run = open_run(tmp_path, use_cache=False)
+    assert run.with_previews(run.samples)[S.RESPONSE].tolist() == ["last"]
 
 
 def test_a_crashed_writers_temp_file_is_removed_by_the_next(tmp_path):

@@ -93,7 +93,7 @@ def test_a_line_with_lone_surrogates_is_kept_with_a_field_problem(tmp_path):
     for _ in range(2):  # parsed, then from the index
         run = open_run(root)
         assert len(run.samples) == 2 and run.bad_lines == 0
-        row = run.samples.iloc[1]
+        row = run.with_previews(run.samples).iloc[1]
         assert row[S.PROMPT] == "a\ufffdb" and row["\ufffd"] == "v"
         problems = [p for p in run.problems if p["line"] == 2]
         assert problems and not any(p["dropped"] for p in problems)

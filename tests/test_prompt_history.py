@@ -65,7 +65,8 @@ def test_first_solved_last_unsolved_and_trend(history):
 
 def test_one_prompts_history_links_each_step_to_its_group(history):
     run, steps, table = history
-    prompt = run.samples.loc[run.samples[S.PROMPT] == "prompt late", S.PROMPT_ID].iloc[0]
+    rows = run.with_previews(run.samples)
+    prompt = rows.loc[rows[S.PROMPT] == "prompt late", S.PROMPT_ID].iloc[0]
     one = run.groups().prompt(prompt)
     assert one[S.STEP].tolist() == [1, 3]
     assert one[S.PASS_RATE].tolist() == [0.5, 0.75]

@@ -37,7 +37,7 @@ def test_verl_keys_on_the_first_line_do_not_make_every_sample_verl(tmp_path):
     write_dump(tmp_path / "rollouts.jsonl", [odd] + _native(30)[1:])
     run = open_run(tmp_path)
     assert run.formats == {"rollouts.jsonl": "native"}
-    assert run.samples[S.PROMPT].str.startswith("native").all()
+    assert run.with_previews(run.samples)[S.PROMPT].str.startswith("native").all()
     assert (run.samples[S.REWARD] != 9.0).all()  # `score` is not the reward in this format
 
 

@@ -88,7 +88,8 @@ def test_validation_strings_are_not_truthy(tmp_path):
     write_dump(tmp_path / "rollout_data_rank_val0.jsonl",
                [make_sample(0, validation="maybe", prompt="val file")])
     run = open_run(tmp_path)
-    by_prompt = dict(zip(run.samples[S.PROMPT], run.samples[S.VALIDATION]))
+    rows = run.with_previews(run.samples)
+    by_prompt = dict(zip(rows[S.PROMPT], rows[S.VALIDATION]))
     assert by_prompt == {"p0": False, "p1": True, "p2": False, "p3": True, "p4": False,
                          "p5": False, "val file": True}
     reasons = [(p["file"], p["line"], p["reason"]) for p in run.problems]

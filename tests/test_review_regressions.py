@@ -71,7 +71,8 @@ def test_symlinked_file_outside_the_dump_is_not_read(tmp_path):
     inner = write_dump(run_dir / "real" / "y.jsonl", [make_sample(2)])
     (run_dir / "rollout_data_rank_2.jsonl").symlink_to(inner)
     run = open_run(run_dir)
-    assert "SECRET" not in " ".join(run.samples[S.PROMPT]) and run.steps == [1, 2]
+    prompts = run.with_previews(run.samples)[S.PROMPT]
+    assert "SECRET" not in " ".join(prompts) and run.steps == [1, 2]
 
 
 def test_baseline_needs_only_min_history_steps():

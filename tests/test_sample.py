@@ -63,4 +63,4 @@ def test_step_texts_are_full_texts_without_token_tables(dump_dir):
     texts = run.step_texts(1)
     assert len(texts) == 9
     assert texts["rollout_data_rank_2.jsonl:1"][S.PROMPT] == long_prompt
-    assert len(run.samples[S.PROMPT].iloc[0]) <= S.PREVIEW_CHARS
+    assert len(run.with_previews(run.samples)[S.PROMPT].iloc[0]) <= S.PREVIEW_CHARS

@@ -11,7 +11,7 @@ from loaders import open_run
 from loaders import schema as S
 
 CAP = S.MAX_EXTRA_COLUMNS
-BOARD = set(S.SUMMARY_DTYPES)
+BOARD = set(S.BOARD_COLUMNS)
 
 
 def _extras(run: object) -> list[str]:

@@ -117,12 +117,13 @@ def replace_index(place: Path, write: Callable[[BinaryIO], None]) -> Path:
     try:
         _remove_orphans(dir_fd)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+            # read-write: the writer may keep a descriptor to read back what it wrote
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
                          dir_fd=dir_fd)
         except OSError as err:
             raise NoPlace(err.errno, f"cannot write in {place}: {err.strerror}") from None
         try:
-            with os.fdopen(fd, "wb") as handle:
+            with os.fdopen(fd, "w+b") as handle:
                 write(handle)
                 handle.flush()
                 os.fsync(handle.fileno())

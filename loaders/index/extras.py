@@ -20,7 +20,7 @@ from loaders.parse.arrays import BadField, float_array, is_number_list
 from loaders.parse.text import text_of
 
 FieldProblem = Callable[[str], None]
-_RESERVED = frozenset(S.SUMMARY_DTYPES)
+_RESERVED = S.BOARD_COLUMNS
 LITERAL, PREFIXED, DERIVED = 0, 1, 2  # who gets a contested name first
 
 

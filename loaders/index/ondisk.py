@@ -12,11 +12,13 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loaders import schema as S
 from loaders.find.remote import is_url
 from loaders.formats import BY_NAME
 from loaders.index.cachedir import (
@@ -28,6 +30,13 @@ from loaders.index.cachedir import (
     user_cache_dir,
 )
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
+from loaders.index.previews import (
+    ROW_GROUP_ROWS,
+    FilePreviews,
+    Previews,
+    held,
+    stored_frame,
+)
 from loaders.index.table import empty_frame
 from loaders.index.trust import (
     Untrusted,
@@ -37,10 +46,10 @@ from loaders.index.trust import (
     checked_states,
 )
 
-# 12: token digests built by the columnar summary (the last token of a parse batch's last
-# sample, when it was not the longest, was left out of its position bin); older indexes
-# rebuild once
-INDEX_VERSION = 12
+# 13: row groups of ROW_GROUP_ROWS samples, so a served run reads the text previews of the
+# rows it shows (loaders.index.previews); a trainer key "row" is the column "extra_row".
+# Older indexes rebuild once
+INDEX_VERSION = 13
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"
@@ -95,9 +104,15 @@ def index_dir(root: Path) -> Path:
 
 @dataclass
 class Stored:
-    frame: pd.DataFrame
+    frame: pd.DataFrame  # without the text previews (numbered by S.ROW) when `previews` is set
     files: dict[str, FileState]
     problems: list[dict]  # those marked "index" are about the cache itself: never saved
+    previews: Previews | None = None  # the text previews, when not in the frame
+
+    def rows_of(self, files: set[str]) -> pd.DataFrame:
+        """The samples of these files, with their text previews, as the index holds them."""
+        rows = self.frame[self.frame[S.FILE].astype("string").isin(files)]
+        return stored_frame(rows, self.previews)
 
 
 def index_note(place: Path, reason: str) -> dict:
@@ -114,8 +129,7 @@ def load_index(root: Path) -> Stored | None:
     place = locate(root)
     notes = [index_note(place.path, place.note)] if place.note else []
     try:
-        stored = read_index(place.path, lambda handle: _from_table(pq.read_table(handle),
-                                                                   root))
+        stored = read_index(place.path, lambda handle: _from_file(handle, root))
     except Untrusted as err:
         stored, notes = None, [*notes, index_note(place.path, f"index ignored: {err}")]
     except (OSError, KeyError, TypeError, ValueError, pa.ArrowException) as err:
@@ -125,6 +139,24 @@ def load_index(root: Path) -> Stored | None:
     if stored is None:
         return Stored(empty_frame(), {}, notes) if notes else None
     stored.problems.extend(notes)
+    return stored
+
+
+def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
+    """The index in handle, its text previews left in the file (read by row later, through
+    a descriptor of their own: the file replaced on disk meanwhile does not change them)."""
+    schema = pq.read_schema(handle)
+    meta = orjson.loads((schema.metadata or {}).get(_META_KEY, b"null"))
+    if isinstance(meta, dict) and meta.get("version") != INDEX_VERSION:
+        return None  # written by another version of the board: rebuilt, nothing to say
+    for name in S.TEXT_PREVIEWS:
+        kind = schema.field(name).type if name in schema.names else pa.null()
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise Untrusted(f"column {name!r} missing or not string")
+    numbers = [name for name in schema.names if name not in S.TEXT_PREVIEWS]
+    stored = _from_table(pq.read_table(handle, columns=numbers), root)
+    if stored is not None:
+        stored.previews = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
     return stored
 
 
@@ -139,32 +171,43 @@ def _from_table(table: pa.Table, root: Path) -> Stored | None:
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
     frame = table.to_pandas()
+    frame[S.ROW] = np.arange(len(frame), dtype=np.int64)
     check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
     return Stored(frame, files, checked_problems(meta["problems"]))
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:
     """Write the index atomically; returns its path, or None when no cache dir is writable."""
+    return save_kept(root, stored)[0]
+
+
+def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
+    """save_index, and the text previews of the frame written: read from the file written
+    (held open), or held in memory when no cache dir is writable."""
     states = list(stored.files.values())
     # by field, not by file: a tenth of the size to parse for a dir of many small files
     columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
     meta = {"version": INDEX_VERSION, "files": columns,
             "problems": [p for p in stored.problems if not p.get("index")]}
-    table = pa.Table.from_pandas(stored.frame, preserve_index=False)
+    frame = stored_frame(stored.frame, stored.previews)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                            _META_KEY: orjson.dumps(meta)})
     root = root if is_url(root) else Path(root).resolve()
     place = locate(root).path
 
-    def write(handle: BinaryIO) -> None:
-        pq.write_table(table, handle, compression="zstd")
+    kept: list[BinaryIO] = []
 
-    try:
-        return replace_index(place, write)
-    except NoPlace:
-        if place == user_cache_dir(root):
-            return None
-    try:  # the dump's own cache dir became a link or a file since it was located
-        return replace_index(user_cache_dir(root), write)
-    except NoPlace:
-        return None
+    def write(handle: BinaryIO) -> None:
+        pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+        handle.flush()
+        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
+
+    for where in dict.fromkeys([place, user_cache_dir(root)]):
+        # the second: the dump's own cache dir became a link or a file since it was located
+        try:
+            path = replace_index(where, write)
+            return path, FilePreviews(kept[-1])
+        except NoPlace:
+            continue
+    return None, held(frame)

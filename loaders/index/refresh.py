@@ -13,7 +13,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile
@@ -129,7 +128,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
         return stored, status
     parts = in_file_order([w.dump.rel for w in works], frames + bundles)
     if stored is not None:
-        parts.insert(0, part_of(stored.frame[stored.frame[S.FILE].astype("string").isin(keep)]))
+        parts.insert(0, part_of(stored.rows_of(keep)))
     return _capped(parts, states, problems, dropped, works), status
 
 

@@ -26,7 +26,7 @@ _TEXTS = (S.PROMPT, S.RESPONSE, S.REF_RESPONSE, S.GROUND_TRUTH)
 
 def full_table(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
     """rows (at most MAX_ROWS) with their text columns holding the full texts."""
-    rows = rows.head(MAX_ROWS).copy()
+    rows = run.with_previews(rows.head(MAX_ROWS)).copy()
     texts = run.texts(rows[S.KEY].tolist())
     for column in _TEXTS:
         full = [texts[key][column] if key in texts else None for key in rows[S.KEY]]

@@ -1,6 +1,7 @@
 """A run's GRPO groups as the pages ask for them, each answer computed once and kept."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,9 +39,11 @@ class Groups:
     indexed group id (the board's --group-key)."""
 
     def __init__(self, samples: pd.DataFrame, left_out: pd.DataFrame,
-                 group_key: str | None = None) -> None:
+                 group_key: str | None = None,
+                 texts: Callable[[pd.DataFrame], pd.DataFrame] = lambda rows: rows) -> None:
         self.samples = with_group_key(samples, group_key)
         self.left_out = with_group_key(left_out, group_key)
+        self._texts = texts  # rows with their text previews (Run.with_previews)
         self._memo: Memo[tuple, object] = Memo(size=64)
 
     def rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
@@ -52,7 +55,7 @@ class Groups:
         if options.show_left_out:
             more = self.left_out[self.left_out[S.STEP] == step]
             rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
-        rows = rows.copy()
+        rows = self._texts(rows).copy()
         rows[S.ADVANTAGE] = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
         rows[S.PASSED], _ = passed(rows, options.pass_threshold)
         return rows
@@ -83,7 +86,8 @@ class Groups:
 
     def _history(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
         steps = prompt_steps(self.samples, passed(self.samples, threshold)[0])
-        return steps, prompt_table(steps, previews(self.samples))
+        first = self.samples.drop_duplicates(S.PROMPT_ID)  # the previews of one row a prompt
+        return steps, prompt_table(steps, previews(self._texts(first)))
 
     def prompt(self, prompt_id: int, threshold: float = DEFAULT_PASS) -> pd.DataFrame:
         """One prompt's group at every step it appears."""

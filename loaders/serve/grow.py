@@ -14,8 +14,9 @@ from pathlib import Path
 
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
-from loaders.index.ondisk import Stored, save_index
+from loaders.index.ondisk import Stored, save_index, save_kept
 from loaders.index.pool import scan_all, scan_inline
+from loaders.index.previews import served
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
@@ -43,7 +44,7 @@ def known_dumps(run: Run) -> list[DumpFile]:
 
 def saved(run: Run) -> Path | None:
     """Write the run's index (frame, file states, problems) as the on-disk cache."""
-    return save_index(run.root, Stored(run.samples, run.files, run.problems))
+    return save_index(run.root, Stored(run.samples, run.files, run.problems, run.previews))
 
 
 def grown(run: Run, listing: Listing | None = None, progress: Progress | None = None,
@@ -58,13 +59,17 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     """
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
-    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems), progress,
-                            scan=scan_growth)
+    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems, run.previews),
+                            progress, scan=scan_growth)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)
     if status == "hit" and (metric_files, stamp) == (run.metric_files, run.metric_stamp):
         return run
-    index_path = save_index(run.root, fresh) if status != "hit" and save else run.index_path
-    return Run(run.root, fresh.frame, fresh.files, fresh.problems, status,
-               time.perf_counter() - started, index_path, metric_files, stamp)
+    index_path, previews = run.index_path, fresh.previews
+    if status != "hit" and save:
+        index_path, previews = save_kept(run.root, fresh)
+    samples, previews = served(fresh.frame, previews)  # unsaved growth: previews held
+    return Run(run.root, samples, fresh.files, fresh.problems, status,
+               time.perf_counter() - started, index_path, metric_files, stamp,
+               previews=previews)

@@ -15,8 +15,9 @@ from loaders.find.walk import Listing, scan
 from loaders.formats import BY_NAME, no_known_format
 from loaders.health.check import Health
 from loaders.index.chunk import Progress
-from loaders.index.ondisk import FileState, index_dir, load_index, save_index
+from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
 from loaders.index.pool import Scanner
+from loaders.index.previews import Previews, served, with_texts
 from loaders.index.refresh import refresh
 from loaders.index.steps import step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
@@ -43,7 +44,9 @@ class Run:
     Memo; what changed on disk since is only seen by opening it again (Catalog.refresh)."""
 
     root: Path
-    samples: pd.DataFrame  # one row per sample, sorted by (step, rank, file, line)
+    # one row per sample, sorted by (step, rank, file, line); its text previews are read
+    # per shown row (step_rows, with_previews) from `previews`, by S.ROW
+    samples: pd.DataFrame
     files: dict[str, FileState]
     problems: list[dict]  # {file, line, reason, dropped}, capped per file
     cache: str  # "miss", "hit" or "partial"
@@ -58,7 +61,10 @@ class Run:
     # samples the trainer did not train on (filtered, aborted, errored), once trained() split
     # them off: shown apart, never in a statistic
     left_out: pd.DataFrame | None = field(default=None, repr=False)
+    previews: Previews | None = field(default=None, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
+    _steps: Memo[int, pd.DataFrame] = field(default_factory=lambda: Memo(size=4), init=False,
+                                            repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -82,8 +88,13 @@ class Run:
         return self._memo.get("step_stats", lambda: step_stats(self.samples))
 
     def step_rows(self, step: int) -> pd.DataFrame:
-        """The summary rows of one step."""
-        return self.samples[self.samples[S.STEP] == step]
+        """The summary rows of one step, with their text previews."""
+        return self._steps.get(step, lambda: self.with_previews(
+            self.samples[self.samples[S.STEP] == step]))
+
+    def with_previews(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """rows (of samples or left_out) with their text previews, read for these rows."""
+        return with_texts(rows, self.previews) if self.previews is not None else rows
 
     def sample(self, key: str) -> Sample:
         """One sample in full (text and token arrays), read from disk on demand."""
@@ -122,7 +133,7 @@ class Run:
         """GRPO groups and prompt history; `group_key` names a key to group by instead."""
         return self._memo.get(("groups", group_key), lambda: Groups(
             self.samples, self.left_out if self.left_out is not None else self.samples[:0],
-            group_key))
+            group_key, self.with_previews))
 
     @property
     def stale_files(self) -> frozenset[str]:
@@ -213,13 +224,14 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
     fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale, scan=scanner)
     if all(state.format not in BY_NAME for state in fresh.files.values()):
         raise DumpError(no_known_format(sorted(fresh.files)))
-    index_path = None
+    index_path, previews = None, fresh.previews
     if use_cache and status != "hit":
-        index_path = save_index(root, fresh)
+        index_path, previews = save_kept(root, fresh)
     elif use_cache:
         index_path = index_dir(root) / "index.parquet"
+    samples, previews = served(fresh.frame, previews)
     # metric logs on object storage are not read (see loaders.find.remote_walk)
     metric_files = {} if is_url(root) else run_metric_files(root, listing.logs, fresh.files)
-    return Run(root, fresh.frame, fresh.files, fresh.problems, status,
+    return Run(root, samples, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files,
-               metric_stamp(root, metric_files))
+               metric_stamp(root, metric_files), previews=previews)

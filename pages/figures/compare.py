@@ -1,6 +1,8 @@
 """Pure builders of the RL vs reference page: per-step comparison and prompts RL never beat."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -82,12 +84,14 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     return fig
 
 
-def never_beaten_prompts(samples: pd.DataFrame,
-                         min_steps: int = 2) -> tuple[pd.DataFrame, int]:
+def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
+                         texts: Callable[[pd.DataFrame], pd.DataFrame] = lambda rows: rows
+                         ) -> tuple[pd.DataFrame, int]:
     """(prompts compared with the reference at >= min_steps steps where RL never scored
     higher, worst mean gap first; how many such prompts were left out for being seen at
     fewer steps).  A prompt seen once says nothing about training, and a run that never
-    repeats a prompt would list them all."""
+    repeats a prompt would list them all.  `texts` gives rows their previews (a served run's
+    with_previews), read for one row of each prompt listed."""
     compared = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
     won = samples[S.REWARD] > samples[S.REF_REWARD]
     by_prompt = pd.DataFrame({"compared": compared, "won": won}).groupby(samples[S.PROMPT_ID])
@@ -98,9 +102,11 @@ def never_beaten_prompts(samples: pd.DataFrame,
     left_out = int((losing & (steps < min_steps)).sum())
     if never.empty:
         return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS)), left_out
-    grouped = samples[samples[S.PROMPT_ID].isin(never)].groupby(S.PROMPT_ID, sort=False)
+    rows = samples[samples[S.PROMPT_ID].isin(never)]
+    grouped = rows.groupby(S.PROMPT_ID, sort=False)
+    first = texts(rows.drop_duplicates(S.PROMPT_ID)).set_index(S.PROMPT_ID)[S.PROMPT]
     table = pd.DataFrame({
-        PROMPT_PREVIEW: grouped[S.PROMPT].first(), SAMPLE_COUNT: grouped.size(),
+        PROMPT_PREVIEW: first, SAMPLE_COUNT: grouped.size(),
         STEPS_SEEN: grouped[S.STEP].nunique(), MEAN_REWARD: grouped[S.REWARD].mean(),
         MEAN_REF_REWARD: grouped[S.REF_REWARD].mean(), MEAN_GAP: grouped[S.REWARD_GAP].mean(),
         LAST_STEP: grouped[S.STEP].max(),

@@ -140,4 +140,4 @@ def _blank(column: pd.Series) -> bool:
 
 def extra_columns(rows: pd.DataFrame) -> list[str]:
     """Columns the trainer added beyond the schema, that have at least one value."""
-    return [c for c in rows.columns if c not in S.SUMMARY_DTYPES and rows[c].notna().any()]
+    return [c for c in rows.columns if c not in S.BOARD_COLUMNS and rows[c].notna().any()]

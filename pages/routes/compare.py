@@ -26,7 +26,8 @@ def render(view: View) -> None:
     if view.run.samples[S.REF_REWARD].isna().all():
         st.info("No reference: this dump has no ref_reward.")
         return
-    never, once = compare.never_beaten_prompts(view.run.samples)
+    never, once = compare.never_beaten_prompts(view.run.samples,
+                                                 texts=view.run.with_previews)
     if once:
         st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
                    "out (a prompt needs two steps to say anything about training).")
@@ -41,7 +42,7 @@ def render(view: View) -> None:
         st.caption(f"{len(never)} prompts · select one to list its samples")
         return
     prompt_id = never[S.PROMPT_ID].iloc[picked[0]]
-    samples = view.run.samples[view.run.samples[S.PROMPT_ID] == prompt_id]
+    samples = view.run.with_previews(view.run.samples[view.run.samples[S.PROMPT_ID] == prompt_id])
     st.dataframe(tables.table_view(samples, view.options), hide_index=True, width="stretch",
                  column_config={tables.KEY: None})
     choice = st.selectbox("Open sample", samples[S.KEY].tolist(), key="w_cmp_open")

@@ -1,0 +1,125 @@
+"""The text previews of a run's samples, kept out of its frame and read by row on demand.
+
+The previews (prompt, response, reference response, ground truth) are a third of a summary
+frame, and a whole-run view never needs them: only the rows a page shows do.  So a served run
+holds its numbers in memory and reads the previews of the rows it draws from the index file
+it was written to or read from (FilePreviews: one row group of ROW_GROUP_ROWS samples per
+read).  The file is held open, so an index replaced on disk since (a followed run saved
+again) leaves this run reading its own snapshot.  A run that has no index on disk keeps them
+in memory (HeldPreviews).  Rows are named by schema.ROW, a sample's row in that file.
+"""
+from __future__ import annotations
+
+import threading
+from typing import BinaryIO, Protocol
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loaders import schema as S
+
+# rows per row group of the index file: a step of 8,192 samples is one or two reads
+ROW_GROUP_ROWS = 16_384
+
+
+class Previews(Protocol):
+    def take(self, rows: np.ndarray) -> pa.Table:
+        """The preview columns of these rows (S.ROW values), in their order."""
+
+    def table(self) -> pa.Table:
+        """The preview columns of every row."""
+
+    @property
+    def held_bytes(self) -> int:
+        """What they take in memory."""
+
+
+class HeldPreviews:
+    """Previews held in memory, for a run with no index file."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self._table = table.select(list(S.TEXT_PREVIEWS)).combine_chunks()
+
+    def take(self, rows: np.ndarray) -> pa.Table:
+        return self._table.take(pa.array(rows, pa.int64()))
+
+    def table(self) -> pa.Table:
+        return self._table
+
+    @property
+    def held_bytes(self) -> int:
+        return self._table.nbytes
+
+
+class FilePreviews:
+    """Previews read from an open index file, a few row groups at a time."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self._lock = threading.Lock()  # one reader at a time: the handle has one position
+        self._file = pq.ParquetFile(handle)
+        sizes = [self._file.metadata.row_group(i).num_rows
+                 for i in range(self._file.metadata.num_row_groups)]
+        self._starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+
+    def take(self, rows: np.ndarray) -> pa.Table:
+        rows = np.asarray(rows, dtype=np.int64)
+        groups = np.unique(np.searchsorted(self._starts, rows, side="right") - 1)
+        if not len(groups):
+            return self._read([]).slice(0, 0)
+        # each group's first row within the concatenation of the groups read
+        base = np.cumsum(np.diff(self._starts)[groups]) - np.diff(self._starts)[groups]
+        at = np.searchsorted(groups, np.searchsorted(self._starts, rows, side="right") - 1)
+        local = rows - self._starts[groups][at] + base[at]
+        return self._read(groups.tolist()).take(pa.array(local, pa.int64()))
+
+    def table(self) -> pa.Table:
+        return self._read(list(range(len(self._starts) - 1)))
+
+    def _read(self, groups: list[int]) -> pa.Table:
+        with self._lock:
+            return self._file.read_row_groups(groups, columns=list(S.TEXT_PREVIEWS))
+
+    @property
+    def held_bytes(self) -> int:
+        return 0
+
+
+def held(frame: pd.DataFrame) -> HeldPreviews:
+    """The previews of a frame that still has its text columns, held in memory."""
+    return HeldPreviews(pa.Table.from_pandas(frame[list(S.TEXT_PREVIEWS)], preserve_index=False))
+
+
+def without_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame, its rows numbered in S.ROW, without the preview columns."""
+    out = frame.drop(columns=[c for c in S.TEXT_PREVIEWS if c in frame.columns])
+    out[S.ROW] = np.arange(len(out), dtype=np.int64)
+    return out
+
+
+def with_texts(rows: pd.DataFrame, previews: Previews) -> pd.DataFrame:
+    """rows with their preview columns (read by S.ROW), in the frame's column order of old."""
+    if all(c in rows.columns for c in S.TEXT_PREVIEWS):
+        return rows
+    texts = previews.take(rows[S.ROW].to_numpy())
+    out = rows.copy()
+    for name in S.TEXT_PREVIEWS:
+        out[name] = texts.column(name).to_pandas().set_axis(rows.index).astype("string")
+    return out
+
+
+def served(frame: pd.DataFrame, previews: Previews | None) -> tuple[pd.DataFrame, Previews]:
+    """The frame a run serves (rows numbered, no preview columns) and where its previews are
+    read: `previews` when given (the file the frame was written to or read from), else the
+    frame's own, held in memory."""
+    if S.ROW in frame.columns and previews is not None:
+        return frame, previews
+    return without_texts(frame), previews if previews is not None else held(frame)
+
+
+def stored_frame(frame: pd.DataFrame, previews: Previews | None) -> pd.DataFrame:
+    """The frame as the index file holds it: every text column, no S.ROW."""
+    if previews is not None and S.ROW in frame.columns:
+        frame = with_texts(frame, previews)
+    return frame.drop(columns=[S.ROW], errors="ignore")

@@ -1,0 +1,90 @@
+"""A served run holds no text previews: they are read per shown row from its index file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from conftest import line_of, make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.index import ondisk, previews
+from loaders.serve.grow import grown, saved
+
+
+def _dump(root: Path, steps: int = 6, per_step: int = 7) -> Path:
+    for rank in range(2):
+        samples = [make_sample(step, seed=rank * 100 + i, prompt=f"p{step}-{rank}-{i}",
+                               response=f"answer {step}.{rank}.{i} " + "x" * (i * 60),
+                               ground_truth=f"gt{i}")
+                   for step in range(1, steps + 1) for i in range(per_step)]
+        write_dump(root / f"rollout_data_rank_{rank}.jsonl", samples)
+    return root
+
+
+def _texts(run) -> pd.DataFrame:
+    return run.with_previews(run.samples)[[S.KEY, *S.TEXT_PREVIEWS]].reset_index(drop=True)
+
+
+@pytest.fixture
+def small_groups(monkeypatch):
+    """Row groups of 5 rows: every step's rows straddle several of them."""
+    monkeypatch.setattr(ondisk, "ROW_GROUP_ROWS", 5)
+
+
+def test_reopened_run_reads_the_previews_a_parse_holds(tmp_path, small_groups):
+    root = _dump(tmp_path / "run")
+    parsed = open_run(root, use_cache=False)  # previews held in memory, from the parse
+    first, again = open_run(root), open_run(root)
+    assert (first.cache, again.cache) == ("miss", "hit")
+    for run in (first, again):
+        assert not set(S.TEXT_PREVIEWS) & set(run.samples.columns)
+        pd.testing.assert_frame_equal(_texts(run), _texts(parsed))
+    assert isinstance(parsed.previews, previews.HeldPreviews)
+    assert isinstance(again.previews, previews.FilePreviews)
+    assert pq.ParquetFile(again.index_path).num_row_groups == 17  # 84 rows, 5 a group
+
+
+def test_step_rows_and_any_rows_get_their_own_texts(tmp_path, small_groups):
+    run = open_run(_dump(tmp_path / "run"))
+    for step in run.steps:
+        rows = run.step_rows(step)
+        assert rows[S.PROMPT].str.startswith(f"p{step}-").all()
+        assert [p.split("-")[2] for p in rows[S.PROMPT]] == [
+            r.split(".")[2].split(" ")[0] for r in rows[S.RESPONSE]]
+    picked = run.samples.sample(9, random_state=3)  # rows of many row groups, shuffled
+    shown = run.with_previews(picked)
+    assert list(shown.index) == list(picked.index)
+    expected = {k: t for k, t in zip(_texts(run)[S.KEY], _texts(run)[S.PROMPT])}
+    assert shown[S.PROMPT].tolist() == [expected[k] for k in picked[S.KEY]]
+
+
+def test_a_run_keeps_reading_its_snapshot_after_the_index_is_replaced(tmp_path, small_groups):
+    root = _dump(tmp_path / "run")
+    old = open_run(root)
+    before = _texts(old)
+    path = root / "rollout_data_rank_0.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    new_first = make_sample(1, seed=7, prompt="rewritten", response="new")
+    path.write_bytes(line_of(new_first) + b"".join(lines[1:]))  # the index is rewritten
+    assert open_run(root).cache != "hit"
+    pd.testing.assert_frame_equal(_texts(old), before)
+
+
+def test_growth_holds_its_previews_until_saved_then_the_index_has_them(tmp_path,
+                                                                         small_groups):
+    root = _dump(tmp_path / "run", steps=2)
+    run = open_run(root)
+    with open(root / "rollout_data_rank_1.jsonl", "ab") as handle:
+        handle.write(line_of(make_sample(3, prompt="late prompt", response="late answer")))
+    unsaved = grown(run, save=False)
+    assert isinstance(unsaved.previews, previews.HeldPreviews)
+    assert unsaved.step_rows(3)[S.PROMPT].tolist() == ["late prompt"]
+    saved(unsaved)
+    reopened = open_run(root)
+    assert reopened.cache == "hit"
+    pd.testing.assert_frame_equal(_texts(reopened), _texts(unsaved))
+    now = grown(reopened, save=True)
+    assert now is reopened  # nothing changed since
