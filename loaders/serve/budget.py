@@ -14,9 +14,12 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
+
+if TYPE_CHECKING:  # the budget is imported beside runs, not by them
+    from loaders.serve.run import Run
 
 BUDGET_ENV = "RL_BOARD_RUN_MEMORY_MB"
 DEFAULT_MB = 4096
@@ -41,10 +44,12 @@ def frame_bytes(frame: pd.DataFrame) -> int:
     return int(frame.memory_usage(deep=True, index=True).sum())
 
 
-def run_bytes(run: object) -> int:
+def run_bytes(run: Run) -> int:
     """A loaded run's share of the budget: its summary frame twice over, since the views
-    the pages use (train/validation part, trained samples) copy its rows."""
-    return 2 * frame_bytes(run.samples)
+    the pages use (train/validation part, trained samples) copy its rows, and the text
+    previews it holds in memory (none when they are read from its index file)."""
+    held = run.previews.held_bytes if run.previews is not None else 0
+    return 2 * frame_bytes(run.samples) + held
 
 
 _Entry = tuple[weakref.ref, weakref.ref, int]  # holder, value, bytes
