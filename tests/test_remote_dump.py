@@ -14,6 +14,7 @@ import pytest
 from loaders import open_run
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
+from loaders.find.reach import RemoteReach
 from loaders.writer import DumpWriter
 
 pytest.importorskip("s3fs", reason="s3fs and moto[server] are installed by tests/run.sh")
@@ -122,7 +123,9 @@ def test_root_url_prefix_and_credentials(s3):
     assert path is None and "outside the allowed root" in error
     path, error = resolve_dump_dir(f"s3://KEY:SECRET@{BUCKET}/team", None)
     assert path is None and "credentials in a URL are not accepted" in error
-    assert resolve_dump_dir(f"s3://{BUCKET}/team/nothing", None)[1].startswith("No such")
+    operator = RemoteReach.of([f"s3://{BUCKET}/team/nothing"], [])
+    assert resolve_dump_dir(f"s3://{BUCKET}/team/nothing", None, reach=operator)[1] \
+        .startswith("No such")
 
 
 def test_cli_on_a_url_and_a_wrong_credential(s3, tmp_path):
@@ -139,12 +142,13 @@ def test_cli_on_a_url_and_a_wrong_credential(s3, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_the_board_opens_a_dump_dir_url(s3, tmp_path):
+def test_the_board_opens_a_dump_dir_url(s3, tmp_path, monkeypatch):
     from apptest import board, errors, goto, texts
 
     local = tmp_path / "local"
     write_dump(local, steps=2, ranks=1, samples_per_rank=3, max_tokens=32)
     upload(s3, local, "page")
+    monkeypatch.setenv("RL_BOARD_DUMP_DIR", f"s3://{BUCKET}/page")  # the operator's URL
     at = board(f"s3://{BUCKET}/page")
     assert errors(at) == []
     assert "Follow is off for dump dirs on object storage" in texts(at)
