@@ -48,6 +48,7 @@ def parse_config(argv: list[str]) -> BoardConfig:
 def frame(config: BoardConfig) -> View | None:
     """The sidebar every page shares; the View of this run, or None (with a message)."""
     st.sidebar.title("RL Logging Board")
+    exposure.banner(config.root)
     base = choose_dir(config)
     if base is None:
         return None
