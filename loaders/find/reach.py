@@ -39,8 +39,8 @@ def checked_url(text: str) -> str:
     scheme, rest = text.strip().split("://", 1)
     decoded = unquote(rest)
     if any(c in decoded for c in _AMBIGUOUS) or _ESCAPE.search(decoded):
-        raise RemoteError(f"a URL with a query, a fragment, a backslash or a percent-escape "
-                          f"that decodes to one is not accepted: {_shown(text)}")
+        raise RemoteError(f"Refused: a URL with a query (?), a fragment (#), a backslash or "
+                          f"a percent-escape of one: {_shown(text)}")
     if any(ord(c) < 32 or ord(c) == 127 for c in decoded):
         raise RemoteError(f"not a usable URL (a control character): {_shown(text)}")
     host, _, path = decoded.partition("/")
