@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import make_sample, write_dump
 
 ROOT = Path(__file__).resolve().parents[1]

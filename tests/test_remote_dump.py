@@ -168,3 +168,22 @@ def test_the_board_keeps_to_a_root_url_prefix(s3, monkeypatch):
     assert errors(board(f"s3://{BUCKET}/team/a")) == []
     refused = errors(board(f"s3://{BUCKET}/other"))
     assert refused and "outside the allowed root" in refused[0]
+
+
+def test_a_link_opens_a_url_only_under_the_operators_own(s3, monkeypatch, tmp_path):
+    """Without --root, a `?dir=` URL opens under an --allow-remote prefix (or the operator's
+    dump dir); another bucket, `..` spelled as %2e%2e and a version query are refused before
+    the store is asked."""
+    from apptest import board, errors
+
+    for key in ("team/a/rollout_data_rank_0.jsonl", "other/rollout_data_rank_0.jsonl"):
+        s3.put_object(Bucket=BUCKET, Key=key, Body=b'{"step": 0, "response": "a"}\n')
+    monkeypatch.setenv("RL_BOARD_DUMP_DIR", str(tmp_path))
+    assert "is outside a URL the board was started with" in errors(
+        board(f"s3://{BUCKET}/team/a"))[0]
+    monkeypatch.setenv("RL_BOARD_ALLOW_REMOTE", f"s3://{BUCKET}/team")
+    assert errors(board(f"s3://{BUCKET}/team/a")) == []
+    for typed in (f"s3://{BUCKET}/other", f"s3://{BUCKET}/team/%2e%2e/other",
+                  f"s3://{BUCKET}/team/a?versionId=1#x"):
+        refused = errors(board(typed))
+        assert len(refused) == 1 and refused[0].startswith(("Refused", "not a usable")), typed
