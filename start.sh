@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bash start.sh [DUMP_DIR] [--root DIR] [--metrics PATH] [--group-key KEY] [extra streamlit args]
-# Serves RL Logging Board on port 8901 (override with --server.port N); opens samples/demo
-# when no DUMP_DIR is given.
+# bash start.sh [DUMP_DIR] [--root DIR] [--metrics PATH] [--group-key KEY] [--allow-remote PREFIX] [extra streamlit args]
+# Serves RL Logging Board on 127.0.0.1:8901 (override with --server.port N; share it on
+# purpose with --server.address ADDR, and --root); opens samples/demo when no DUMP_DIR is given.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/venv.sh
@@ -19,6 +19,8 @@ while [ $# -gt 0 ]; do
     --metrics=*) app_args+=(--metrics "${1#--metrics=}"); shift ;;
     --group-key) app_args+=(--group-key "$2"); shift 2 ;;
     --group-key=*) app_args+=(--group-key "${1#--group-key=}"); shift ;;
+    --allow-remote) app_args+=(--allow-remote "$2"); shift 2 ;;
+    --allow-remote=*) app_args+=(--allow-remote "${1#--allow-remote=}"); shift ;;
     --*.*=*) st_args+=("$1"); shift ;;
     # a Streamlit config flag (--server.port, --theme.base, …) always takes a value: the
     # space form passes the next word along with it

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from pages import live, routes, state
+from pages import exposure, live, routes, state
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
@@ -31,19 +31,24 @@ DEMO_DIR = Path(__file__).resolve().parents[1] / "samples" / "demo"
 
 def parse_config(argv: list[str]) -> BoardConfig:
     """--dump-dir / $RL_BOARD_DUMP_DIR (default samples/demo), --root / $RL_BOARD_ROOT,
-    --metrics / $RL_BOARD_METRICS and --group-key / $RL_BOARD_GROUP_KEY."""
+    --metrics / $RL_BOARD_METRICS, --group-key / $RL_BOARD_GROUP_KEY and --allow-remote
+    PREFIX (repeatable) / $RL_BOARD_ALLOW_REMOTE (prefixes separated by spaces)."""
     parser = argparse.ArgumentParser(prog="rl_logging_board.py")
     parser.add_argument("--dump-dir", default=os.environ.get("RL_BOARD_DUMP_DIR", str(DEMO_DIR)))
     parser.add_argument("--root", default=os.environ.get("RL_BOARD_ROOT"))
     parser.add_argument("--metrics", default=os.environ.get("RL_BOARD_METRICS", ""))
     parser.add_argument("--group-key", default=os.environ.get("RL_BOARD_GROUP_KEY", ""))
+    parser.add_argument("--allow-remote", action="append",
+                        default=os.environ.get("RL_BOARD_ALLOW_REMOTE", "").split())
     args, _ = parser.parse_known_args(argv)
-    return BoardConfig(args.dump_dir, args.root, args.metrics, args.group_key)
+    return BoardConfig(args.dump_dir, args.root, args.metrics, args.group_key,
+                       tuple(args.allow_remote))
 
 
 def frame(config: BoardConfig) -> View | None:
     """The sidebar every page shares; the View of this run, or None (with a message)."""
     st.sidebar.title("RL Logging Board")
+    exposure.banner(config.root)
     base = choose_dir(config)
     if base is None:
         return None

@@ -15,6 +15,7 @@ from loaders.find.paths import resolve_dump_dir
 from pages.figures import runs as build
 from pages.figures.text import literal
 from pages.loading import LOADED, compare_run, sub_runs
+from pages.sidebar import BoardConfig
 
 WHOLE_DIR = "."
 DEFAULT_RUNS = 2  # sub-runs chosen on a first visit, so the page shows something at once
@@ -31,19 +32,21 @@ class Member:
     params: dict[str, str]  # the URL parameters that open it on the single-run pages
 
 
-def _root() -> str | None:
+def _config() -> BoardConfig:
     from pages.frame import parse_config  # the frame imports the routes: import when drawn
 
-    return parse_config(sys.argv[1:]).root
+    return parse_config(sys.argv[1:])
 
 
 def _extra_dirs(typed: str) -> list[Path]:
-    """The extra dirs typed (one per line), each resolved under --root; refusals shown."""
+    """The extra dirs typed (one per line), each resolved under --root (a URL only where the
+    operator allowed it: loaders.find.reach); refusals shown."""
     dirs = []
+    config = _config()
     for line in typed.splitlines():
         if not line.strip():
             continue
-        path, error = resolve_dump_dir(line.strip(), _root())
+        path, error = resolve_dump_dir(line.strip(), config.root, reach=config.reach())
         if error:
             st.error(literal(f"Extra run dir: {error}"))
         elif path not in dirs:

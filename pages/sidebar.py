@@ -9,6 +9,8 @@ import streamlit as st
 import loaders
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
+from loaders.find.reach import RemoteReach
+from loaders.find.remote import is_url
 from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
 from pages.loading import refresh, sub_run_formats, sub_runs
@@ -23,6 +25,13 @@ class BoardConfig:
     root: str | None = None
     metrics: str = ""  # a second file or dir of training metrics
     group_key: str = ""  # --group-key: the key that names a sample's GRPO group
+    allow_remote: tuple[str, ...] = ()  # --allow-remote: URL prefixes a link may name
+
+    def reach(self) -> RemoteReach:
+        """The URLs a link or the sidebar may open: the operator's own dump dir and metrics
+        path, and object-store URLs under those, the URL root or an --allow-remote prefix."""
+        return RemoteReach.of((self.dump_dir, self.metrics),
+                              (self.dump_dir, *self.allow_remote))
 
 
 def choose_dir(config: BoardConfig) -> Path | None:
@@ -30,7 +39,7 @@ def choose_dir(config: BoardConfig) -> Path | None:
     typed = st.sidebar.text_input("Dump dir", value=config.dump_dir, key="dir",
                                   bind="query-params",
                                   help="Folder of *.jsonl rollout dumps (searched recursively)")
-    path, error = resolve_dump_dir(typed, config.root)
+    path, error = resolve_dump_dir(typed, config.root, reach=config.reach())
     if error:
         st.error(literal(error))
         return None
@@ -75,7 +84,8 @@ def choose_metrics_path(config: BoardConfig) -> str | None:
                                        "inside the dump dir")
     if not typed.strip():
         return None
-    path, error = resolve_dump_dir(typed, config.root, allow_file=True)
+    path, error = resolve_dump_dir(typed, config.root, allow_file=True,
+                                   reach=config.reach())
     if error:
         st.sidebar.error(literal(error))
         return None
@@ -123,13 +133,21 @@ def display_options(config: BoardConfig, show_left_out: bool = False) -> Display
         advantage, threshold = _group_options(defaults)
     tokenizer_dir = ""
     if tokenizer.strip():
-        path, error = resolve_dump_dir(tokenizer, config.root)
+        path, error = _local_dir(tokenizer, config.root)
         if error:
             st.sidebar.error(f"Tokenizer dir: {literal(error)}")
         else:
             tokenizer_dir = str(path)
     return DisplayOptions(pad, marker, estimator, tokenizer_dir, advantage, threshold,
                           show_left_out, config.group_key)
+
+
+def _local_dir(typed: str, root: str | None) -> tuple[Path | None, str | None]:
+    """A local dir under --root; a URL (or a name under a URL root) is refused before it is
+    looked up: transformers reads a tokenizer from a local folder only."""
+    if is_url(typed.strip()) or (root is not None and is_url(root)):
+        return None, f"a tokenizer is read from a local folder, not {typed.strip()}"
+    return resolve_dump_dir(typed, root)
 
 
 def _group_options(defaults: DisplayOptions) -> tuple[str, float]:

@@ -1,5 +1,5 @@
 """`python scripts/serve.py run rl_logging_board.py ...`: streamlit's own CLI, with the
-pages/ folder left to st.navigation.
+pages/ folder left to st.navigation, and one warning at start when the board is shared.
 
 Streamlit runs an app as a "pages/ directory" app whenever a pages/ folder sits beside the
 entry script, and then resolves a deep link such as /responses against the files in that
@@ -7,8 +7,46 @@ folder before the entry's st.navigation runs: the first visit shows a "Page not 
 over the right page.  The board's routes all come from st.navigation, so the folder is not a
 page source here.  rl_logging_board.py sets the same flag for `streamlit run` started by hand;
 this launcher sets it before the first session, which the entry cannot.
+
+The board listens on 127.0.0.1 (.streamlit/config.toml) unless `--server.address` (or
+$STREAMLIT_SERVER_ADDRESS) says otherwise; another address without --root is said once on
+stderr here, before the server starts (pages/exposure.py).
 """
+import argparse
+import os
 import sys
+
+
+def _listen_address(streamlit_args: list[str]) -> str | None:
+    """The address the server will bind, in Streamlit's order: flag, environment, config."""
+    flags = [value for flag, value in zip(streamlit_args, streamlit_args[1:])
+             if flag == "--server.address"]
+    flags += [a.split("=", 1)[1] for a in streamlit_args if a.startswith("--server.address=")]
+    if flags:  # start.sh passes the one form, by hand either can come (one is enough)
+        return flags[-1]
+    if "STREAMLIT_SERVER_ADDRESS" in os.environ:
+        return os.environ["STREAMLIT_SERVER_ADDRESS"]
+    from streamlit import config
+
+    return config.get_option("server.address")
+
+
+def _root(app_args: list[str]) -> str | None:
+    """--root as pages.frame.parse_config reads it; the frame itself is not imported before
+    the runtime exists (its caches would be made without one)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--root", default=os.environ.get("RL_BOARD_ROOT"))
+    return parser.parse_known_args(app_args)[0].root
+
+
+def warn_when_shared(argv: list[str]) -> None:
+    from pages.exposure import exposure_warning
+
+    cut = argv.index("--") if "--" in argv else len(argv)
+    warning = exposure_warning(_listen_address(argv[:cut]), _root(argv[cut + 1:]))
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
+
 
 if __name__ == "__main__":
     # imports stay under the guard: parser worker processes re-run this file as
@@ -16,5 +54,7 @@ if __name__ == "__main__":
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    warn_when_shared(sys.argv[1:])
     PagesManager.uses_pages_directory = False
     sys.exit(cli.main())

@@ -2,6 +2,7 @@
 import builtins
 
 from loaders.find.paths import resolve_dump_dir
+from loaders.find.reach import RemoteReach
 from loaders.serve.run import DumpError, open_run
 
 
@@ -18,7 +19,8 @@ def without(monkeypatch, *names: str) -> None:
 
 def test_a_url_without_fsspec_says_what_to_install(monkeypatch):
     without(monkeypatch, "fsspec")
-    path, error = resolve_dump_dir("s3://bucket/run", None)
+    operator = RemoteReach.of(["s3://bucket/run"], [])  # the dump dir the board started with
+    path, error = resolve_dump_dir("s3://bucket/run", None, reach=operator)
     assert path is None and "optional fsspec and s3fs packages" in error
     try:
         open_run("gs://bucket/run")
@@ -33,5 +35,6 @@ def test_a_scheme_without_its_package_says_which():
 
     if importlib.util.find_spec("gcsfs") is not None:  # the tests do not install it
         return
-    path, error = resolve_dump_dir("gs://bucket/run", None)
+    operator = RemoteReach.of(["gs://bucket/run"], [])
+    path, error = resolve_dump_dir("gs://bucket/run", None, reach=operator)
     assert path is None and "optional gcsfs package" in error

@@ -14,6 +14,7 @@ import pytest
 from loaders import open_run
 from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
+from loaders.find.reach import RemoteReach
 from loaders.writer import DumpWriter
 
 pytest.importorskip("s3fs", reason="s3fs and moto[server] are installed by tests/run.sh")
@@ -122,7 +123,9 @@ def test_root_url_prefix_and_credentials(s3):
     assert path is None and "outside the allowed root" in error
     path, error = resolve_dump_dir(f"s3://KEY:SECRET@{BUCKET}/team", None)
     assert path is None and "credentials in a URL are not accepted" in error
-    assert resolve_dump_dir(f"s3://{BUCKET}/team/nothing", None)[1].startswith("No such")
+    operator = RemoteReach.of([f"s3://{BUCKET}/team/nothing"], [])
+    assert resolve_dump_dir(f"s3://{BUCKET}/team/nothing", None, reach=operator)[1] \
+        .startswith("No such")
 
 
 def test_cli_on_a_url_and_a_wrong_credential(s3, tmp_path):
@@ -139,12 +142,13 @@ def test_cli_on_a_url_and_a_wrong_credential(s3, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_the_board_opens_a_dump_dir_url(s3, tmp_path):
+def test_the_board_opens_a_dump_dir_url(s3, tmp_path, monkeypatch):
     from apptest import board, errors, goto, texts
 
     local = tmp_path / "local"
     write_dump(local, steps=2, ranks=1, samples_per_rank=3, max_tokens=32)
     upload(s3, local, "page")
+    monkeypatch.setenv("RL_BOARD_DUMP_DIR", f"s3://{BUCKET}/page")  # the operator's URL
     at = board(f"s3://{BUCKET}/page")
     assert errors(at) == []
     assert "Follow is off for dump dirs on object storage" in texts(at)
@@ -164,3 +168,22 @@ def test_the_board_keeps_to_a_root_url_prefix(s3, monkeypatch):
     assert errors(board(f"s3://{BUCKET}/team/a")) == []
     refused = errors(board(f"s3://{BUCKET}/other"))
     assert refused and "outside the allowed root" in refused[0]
+
+
+def test_a_link_opens_a_url_only_under_the_operators_own(s3, monkeypatch, tmp_path):
+    """Without --root, a `?dir=` URL opens under an --allow-remote prefix (or the operator's
+    dump dir); another bucket, `..` spelled as %2e%2e and a version query are refused before
+    the store is asked."""
+    from apptest import board, errors
+
+    for key in ("team/a/rollout_data_rank_0.jsonl", "other/rollout_data_rank_0.jsonl"):
+        s3.put_object(Bucket=BUCKET, Key=key, Body=b'{"step": 0, "response": "a"}\n')
+    monkeypatch.setenv("RL_BOARD_DUMP_DIR", str(tmp_path))
+    assert "is outside a URL the board was started with" in errors(
+        board(f"s3://{BUCKET}/team/a"))[0]
+    monkeypatch.setenv("RL_BOARD_ALLOW_REMOTE", f"s3://{BUCKET}/team")
+    assert errors(board(f"s3://{BUCKET}/team/a")) == []
+    for typed in (f"s3://{BUCKET}/other", f"s3://{BUCKET}/team/%2e%2e/other",
+                  f"s3://{BUCKET}/team/a?versionId=1#x"):
+        refused = errors(board(typed))
+        assert len(refused) == 1 and refused[0].startswith(("Refused", "not a usable")), typed

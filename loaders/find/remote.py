@@ -13,7 +13,7 @@ first URL, and a missing one is a one-line message saying what to install.
 """
 from __future__ import annotations
 
-import re
+import os
 import stat as st
 import zlib
 from collections.abc import Callable
@@ -22,37 +22,26 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-URL = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
-PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hdfs": "pyarrow",
-            "abfs": "adlfs", "az": "adlfs", "oss": "ossfs"}
+from loaders.find.reach import PACKAGES, URL, RemoteError, checked_url
+
+__all__ = ["RemoteError", "RemotePath", "as_path", "checked_url", "filesystem", "is_url",
+           "open_binary", "stat_of"]
+
 _CHANGE_KEYS = ("ETag", "etag", "generation", "md5Hash", "crc32c", "version_id")
-
-
-class RemoteError(OSError):
-    """A URL that cannot be used: a missing package, credentials in it, a bad path."""
+# botocore asks the cloud metadata address (169.254.169.254) for credentials when none are
+# set; credentials come from the environment and config files only, so it is off unless the
+# operator turned it on (AWS_EC2_METADATA_DISABLED=false for an instance role)
+METADATA_SWITCH = "AWS_EC2_METADATA_DISABLED"
 
 
 def is_url(path: object) -> bool:
     return isinstance(path, RemotePath) or bool(URL.match(str(path)))
 
 
-def checked_url(text: str) -> str:
-    """The URL without a trailing slash; RemoteError for credentials in it or `..`/`.`
-    segments (which object stores take literally, so they could name anything)."""
-    scheme, rest = text.split("://", 1)
-    host, _, path = rest.partition("/")
-    if "@" in host:
-        raise RemoteError("credentials in a URL are not accepted: the store's standard "
-                          "environment variables and config files provide them")
-    parts = [p for p in path.split("/") if p]
-    if not host or any(p in (".", "..") for p in parts):
-        raise RemoteError(f"not a usable URL: {text[:200]}")
-    return f"{scheme.lower()}://{'/'.join([host, *parts])}"
-
-
 def filesystem(url: str):  # noqa: ANN201 - an fsspec AbstractFileSystem
     """The fsspec file system of a URL (one per process and store, fsspec caches them)."""
     scheme = URL.match(url).group(1).lower()
+    os.environ.setdefault(METADATA_SWITCH, "true")
     try:
         import fsspec
     except ImportError:
@@ -64,6 +53,10 @@ def filesystem(url: str):  # noqa: ANN201 - an fsspec AbstractFileSystem
     except (ImportError, ValueError) as err:
         raise RemoteError(f"{scheme}:// dump dirs need the optional "
                           f"{PACKAGES.get(scheme, scheme)} package ({err})") from None
+    except Exception as err:  # noqa: BLE001 - a protocol that needs more than a URL (ftp, zip)
+        why = " ".join(str(err).split())[:160]
+        raise RemoteError(f"{scheme}:// cannot be opened as a dump dir: "
+                          f"{type(err).__name__}: {why}") from None
 
 
 @dataclass(frozen=True)
@@ -115,6 +108,10 @@ class RemotePath:
 
     def __truediv__(self, rel: str) -> RemotePath:
         return RemotePath(f"{self.url}/{rel}")
+
+    @property
+    def scheme(self) -> str:
+        return self.url.split("://", 1)[0]
 
     @property
     def name(self) -> str:
@@ -204,7 +201,5 @@ def open_binary(path: object) -> BinaryIO:
 
 
 def stat_of(path: object):  # noqa: ANN201 - os.stat_result or RemoteStat
-    import os
-
     path = as_path(path)
     return path.stat() if isinstance(path, RemotePath) else os.stat(path)
