@@ -6,6 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from loaders import schema as S
@@ -168,8 +169,8 @@ class Run:
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
         def make() -> Run:
-            keep = self.samples[S.VALIDATION] == validation
-            return replace(self, samples=self.samples[keep].reset_index(drop=True),
+            keep = (self.samples[S.VALIDATION] == validation).to_numpy()
+            return replace(self, samples=_rows(self.samples, keep),
                            _walks=self._walks, _stale=self._stale)
         return self._memo.get(("part", validation), make)
 
@@ -177,8 +178,8 @@ class Run:
         """The samples the trainer trained on, as a run; the rest go to `left_out`."""
         def make() -> Run:
             out = self.samples[S.EXCLUDED].to_numpy()
-            return replace(self, samples=self.samples[~out].reset_index(drop=True),
-                           left_out=self.samples[out].reset_index(drop=True),
+            return replace(self, samples=_rows(self.samples, ~out),
+                           left_out=_rows(self.samples, out),
                            _walks=self._walks, _stale=self._stale)
         return self._memo.get("trained", make)
 
@@ -192,6 +193,12 @@ class Run:
         dumps = self._dumps()
         return all(walk_metrics(Path(path), dumps) == self._walks.peek(path)
                    for path in self._walks.computed())
+
+
+def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """frame's rows where keep holds, renumbered; frame itself when that is every row (a run
+    with no validation or left-out sample: no copy of it per view)."""
+    return frame if keep.all() else frame[keep].reset_index(drop=True)
 
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
