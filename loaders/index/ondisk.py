@@ -12,7 +12,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import BinaryIO
 
-import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
@@ -36,6 +35,7 @@ from loaders.index.previews import (
     Previews,
     held,
     stored_frame,
+    without_texts,
 )
 from loaders.index.table import empty_frame
 from loaders.index.trust import (
@@ -147,31 +147,27 @@ def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
     a descriptor of their own: the file replaced on disk meanwhile does not change them)."""
     schema = pq.read_schema(handle)
     meta = orjson.loads((schema.metadata or {}).get(_META_KEY, b"null"))
-    if isinstance(meta, dict) and meta.get("version") != INDEX_VERSION:
+    if not isinstance(meta, dict):
+        raise Untrusted("no board metadata")
+    if meta.get("version") != INDEX_VERSION:
         return None  # written by another version of the board: rebuilt, nothing to say
     for name in S.TEXT_PREVIEWS:
         kind = schema.field(name).type if name in schema.names else pa.null()
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
             raise Untrusted(f"column {name!r} missing or not string")
     numbers = [name for name in schema.names if name not in S.TEXT_PREVIEWS]
-    stored = _from_table(pq.read_table(handle, columns=numbers), root)
-    if stored is not None:
-        stored.previews = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
+    stored = _from_table(pq.read_table(handle, columns=numbers), meta, root)
+    stored.previews = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
     return stored
 
 
-def _from_table(table: pa.Table, root: Path) -> Stored | None:
-    meta = orjson.loads((table.schema.metadata or {}).get(_META_KEY, b"null"))
-    if not isinstance(meta, dict):
-        raise Untrusted("no board metadata")
-    if meta.get("version") != INDEX_VERSION:
-        return None  # written by another version of the board: rebuilt, nothing to say
+def _from_table(table: pa.Table, meta: dict, root: Path) -> Stored:
+    """The index of this version in table, with meta its metadata; raises Untrusted."""
     if meta.keys() != {"version", "files", "problems"}:
         raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
-    frame = table.to_pandas()
-    frame[S.ROW] = np.arange(len(frame), dtype=np.int64)
+    frame = without_texts(table.to_pandas())  # read without them: only its rows numbered
     check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
     return Stored(frame, files, checked_problems(meta["problems"]))
 

@@ -65,12 +65,12 @@ class FilePreviews:
 
     def take(self, rows: np.ndarray) -> pa.Table:
         rows = np.asarray(rows, dtype=np.int64)
-        groups = np.unique(np.searchsorted(self._starts, rows, side="right") - 1)
+        groups, at = np.unique(np.searchsorted(self._starts, rows, side="right") - 1,
+                               return_inverse=True)
         if not len(groups):
             return self._read([]).slice(0, 0)
-        # each group's first row within the concatenation of the groups read
-        base = np.cumsum(np.diff(self._starts)[groups]) - np.diff(self._starts)[groups]
-        at = np.searchsorted(groups, np.searchsorted(self._starts, rows, side="right") - 1)
+        sizes = np.diff(self._starts)[groups]
+        base = np.cumsum(sizes) - sizes  # each group's first row among the groups read
         local = rows - self._starts[groups][at] + base[at]
         return self._read(groups.tolist()).take(pa.array(local, pa.int64()))
 
