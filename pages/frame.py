@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
+from loaders.serve.heap import give_back
 from pages import exposure, live, routes, state
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
@@ -130,5 +131,8 @@ def main(argv: list[str]) -> None:
         _menu(menu, pages)
         navigation.run()
     finally:
+        # what the page computed and dropped (a groupby over the run, a step's previews) is
+        # freed into glibc's arenas, which keep it resident: hand it back (a few ms)
+        give_back()
         # the widget-latency benchmark reads the server time of the last run
         st.session_state[RUN_SECONDS] = time.perf_counter() - started

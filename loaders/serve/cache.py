@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from loaders import schema as S
-from loaders.serve.sample import Location, Sample, read_samples
+from loaders.serve.locations import Locations
+from loaders.serve.sample import Sample, read_samples
 
 MAX_SAMPLES = 2048
 MAX_TEXT_STEPS = 8
-_LOCATION_COLUMNS = (S.KEY, S.FILE, S.LINE, S.OFFSET, S.NBYTES, S.STEP, S.ITEM, S.LINE_CHECK)
 
 
 class StaleFiles:
@@ -58,16 +57,15 @@ class SampleStore:
         self.formats = formats
         self.stale = stale if stale is not None else StaleFiles()
         self._lock = threading.RLock()
-        self._locations: dict[str, Location] | None = None
+        self._locations: Locations | None = None
         self._samples: OrderedDict[str, Sample] = OrderedDict()
         self._texts: OrderedDict[int, Texts] = OrderedDict()
 
     @property
-    def locations(self) -> dict[str, Location]:
+    def locations(self) -> Locations:
         with self._lock:
             if self._locations is None:
-                columns = [self.frame[c].tolist() for c in _LOCATION_COLUMNS]
-                self._locations = {row[0]: Location(*row[1:]) for row in zip(*columns)}
+                self._locations = Locations(self.frame)
             return self._locations
 
     def load(self, keys: list[str]) -> list[Sample]:
@@ -81,7 +79,7 @@ class SampleStore:
             # the result is built from `have`, not the LRU, which may already have dropped
             # some of these (another session, or a step with more than MAX_SAMPLES samples)
             locations = self.locations
-            found = read_samples(self.root, [locations[k] for k in missing], self.formats)
+            found = read_samples(self.root, locations.of(missing), self.formats)
             self.stale.add(found.stale)
             have.update(found)
             with self._lock:
@@ -97,7 +95,7 @@ class SampleStore:
                 self._texts.move_to_end(step)
                 return self._texts[step]
         locations = self.locations
-        found = read_samples(self.root, [locations[k] for k in keys], self.formats,
+        found = read_samples(self.root, locations.of(keys), self.formats,
                              texts_only=True)
         self.stale.add(found.stale)
         texts = Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
@@ -112,7 +110,7 @@ class SampleStore:
         """Full texts of a few samples (a group's answers), read now and not cached: a
         group's lines are a handful of reads, and the LRUs stay for whole samples."""
         locations = self.locations
-        found = read_samples(self.root, [locations[k] for k in keys], self.formats,
+        found = read_samples(self.root, locations.of(keys), self.formats,
                              texts_only=True)
         self.stale.add(found.stale)
         return Texts({key: sample.texts for key, sample in found.items() if not sample.stale},

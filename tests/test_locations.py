@@ -1,0 +1,59 @@
+"""A run's samples found by key: every key of a real run, in any order, and unknown keys."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_sample, write_dump
+
+from loaders import schema as S
+from loaders.serve.locations import Locations
+from loaders.serve.run import open_run
+from loaders.serve.sample import Location
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "run"
+    for rank, name in enumerate(("rollout_data_rank_0.jsonl", "odd:name rank_1.jsonl")):
+        write_dump(root / name, [make_sample(step, n=3 + i, seed=rank * 10 + i)
+                                 for step in range(4) for i in range(5)])
+    return root
+
+
+def _expected(frame, row: int) -> Location:
+    values = frame.iloc[row]
+    return Location(str(values[S.FILE]), int(values[S.LINE]), int(values[S.OFFSET]),
+                    int(values[S.NBYTES]), int(values[S.STEP]), int(values[S.ITEM]),
+                    int(values[S.LINE_CHECK]))
+
+
+def test_every_key_gives_its_own_rows_location_in_the_order_asked(run_dir: Path) -> None:
+    run = open_run(run_dir, use_cache=False)
+    frame = run.samples
+    locations = Locations(frame)
+    order = list(range(len(frame)))[::-1]
+    keys = [frame[S.KEY].iat[row] for row in order]
+    assert len(locations) == len(frame) == 40
+    assert locations.of(keys) == [_expected(frame, row) for row in order]
+    assert locations[keys[3]] == _expected(frame, order[3])
+    assert any(key.startswith("odd:name rank_1.jsonl:") for key in keys)
+
+
+def test_a_key_the_run_lacks_is_a_key_error_and_no_keys_is_no_locations(run_dir: Path) -> None:
+    locations = Locations(open_run(run_dir, use_cache=False).samples)
+    with pytest.raises(KeyError, match="rollout_data_rank_0.jsonl:999"):
+        locations.of(["rollout_data_rank_0.jsonl:1", "rollout_data_rank_0.jsonl:999"])
+    assert locations.of([]) == []
+    with pytest.raises(KeyError):
+        Locations(open_run(run_dir, use_cache=False).samples[:0])["x:1"]
+
+
+def test_a_sample_read_by_key_is_that_lines_sample(run_dir: Path) -> None:
+    run = open_run(run_dir, use_cache=False)
+    key = "odd:name rank_1.jsonl:7"
+    sample = run.sample(key)
+    row = run.samples[run.samples[S.KEY] == key].iloc[0]
+    assert sample.scalars[S.REWARD] == pytest.approx(row[S.REWARD])
+    assert [s.scalars[S.REWARD] for s in run.step_samples(2)] == pytest.approx(
+        run.samples.loc[run.samples[S.STEP] == 2, S.REWARD].tolist())
