@@ -88,3 +88,16 @@ def test_growth_holds_its_previews_until_saved_then_the_index_has_them(tmp_path,
     pd.testing.assert_frame_equal(_texts(reopened), _texts(unsaved))
     now = grown(reopened, save=True)
     assert now is reopened  # nothing changed since
+
+
+def test_a_whole_run_view_reads_only_the_prompt_preview(tmp_path, small_groups):
+    root = _dump(tmp_path / "run")
+    parsed, run = open_run(root, use_cache=False), open_run(root)
+    for served in (parsed, run):  # held in memory, and read from the index file
+        picked = served.samples.sample(11, random_state=5)
+        prompts = served.with_previews(picked, (S.PROMPT,))
+        assert S.PROMPT in prompts.columns and not {S.RESPONSE, S.GROUND_TRUTH} & set(prompts)
+        pd.testing.assert_series_equal(prompts[S.PROMPT],
+                                       served.with_previews(picked)[S.PROMPT])
+    assert list(run.previews.take(picked[S.ROW].to_numpy(), (S.PROMPT,)).column_names) == [
+        S.PROMPT]

@@ -25,7 +25,7 @@ ROW_GROUP_ROWS = 16_384
 
 
 class Previews(Protocol):
-    def take(self, rows: np.ndarray) -> pa.Table:
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
         """The preview columns of these rows (S.ROW values), in their order."""
 
     def table(self) -> pa.Table:
@@ -42,8 +42,8 @@ class HeldPreviews:
     def __init__(self, table: pa.Table) -> None:
         self._table = table.select(list(S.TEXT_PREVIEWS)).combine_chunks()
 
-    def take(self, rows: np.ndarray) -> pa.Table:
-        return self._table.take(pa.array(rows, pa.int64()))
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
+        return self._table.select(list(columns)).take(pa.array(rows, pa.int64()))
 
     def table(self) -> pa.Table:
         return self._table
@@ -63,23 +63,23 @@ class FilePreviews:
                  for i in range(self._file.metadata.num_row_groups)]
         self._starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
 
-    def take(self, rows: np.ndarray) -> pa.Table:
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
         rows = np.asarray(rows, dtype=np.int64)
         groups, at = np.unique(np.searchsorted(self._starts, rows, side="right") - 1,
                                return_inverse=True)
         if not len(groups):
-            return self._read([]).slice(0, 0)
+            return self._read([], columns).slice(0, 0)
         sizes = np.diff(self._starts)[groups]
         base = np.cumsum(sizes) - sizes  # each group's first row among the groups read
         local = rows - self._starts[groups][at] + base[at]
-        return self._read(groups.tolist()).take(pa.array(local, pa.int64()))
+        return self._read(groups.tolist(), columns).take(pa.array(local, pa.int64()))
 
     def table(self) -> pa.Table:
         return self._read(list(range(len(self._starts) - 1)))
 
-    def _read(self, groups: list[int]) -> pa.Table:
+    def _read(self, groups: list[int], columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
         with self._lock:
-            return self._file.read_row_groups(groups, columns=list(S.TEXT_PREVIEWS))
+            return self._file.read_row_groups(groups, columns=list(columns))
 
     @property
     def held_bytes(self) -> int:
@@ -98,13 +98,15 @@ def without_texts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def with_texts(rows: pd.DataFrame, previews: Previews) -> pd.DataFrame:
-    """rows with their preview columns (read by S.ROW), in the frame's column order of old."""
-    if all(c in rows.columns for c in S.TEXT_PREVIEWS):
+def with_texts(rows: pd.DataFrame, previews: Previews,
+               columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pd.DataFrame:
+    """rows with these preview columns (read by S.ROW; a whole-run view that needs one reads
+    only that one: the prompt of each prompt, not four texts of rows all over the file)."""
+    if all(c in rows.columns for c in columns):
         return rows
-    texts = previews.take(rows[S.ROW].to_numpy())
+    texts = previews.take(rows[S.ROW].to_numpy(), columns)
     out = rows.copy()
-    for name in S.TEXT_PREVIEWS:
+    for name in columns:
         out[name] = texts.column(name).to_pandas().set_axis(rows.index).astype("string")
     return out
 

@@ -93,9 +93,10 @@ class Run:
         return self._steps.get(step, lambda: self.with_previews(
             self.samples[self.samples[S.STEP] == step]))
 
-    def with_previews(self, rows: pd.DataFrame) -> pd.DataFrame:
-        """rows (of samples or left_out) with their text previews, read for these rows."""
-        return with_texts(rows, self.previews) if self.previews is not None else rows
+    def with_previews(self, rows: pd.DataFrame,
+                      columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pd.DataFrame:
+        """rows (of samples or left_out) with these text previews, read for these rows."""
+        return with_texts(rows, self.previews, columns) if self.previews is not None else rows
 
     def sample(self, key: str) -> Sample:
         """One sample in full (text and token arrays), read from disk on demand."""

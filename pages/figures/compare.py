@@ -1,14 +1,13 @@
 """Pure builders of the RL vs reference page: per-step comparison and prompts RL never beat."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
+from loaders.serve.groups import Texts
 from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR, win_rate_axis
 from pages.figures.smoothing import add_curve, column_values
 
@@ -85,7 +84,7 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
 
 
 def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
-                         texts: Callable[[pd.DataFrame], pd.DataFrame] = lambda rows: rows
+                         texts: Texts = lambda rows, columns: rows
                          ) -> tuple[pd.DataFrame, int]:
     """(prompts compared with the reference at >= min_steps steps where RL never scored
     higher, worst mean gap first; how many such prompts were left out for being seen at
@@ -104,7 +103,8 @@ def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
         return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS)), left_out
     rows = samples[samples[S.PROMPT_ID].isin(never)]
     grouped = rows.groupby(S.PROMPT_ID, sort=False)
-    first = texts(rows.drop_duplicates(S.PROMPT_ID)).set_index(S.PROMPT_ID)[S.PROMPT]
+    first = texts(rows.drop_duplicates(S.PROMPT_ID), (S.PROMPT,))
+    first = first.set_index(S.PROMPT_ID)[S.PROMPT]
     table = pd.DataFrame({
         PROMPT_PREVIEW: first, SAMPLE_COUNT: grouped.size(),
         STEPS_SEEN: grouped[S.STEP].nunique(), MEAN_REWARD: grouped[S.REWARD].mean(),
