@@ -175,7 +175,7 @@ def stat(column: str, suffix: str) -> str:
 SUMMARY_DTYPES: dict[str, str] = {
     FILE: "category", LINE: "int64", RANK: "int32", OFFSET: "int64", NBYTES: "int64",
     LINE_CHECK: "int64",
-    ITEM: "int64", KEY: "string", STEP: "int64", PROMPT_ID: "int64", VALIDATION: "bool",
+    ITEM: "int64", STEP: "int64", PROMPT_ID: "int64", VALIDATION: "bool",
     GROUP_ID: "int64", GROUP_SOURCE: "category", EXCLUDED: "bool", EXCLUDED_BY: "string",
     PROMPT: "string", RESPONSE: "string", REF_RESPONSE: "string", GROUND_TRUTH: "string",
     PROMPT_CHARS: "int64", RESPONSE_CHARS: "int64", REF_RESPONSE_CHARS: "int64",
@@ -191,11 +191,16 @@ SUMMARY_DTYPES: dict[str, str] = {
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",
 }
-# every column the board makes (a served run's ROW too); any other column is a trainer's extra
-BOARD_COLUMNS = frozenset(SUMMARY_DTYPES) | {ROW}
+# every column the board makes (a served run's ROW and the KEY of the rows it shows too); any
+# other column is a trainer's extra
+BOARD_COLUMNS = frozenset(SUMMARY_DTYPES) | {ROW, KEY}
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
 # the summary's text previews: in the index file, but read per shown row by a served run
 TEXT_PREVIEWS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
+# what a served run leaves in its index file and reads for the rows it shows (by ROW): the
+# previews, where each line is and the token digests; no whole-run view needs them.  KEY is
+# not stored at all: it is made from FILE, LINE and ITEM for the rows shown
+READ_BY_ROW = (*TEXT_PREVIEWS, OFFSET, NBYTES, LINE_CHECK, TOKEN_DIGEST)
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
 # its line, which the Sample view shows, and is a problem of its file
 MAX_EXTRA_COLUMNS = 256

@@ -86,7 +86,8 @@ def _link(member: Member, step: int, key: str) -> str:
 
 def _runs_side_by_side(members: list[Member], view: View, column: str, key: str,
                        at: list[int | None]) -> dict[int, pd.DataFrame]:
-    found = {i: answers(m.run, s, column, key) if s is not None else m.run.samples.iloc[:0]
+    found = {i: answers(m.run, s, column, key) if s is not None
+             else m.run.with_previews(m.run.samples.iloc[:0])
              for i, (m, s) in enumerate(zip(members, at))}
     per_row = min(PER_ROW, len(members))
     for start in range(0, len(members), per_row):

@@ -8,6 +8,10 @@ With --group-size G > 1 each rank's batch is GRPO-shaped: samples_per_rank / G p
 answered G times, with 0/1 correctness rewards drawn from a per-prompt difficulty (so
 some groups are always solved, some never, most mixed) and verl's `uid` per group.
     python samples/generate_dump.py samples/demo --demo    # the committed demo dump
+    python samples/generate_dump.py OUT_DIR --long-run [--steps 125]
+        # a long GRPO run that dumps every step: 1,000 steps x 8 ranks x 128 samples of
+        # <= 16 tokens, 20,000 prompts answered 8 times a step (1,024,000 samples, 1.7 GB);
+        # a flag given beside it (--steps) overrides its value
 
 Reward rises over the steps (and leans on length late in training), ref_reward stays flat,
 and the policy's logprobs drift away from the reference's as training goes on.
@@ -235,16 +239,26 @@ def write_demo(out_dir: str | Path) -> list[tuple[str, int, str]]:
             for hit in insert_after_steps(path, extras[rank])]
 
 
+DEFAULTS = {"steps": 10, "ranks": 2, "samples_per_rank": 8, "max_tokens": 256, "seed": 0,
+            "start_step": 0, "group_size": 1, "prompts": 0}
+# the shape of issue 21's long-run benchmark (benchmarks/bench_run_sizes.py)
+LONG_RUN = {**DEFAULTS, "steps": 1000, "ranks": 8, "samples_per_rank": 128, "max_tokens": 16,
+            "seed": 3, "group_size": 8, "prompts": 20_000}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path)
-    for flag, default in (("--steps", 10), ("--ranks", 2), ("--samples-per-rank", 8),
-                          ("--max-tokens", 256), ("--seed", 0), ("--start-step", 0),
-                          ("--group-size", 1), ("--prompts", 0)):
-        parser.add_argument(flag, type=int, default=default)
+    for name in DEFAULTS:
+        parser.add_argument("--" + name.replace("_", "-"), type=int, default=None)
     parser.add_argument("--append", action="store_true", help="append to existing rank files")
     parser.add_argument("--demo", action="store_true", help="write the committed demo dump")
+    parser.add_argument("--long-run", action="store_true",
+                        help="the long-run shape (1,024,000 samples); other flags override it")
     args = parser.parse_args(argv)
+    for name, value in (LONG_RUN if args.long_run else DEFAULTS).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     names = [args.out_dir / f"rollout_data_rank_{r}.jsonl" for r in range(args.ranks)]
     before = sum(p.stat().st_size for p in names if p.exists()) if args.append else 0
     if args.demo:

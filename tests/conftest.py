@@ -34,6 +34,12 @@ def make_sample(step: int, n: int = 6, seed: int = 0, **overrides) -> dict:
     return sample
 
 
+def keyed(run, rows=None):
+    """A run's rows (all of them by default) with their keys and what a served run reads by
+    row (text previews, where each line is, token digests), as a page shows them."""
+    return run.with_previews(run.samples if rows is None else rows)
+
+
 def line_of(obj: dict) -> bytes:
     return orjson.dumps(obj) + b"\n"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import metric_fixtures as M
 import pytest
-from conftest import line_of, make_sample, write_dump
+from conftest import keyed, line_of, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.metrics import find_metric_files
@@ -149,4 +149,4 @@ def test_sub_run_listing_matches_its_own_walk(base):
     via_base = catalog.run(base / "exp_a")
     alone = Catalog(base / "exp_a").run(base / "exp_a")
     assert via_base.files == alone.files and via_base.metric_files == alone.metric_files
-    assert via_base.samples[S.KEY].tolist() == alone.samples[S.KEY].tolist()
+    assert keyed(via_base)[S.KEY].tolist() == keyed(alone)[S.KEY].tolist()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import metric_fixtures as M
 import pytest
-from conftest import make_sample, write_dump
+from conftest import keyed, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.serve import cache
@@ -62,7 +62,7 @@ def test_two_sessions_share_one_run(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "MAX_SAMPLES", 5)  # tiny LRUs: evictions race with reads
     monkeypatch.setattr(cache, "MAX_TEXT_STEPS", 1)
     run = Catalog(_dump(tmp_path / "run")).run(tmp_path / "run")
-    keys, steps = run.samples[S.KEY].tolist(), run.steps
+    keys, steps = keyed(run)[S.KEY].tolist(), run.steps
     results = _in_threads(2, lambda i: _session(run, keys[i:] + keys[:i], steps, 60))
     expected = {k: r for k, r in zip(keys, run.with_previews(run.samples)[S.RESPONSE])}
     by_step = {s: sorted(run.step_rows(s)[S.KEY]) for s in steps}

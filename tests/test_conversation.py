@@ -4,6 +4,7 @@ import math
 import conversation_fixtures as C
 import numpy as np
 import pytest
+from conftest import keyed
 
 from loaders import open_run
 from loaders import schema as S
@@ -90,7 +91,8 @@ def test_hot_tokens_of_a_masked_sample_point_at_their_place_in_the_whole_respons
     from loaders.serve import token_summary
 
     run = _run(tmp_path)
-    hot = token_summary.hot_tokens(token_summary.digests(run.samples), S.K3, run.samples)
+    rows = keyed(run)
+    hot = token_summary.hot_tokens(token_summary.digests(rows), S.K3, rows)
     assert len(hot)
     for key, position in zip(hot["sample"], hot["position"]):
         tokens = run.sample(key).tokens
@@ -121,7 +123,7 @@ def test_odd_conversation_fields_never_cost_the_sample(tmp_path):
                [{"step": 0, "prompt": "p", "reward": 1.0, **o} for o in odd])
     run = open_run(tmp_path, use_cache=False)
     assert len(run.samples) == len(odd)
-    for key in run.samples[S.KEY]:
+    for key in keyed(run)[S.KEY]:
         sample = run.sample(key)
         assert sample.error is None, (key, sample.error)
     rows = run.with_previews(run.samples).set_index(S.KEY)
@@ -142,7 +144,7 @@ def test_the_reference_writer_writes_conversations_in_both_formats(tmp_path, fmt
     if hasattr(writer, "close"):
         writer.close()
     run = open_run(tmp_path, use_cache=False)
-    row = run.samples.iloc[0]
+    row = keyed(run).iloc[0]
     assert (row[S.TURNS], row[S.TRAINED_SHARE], row[S.RESPONSE_LEN]) == (5, 0.6, 6)
     assert row[S.LOG_RATIO_MEAN] == pytest.approx(0.1)
     assert run.sample(row[S.KEY]).turns[3]["role"] == "tool"

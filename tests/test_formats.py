@@ -7,7 +7,7 @@ import format_fixtures as F
 import numpy as np
 import orjson
 import pytest
-from conftest import ROOT, write_dump
+from conftest import ROOT, keyed, write_dump
 
 from loaders import DumpError, open_run
 from loaders import schema as S
@@ -20,7 +20,8 @@ def _run(tmp_path, name):
 
 
 def _row(run, key):
-    return run.with_previews(run.samples[run.samples[S.KEY] == key]).iloc[0]
+    rows = keyed(run)
+    return rows[rows[S.KEY] == key].iloc[0]
 
 
 def test_native_forks_keep_fork_keys_and_split_validation(tmp_path):
@@ -45,7 +46,8 @@ def test_verl_maps_keys_and_marks_validation(tmp_path):
     assert (row[S.STEP], row[S.REWARD], row[S.GROUND_TRUTH]) == (2, 1.0, "2")
     assert row[S.RESPONSE] == "answer 2 at 2" and row["acc"] == 1.0
     assert row["request_id"] == "r2-2" and row[S.RESPONSE_LEN] == 0
-    assert run.samples[run.samples[S.VALIDATION]][S.KEY].tolist() == ["validation/0.jsonl:1"]
+    assert keyed(run, run.samples[run.samples[S.VALIDATION]])[S.KEY].tolist() == [
+        "validation/0.jsonl:1"]
     assert run.sample("rollout/1.jsonl:1").tokens.empty
 
 

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from conftest import keyed, make_sample, write_dump
 from format_fixtures import prime, verl
 
 from loaders import open_run
@@ -122,7 +122,7 @@ def test_left_out_samples_are_kept_counted_and_out_of_the_statistics(tmp_path, e
     trained = run.trained()
     assert len(trained.samples) == 2 and trained.left_out[S.EXCLUDED_BY].tolist() == [reason]
     assert trained.step_stats.loc[1, S.stat(S.REWARD, "mean")] == 0.5
-    key = trained.left_out[S.KEY].iloc[0]
+    key = keyed(trained, trained.left_out)[S.KEY].iloc[0]
     assert trained.sample(key).scalars[S.REWARD] == 100.0  # still opens
     found = trained.groups().step(1, GroupOptions())
     assert found.left_out_samples == 1 and found.table[S.GROUP_SIZE].sum() == 2

@@ -32,8 +32,8 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
     parts = open_run(tmp_path, use_cache=False).samples
     keys = list(zip(parts[S.STEP], parts[S.RANK], parts[S.FILE].astype(str), parts[S.LINE]))
     assert keys == sorted(keys) and len(keys) == 120
-    pd.testing.assert_frame_equal(whole.drop(columns=S.TOKEN_DIGEST),
-                                  parts.drop(columns=S.TOKEN_DIGEST))
+    # the token digests (read by row, not in the frame) differ by chunking, by design
+    pd.testing.assert_frame_equal(whole, parts)
     # coded texts (a file name, a finish reason) come back as text, nulls as ""
     assert parts[S.LAST_FINISH].tolist()[:9] == ["stop"] * 3 + ["length"] * 3 + [""] * 3
     assert set(parts[S.FILE].astype(str)) == {f"rollout_data_rank_{r}.jsonl" for r in range(3)}

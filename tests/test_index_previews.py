@@ -58,7 +58,7 @@ def test_step_rows_and_any_rows_get_their_own_texts(tmp_path, small_groups):
     shown = run.with_previews(picked)
     assert list(shown.index) == list(picked.index)
     expected = {k: t for k, t in zip(_texts(run)[S.KEY], _texts(run)[S.PROMPT])}
-    assert shown[S.PROMPT].tolist() == [expected[k] for k in picked[S.KEY]]
+    assert shown[S.PROMPT].tolist() == [expected[k] for k in shown[S.KEY]]
 
 
 def test_a_run_keeps_reading_its_snapshot_after_the_index_is_replaced(tmp_path, small_groups):

@@ -17,7 +17,6 @@ from conftest import make_sample, write_dump
 from loaders import open_run
 from loaders import schema as S
 from loaders.index import ondisk
-from loaders.index.table import sample_keys
 
 META = b"rl_logging_board"
 OUTSIDE = "../../outside/secret.jsonl"
@@ -48,7 +47,6 @@ def _secret(tmp_path: Path) -> Path:
 def _rows_renamed(frame: pd.DataFrame) -> pd.DataFrame:
     frame[S.FILE] = frame[S.FILE].astype("string").where(
         frame[S.FILE] != "rollout_data_rank_1.jsonl", OUTSIDE).astype("category")
-    frame[S.KEY] = sample_keys(frame)
     return frame
 
 
@@ -60,9 +58,10 @@ def _states_renamed(to: str) -> Callable[[dict], dict]:
     return edit
 
 
-def _key_swapped(frame: pd.DataFrame) -> pd.DataFrame:
-    frame[S.KEY] = frame[S.KEY].astype("string")
-    frame.loc[0, S.KEY] = "rollout_data_rank_1.jsonl:2"
+def _key_planted(frame: pd.DataFrame) -> pd.DataFrame:
+    keys = [f"{file}:{line}" for file, line in zip(frame[S.FILE], frame[S.LINE])]
+    keys[0] = "rollout_data_rank_1.jsonl:2"
+    frame[S.KEY] = pd.Series(keys, dtype="string")
     return frame
 
 
@@ -71,8 +70,7 @@ def _key_swapped(frame: pd.DataFrame) -> pd.DataFrame:
     dict(frame_edit=_rows_renamed, meta_edit=_states_renamed(OUTSIDE)),
     dict(frame_edit=_rows_renamed, meta_edit=_states_renamed("/tmp/outside/secret.jsonl")),
     dict(meta_edit=_states_renamed("./rollout_data_rank_1.jsonl")),
-    dict(frame_edit=_key_swapped),
-], ids=["rows", "rows_and_states", "absolute", "not_normalised", "key"])
+], ids=["rows", "rows_and_states", "absolute", "not_normalised"])
 def test_a_planted_index_naming_other_files_is_ignored(dump_dir, tmp_path, plant):
     _secret(tmp_path)
     first = open_run(dump_dir)
@@ -81,10 +79,23 @@ def test_a_planted_index_naming_other_files_is_ignored(dump_dir, tmp_path, plant
     assert run.cache == "miss" and len(run.samples) == len(first.samples)
     assert set(run.samples[S.FILE]) == {"rollout_data_rank_0.jsonl", "rollout_data_rank_1.jsonl"}
     assert [p for p in run.problems if p["reason"].startswith("index ignored: ")]
-    texts = [run.sample(key).texts[S.RESPONSE] for key in run.samples[S.KEY]]
+    texts = [run.sample(key).texts[S.RESPONSE] for key in run.with_previews(run.samples)[S.KEY]]
     assert "SECRET" not in texts
     assert open_run(dump_dir).cache == "hit"  # rebuilt, and the note is gone with the plant
     assert not [p for p in open_run(dump_dir).problems if "index ignored" in p["reason"]]
+
+
+def test_a_key_column_planted_in_the_index_names_no_sample(dump_dir):
+    """The index stores no key: a sample's key is made from its file, line and item, so a
+    planted "key" column cannot make one row open another's line."""
+    first = open_run(dump_dir)
+    keys = first.with_previews(first.samples)[S.KEY].tolist()
+    _plant(dump_dir, frame_edit=_key_planted)
+    run = open_run(dump_dir)
+    rows = run.with_previews(run.samples)
+    assert rows[S.KEY].tolist() == keys
+    assert rows[S.KEY].iloc[0] == "rollout_data_rank_0.jsonl:1"
+    assert run.sample(rows[S.KEY].iloc[0]).scalars[S.REWARD] == rows[S.REWARD].iloc[0]
 
 
 def test_a_file_path_through_a_linked_dir_leading_out_is_ignored(tmp_path):

@@ -22,7 +22,7 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def _expected(frame, row: int) -> Location:
-    values = frame.iloc[row]
+    values = frame.iloc[row]  # a frame read with the columns of a Location
     return Location(str(values[S.FILE]), int(values[S.LINE]), int(values[S.OFFSET]),
                     int(values[S.NBYTES]), int(values[S.STEP]), int(values[S.ITEM]),
                     int(values[S.LINE_CHECK]))
@@ -30,8 +30,8 @@ def _expected(frame, row: int) -> Location:
 
 def test_every_key_gives_its_own_rows_location_in_the_order_asked(run_dir: Path) -> None:
     run = open_run(run_dir, use_cache=False)
-    frame = run.samples
-    locations = Locations(frame)
+    frame = run.with_previews(run.samples)
+    locations = Locations(run.samples, run.previews)
     order = list(range(len(frame)))[::-1]
     keys = [frame[S.KEY].iat[row] for row in order]
     assert len(locations) == len(frame) == 40
@@ -41,19 +41,37 @@ def test_every_key_gives_its_own_rows_location_in_the_order_asked(run_dir: Path)
 
 
 def test_a_key_the_run_lacks_is_a_key_error_and_no_keys_is_no_locations(run_dir: Path) -> None:
-    locations = Locations(open_run(run_dir, use_cache=False).samples)
-    with pytest.raises(KeyError, match="rollout_data_rank_0.jsonl:999"):
-        locations.of(["rollout_data_rank_0.jsonl:1", "rollout_data_rank_0.jsonl:999"])
+    run = open_run(run_dir)
+    locations = Locations(run.samples, run.previews)
+    for odd in ("rollout_data_rank_0.jsonl:999", "nofile.jsonl:1", "rollout_data_rank_0.jsonl",
+                "rollout_data_rank_0.jsonl:1#7", "rollout_data_rank_0.jsonl:x", ":1",
+                f"rollout_data_rank_0.jsonl:{2**40}"):
+        with pytest.raises(KeyError, match=odd):
+            locations.of(["rollout_data_rank_0.jsonl:1", odd])
     assert locations.of([]) == []
     with pytest.raises(KeyError):
-        Locations(open_run(run_dir, use_cache=False).samples[:0])["x:1"]
+        Locations(run.samples[:0], run.previews)["rollout_data_rank_0.jsonl:1"]
+
+
+def test_a_run_past_the_packed_bits_is_found_field_by_field(run_dir: Path) -> None:
+    """A line of more than 65,536 samples (an item past 16 bits) sorts by record."""
+    run = open_run(run_dir, use_cache=False)
+    frame = run.with_previews(run.samples)
+    frame[S.ITEM] = frame[S.ITEM] + 70_000 * (frame.index % 2)
+    keys = [S.sample_key(f, line, item) for f, line, item in
+            zip(frame[S.FILE].astype(str), frame[S.LINE], frame[S.ITEM])]
+    locations = Locations(frame, None)
+    assert [loc.item for loc in locations.of(keys[::-1])] == frame[S.ITEM].tolist()[::-1]
+    with pytest.raises(KeyError):
+        locations[f"rollout_data_rank_0.jsonl:{2**40}"]
 
 
 def test_a_sample_read_by_key_is_that_lines_sample(run_dir: Path) -> None:
     run = open_run(run_dir, use_cache=False)
     key = "odd:name rank_1.jsonl:7"
     sample = run.sample(key)
-    row = run.samples[run.samples[S.KEY] == key].iloc[0]
+    rows = run.with_previews(run.samples)
+    row = rows[rows[S.KEY] == key].iloc[0]
     assert sample.scalars[S.REWARD] == pytest.approx(row[S.REWARD])
     assert [s.scalars[S.REWARD] for s in run.step_samples(2)] == pytest.approx(
         run.samples.loc[run.samples[S.STEP] == 2, S.REWARD].tolist())

@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import keyed
 
 from loaders import open_run
 from loaders import schema as S
@@ -63,9 +64,9 @@ def test_board_reads_the_parquet_dump_as_it_reads_jsonl(tmp_path):
     a, b = open_run(jsonl, use_cache=False), open_run(parquet, use_cache=False)
     assert set(b.formats.values()) == {"board_parquet"} and not b.problems
     assert_same_summary(a.samples, b.samples)
-    assert b.samples[S.TOKEN_DIGEST].notna().sum() == 3  # one digest per (file, step)
-    key = b.samples[S.KEY].iloc[7]
-    sample, same = b.sample(key), a.sample(a.samples[S.KEY].iloc[7])
+    assert len(b.token_digests()) == 3  # one digest per (file, step)
+    key = keyed(b)[S.KEY].iloc[7]
+    sample, same = b.sample(key), a.sample(keyed(a)[S.KEY].iloc[7])
     assert sample.error is None and sample.texts == same.texts
     assert np.allclose(sample.tokens["logprob"], same.tokens["logprob"], atol=1e-6)
     assert sample.tokens["token"].tolist() == same.tokens["token"].tolist()
@@ -103,7 +104,7 @@ def test_odd_values_survive_as_json_and_nulls_as_missing(tmp_path):
     assert first[S.NAN_COUNT] == 1 and np.isclose(first[S.LOG_RATIO_SUM], 0.0)
     assert run.samples["mixed"].astype(str).tolist() == ["3.0", "x"]  # as from jsonl
     assert "big" in run.samples.columns
-    sample = run.sample(run.samples[S.KEY].iloc[0])
+    sample = run.sample(first[S.KEY])
     assert sample.error is None and "<b>hi</b>" in sample.texts[S.PROMPT]
 
 
@@ -142,7 +143,7 @@ def test_index_cache_and_a_new_file(tmp_path):
         writer.write_many(batches(1)[0])
     run = open_run(tmp_path)
     assert run.cache == "partial" and len(run.samples) == 40
-    assert run.sample(run.samples[S.KEY].iloc[-1]).error is None
+    assert run.sample(keyed(run)[S.KEY].iloc[-1]).error is None
 
 
 def test_convert_streams_a_jsonl_dump_keeping_dirs_and_skipping_bad_lines(tmp_path):
@@ -198,10 +199,9 @@ def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
     parts = open_run(parquet, use_cache=False)
     assert parts.samples[S.LINE].tolist() == list(range(1, 21))
     # digests are made per parse batch, as for a jsonl file's chunks: one per chunk here
-    assert parts.samples[S.TOKEN_DIGEST].notna().sum() == len(chunks)
-    pd.testing.assert_frame_equal(whole.drop(columns=S.TOKEN_DIGEST),
-                                  parts.samples.drop(columns=S.TOKEN_DIGEST))
-    assert parts.sample(parts.samples[S.KEY].iloc[-1]).error is None
+    assert len(parts.token_digests()) == len(chunks)
+    pd.testing.assert_frame_equal(whole, parts.samples)  # digests: read by row, not here
+    assert parts.sample(keyed(parts)[S.KEY].iloc[-1]).error is None
 
 
 def test_held_samples_are_written_when_the_trainer_exits(tmp_path):

@@ -4,7 +4,7 @@ indexed says so (and names the file) instead of showing a second set of numbers.
 import os
 
 import pytest
-from conftest import edit_in_place, line_of, make_sample, write_dump
+from conftest import edit_in_place, keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
@@ -114,7 +114,7 @@ def test_file_state_records_inode_and_ctime(big):
 
 
 def _locations(run) -> dict[str, Location]:
-    frame = run.samples
+    frame = keyed(run)
     return {row[S.KEY]: Location(row[S.FILE], row[S.LINE], row[S.OFFSET], row[S.NBYTES],
                                  row[S.STEP], row[S.ITEM], row[S.LINE_CHECK])
             for _, row in frame.iterrows()}

@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from conftest import keyed
 
 from loaders import open_run
 from loaders import schema as S
@@ -97,9 +98,10 @@ def test_a_dump_on_s3_loads_grows_and_reads_samples(s3, tmp_path):
     assert run.index_path.parent.parent == cache  # kept locally, keyed by the URL
     assert open_run(f"s3://{BUCKET}/run").cache == "hit"
 
-    sample = run.sample(run.samples[S.KEY].iloc[0])  # one sample, by byte range
+    rows = keyed(run)
+    sample = run.sample(rows[S.KEY].iloc[0])  # one sample, by byte range
     assert sample.error is None and len(sample.tokens) > 0
-    parquet_key = run.samples.loc[run.samples[S.RANK] == 5, S.KEY].iloc[0]
+    parquet_key = rows.loc[rows[S.RANK] == 5, S.KEY].iloc[0]
     assert run.sample(parquet_key).texts[S.RESPONSE] == "p0"
 
     # growth: the object rewritten with the pending line finished and one more line
@@ -108,7 +110,7 @@ def test_a_dump_on_s3_loads_grows_and_reads_samples(s3, tmp_path):
     grown = open_run(f"s3://{BUCKET}/run")
     assert grown.cache == "partial" and len(grown.samples) == 29 and grown.pending_bytes == 0
     assert set(grown.with_previews(grown.samples)[S.RESPONSE]) >= {"half", "new"}
-    assert grown.sample(grown.samples[S.KEY].iloc[-1]).error is None
+    assert grown.sample(keyed(grown)[S.KEY].iloc[-1]).error is None
 
 
 def test_root_url_prefix_and_credentials(s3):

@@ -5,7 +5,7 @@ import os
 import threading
 
 import pytest
-from conftest import edit_in_place, make_sample, write_dump
+from conftest import edit_in_place, keyed, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
@@ -30,7 +30,8 @@ def big(tmp_path):
 
 
 def _table_reward(run, key: str) -> float:
-    return float(run.samples.loc[run.samples[S.KEY] == key, S.REWARD].iloc[0])
+    rows = keyed(run)
+    return float(rows.loc[rows[S.KEY] == key, S.REWARD].iloc[0])
 
 
 def test_a_sample_edited_after_indexing_is_a_stale_error_not_a_second_number(big):

@@ -8,13 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import line_of, make_sample, write_dump
+from conftest import keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
 from loaders.index import pool
 from loaders.index import token_digest as D
-from loaders.index.ondisk import load_index, save_index
+from loaders.index.ondisk import Stored, load_index, save_index
+from loaders.index.previews import stored_frame
 from loaders.serve import token_summary as T
 
 
@@ -43,7 +44,8 @@ def _dump(root: Path, steps: int = 3, files: int = 2, count: int = 5) -> Path:
 def _brute_grid(run, metric: str, relative: bool) -> dict[int, np.ndarray]:
     """Token-weighted means per step and bin, from every sample's real token table."""
     sums, counts = {}, {}
-    for key, step in zip(run.samples[S.KEY], run.samples[S.STEP]):
+    rows = keyed(run)
+    for key, step in zip(rows[S.KEY], rows[S.STEP]):
         tokens = run.sample(key).tokens
         values = tokens[metric].to_numpy(dtype=float)
         n = len(values)
@@ -62,7 +64,7 @@ def _brute_grid(run, metric: str, relative: bool) -> dict[int, np.ndarray]:
 @pytest.mark.parametrize("relative", [True, False])
 def test_position_means_match_a_brute_force(tmp_path, metric, relative):
     run = open_run(_dump(tmp_path / "run"), use_cache=False)
-    found = T.digests(run.samples)
+    found = run.token_digests()
     assert T.summary_metrics(found) == ["logprob", S.K3, "entropy"]
     grid = T.position_grid(found, metric, T.RELATIVE if relative else T.ABSOLUTE)
     expected = _brute_grid(run, metric, relative)
@@ -107,7 +109,7 @@ def test_hot_tokens_match_a_brute_force(tmp_path):
 
 
 def _views(run, steps=None) -> tuple:
-    found = T.digests(run.samples)
+    found = run.token_digests()
     grids = [T.position_grid(found, m, s) for m in T.summary_metrics(found)
              for s in (T.RELATIVE, T.ABSOLUTE)]
     hot = [T.hot_tokens(T.digests(run.step_rows(step)), S.K3, run.step_rows(step))
@@ -125,7 +127,7 @@ def _same_views(a, b) -> None:
 
 
 def _blobs(run) -> set[bytes]:
-    return set(run.samples[S.TOKEN_DIGEST].dropna())
+    return set(keyed(run)[S.TOKEN_DIGEST].dropna())
 
 
 def test_digests_survive_growth_and_reopen(tmp_path):
@@ -165,8 +167,8 @@ def test_digests_split_with_validation(tmp_path):
                _samples(0, 3, seed=1) + _samples(0, 2, seed=2, validation=True))
     run = open_run(root, use_cache=False)
     train, valid = run.part(False), run.part(True)
-    assert len(T.digests(train.samples)) == len(T.digests(valid.samples)) == 1
-    tokens = [T.position_grid(T.digests(p.samples), "entropy").tokens.sum() for p in (train, valid)]
+    assert len(train.token_digests()) == len(valid.token_digests()) == 1
+    tokens = [T.position_grid(p.token_digests(), "entropy").tokens.sum() for p in (train, valid)]
     lengths = [p.samples[S.RESPONSE_LEN].sum() for p in (train, valid)]
     assert tokens == lengths
 
@@ -184,17 +186,18 @@ def test_a_tampered_digest_is_skipped_not_trusted(tmp_path):
     root = _dump(tmp_path / "run", steps=1, files=1)
     run = open_run(root)
     stored = load_index(root)
-    held = stored.frame[S.TOKEN_DIGEST].notna()
-    stored.frame.loc[held, S.TOKEN_DIGEST] = [b'{"rel": -1}\0', b"\xff" * 9][: held.sum()]
-    save_index(root, stored)
+    frame = stored_frame(stored.frame, stored.previews)  # as the file holds it
+    held = frame[S.TOKEN_DIGEST].notna()
+    frame.loc[held, S.TOKEN_DIGEST] = [b'{"rel": -1}\0', b"\xff" * 9][: held.sum()]
+    save_index(root, Stored(frame, stored.files, stored.problems))
     reopened = open_run(root)
-    assert reopened.cache == "hit" and T.digests(reopened.samples) == []
-    assert T.summary_metrics(T.digests(run.samples)) == ["logprob", S.K3, "entropy"]
+    assert reopened.cache == "hit" and reopened.token_digests() == []
+    assert T.summary_metrics(run.token_digests()) == ["logprob", S.K3, "entropy"]
 
 
 def test_a_digest_is_small_whatever_the_length(tmp_path):
     root = tmp_path / "run"
     write_dump(root / "rollout_data_rank_0.jsonl",
                [make_sample(0, n=n, seed=n) for n in (20, 5_000, 30_000)])
-    blob = open_run(root, use_cache=False).samples[S.TOKEN_DIGEST].dropna().iloc[0]
+    blob = keyed(open_run(root, use_cache=False))[S.TOKEN_DIGEST].dropna().iloc[0]
     assert len(blob) < 3_000  # 32 + 59 bins of two metrics and a few hot tokens

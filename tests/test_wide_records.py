@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import line_of, make_sample, write_dump
+from conftest import keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
@@ -40,8 +40,9 @@ def test_a_line_with_too_many_keys_keeps_the_first_by_name(tmp_path):
     assert _cap_notes(run) == {"rollout_data_rank_0.jsonl": [
         f"45 extra keys beyond the first {CAP} are not columns (they stay in the line; "
         "token arrays among them still show as tokens)"]}
-    key = run.samples[run.samples[S.STEP] == 1][S.KEY].iloc[0]
-    assert run.samples.set_index(S.KEY).loc[key, S.TRUNCATED]
+    rows = keyed(run)
+    key = rows[rows[S.STEP] == 1][S.KEY].iloc[0]
+    assert rows.set_index(S.KEY).loc[key, S.TRUNCATED]
     sample = run.sample(key)
     assert sample.error is None and "z_adv_mean" not in _extras(run)
     assert list(sample.tokens["z_adv"]) == [0.5] * 6  # an array past the cap, still tokens

@@ -48,8 +48,14 @@ from loaders.index.trust import (
 
 # 13: row groups of ROW_GROUP_ROWS samples, so a served run reads the text previews of the
 # rows it shows (loaders.index.previews); a trainer key "row" is the column "extra_row".
-# Older indexes rebuild once
-INDEX_VERSION = 13
+# 14: no KEY column (made for the rows shown); the token digest and where each line is are
+# read by row too (schema.READ_BY_ROW).  Older indexes rebuild once
+INDEX_VERSION = 14
+_TEXT = (pa.types.is_string, pa.types.is_large_string)
+_READ_BY_ROW_TYPES = {
+    **{name: lambda kind: any(test(kind) for test in _TEXT) for name in S.TEXT_PREVIEWS},
+    **{name: pa.types.is_integer for name in (S.OFFSET, S.NBYTES, S.LINE_CHECK)},
+    S.TOKEN_DIGEST: lambda kind: pa.types.is_binary(kind) or pa.types.is_null(kind)}
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"
@@ -151,11 +157,13 @@ def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
         raise Untrusted("no board metadata")
     if meta.get("version") != INDEX_VERSION:
         return None  # written by another version of the board: rebuilt, nothing to say
-    for name in S.TEXT_PREVIEWS:
-        kind = schema.field(name).type if name in schema.names else pa.null()
-        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-            raise Untrusted(f"column {name!r} missing or not string")
-    numbers = [name for name in schema.names if name not in S.TEXT_PREVIEWS]
+    for name in S.READ_BY_ROW:
+        kind = schema.field(name).type if name in schema.names else None
+        if kind is None or not _READ_BY_ROW_TYPES[name](kind):
+            raise Untrusted(f"column {name!r} missing or of type {kind}")
+    # read: all but what is read by row later (where each line is: read, checked, let go)
+    numbers = [name for name in schema.names
+               if name not in S.READ_BY_ROW or name in (S.OFFSET, S.NBYTES)]
     stored = _from_table(pq.read_table(handle, columns=numbers), meta, root)
     stored.previews = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
     return stored
@@ -167,9 +175,9 @@ def _from_table(table: pa.Table, meta: dict, root: Path) -> Stored:
         raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
-    frame = without_texts(table.to_pandas())  # read without them: only its rows numbered
+    frame = table.to_pandas()
     check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
-    return Stored(frame, files, checked_problems(meta["problems"]))
+    return Stored(without_texts(frame), files, checked_problems(meta["problems"]))
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:

@@ -1,16 +1,19 @@
-"""The text previews of a run's samples, kept out of its frame and read by row on demand.
+"""What a served run reads per shown row: kept out of its frame, read by row on demand.
 
-The previews (prompt, response, reference response, ground truth) are a third of a summary
-frame, and a whole-run view never needs them: only the rows a page shows do.  So a served run
-holds its numbers in memory and reads the previews of the rows it draws from the index file
-it was written to or read from (FilePreviews: one row group of ROW_GROUP_ROWS samples per
-read).  The file is held open, so an index replaced on disk since (a followed run saved
-again) leaves this run reading its own snapshot.  A run that has no index on disk keeps them
-in memory (HeldPreviews).  Rows are named by schema.ROW, a sample's row in that file.
+The text previews (prompt, response, reference response, ground truth), where each sample's
+line is (offset, length, check) and the token digests are half of a summary frame, and a
+whole-run view never needs them: only the rows a page shows do (schema.READ_BY_ROW).  So a
+served run holds its numbers in memory and reads these columns for the rows it draws from
+the index file it was written to or read from (FilePreviews: one row group of ROW_GROUP_ROWS
+samples per read).  The file is held open, so an index replaced on disk since (a followed
+run saved again) leaves this run reading its own snapshot.  A run that has no index on disk
+keeps them in memory (HeldPreviews).  Rows are named by schema.ROW, a sample's row in that
+file; a sample's KEY is made for the rows read.
 """
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import BinaryIO, Protocol
 
 import numpy as np
@@ -25,7 +28,7 @@ ROW_GROUP_ROWS = 16_384
 
 
 class Previews(Protocol):
-    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         """The preview columns of these rows (S.ROW values), in their order."""
 
     def table(self) -> pa.Table:
@@ -40,9 +43,9 @@ class HeldPreviews:
     """Previews held in memory, for a run with no index file."""
 
     def __init__(self, table: pa.Table) -> None:
-        self._table = table.select(list(S.TEXT_PREVIEWS)).combine_chunks()
+        self._table = table.select(list(S.READ_BY_ROW)).combine_chunks()
 
-    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         return self._table.select(list(columns)).take(pa.array(rows, pa.int64()))
 
     def table(self) -> pa.Table:
@@ -63,7 +66,7 @@ class FilePreviews:
                  for i in range(self._file.metadata.num_row_groups)]
         self._starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
 
-    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         rows = np.asarray(rows, dtype=np.int64)
         groups, at = np.unique(np.searchsorted(self._starts, rows, side="right") - 1,
                                return_inverse=True)
@@ -77,7 +80,7 @@ class FilePreviews:
     def table(self) -> pa.Table:
         return self._read(list(range(len(self._starts) - 1)))
 
-    def _read(self, groups: list[int], columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pa.Table:
+    def _read(self, groups: list[int], columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         with self._lock:
             return self._file.read_row_groups(groups, columns=list(columns))
 
@@ -87,28 +90,44 @@ class FilePreviews:
 
 
 def held(frame: pd.DataFrame) -> HeldPreviews:
-    """The previews of a frame that still has its text columns, held in memory."""
-    return HeldPreviews(pa.Table.from_pandas(frame[list(S.TEXT_PREVIEWS)], preserve_index=False))
+    """The READ_BY_ROW columns of a frame that still has them, held in memory."""
+    return HeldPreviews(pa.Table.from_pandas(frame[list(S.READ_BY_ROW)], preserve_index=False))
 
 
 def without_texts(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame, its rows numbered in S.ROW, without the preview columns."""
-    out = frame.drop(columns=[c for c in S.TEXT_PREVIEWS if c in frame.columns])
-    out[S.ROW] = np.arange(len(out), dtype=np.int64)
+    """The frame, its rows numbered in S.ROW, without the READ_BY_ROW columns and keys."""
+    out = frame.drop(columns=[c for c in (*S.READ_BY_ROW, S.KEY) if c in frame.columns])
+    with warnings.catch_warnings():  # a block a column (table.combine): no copy to add one
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        out[S.ROW] = np.arange(len(out), dtype=np.int64)
     return out
 
 
 def with_texts(rows: pd.DataFrame, previews: Previews,
-               columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pd.DataFrame:
-    """rows with these preview columns (read by S.ROW; a whole-run view that needs one reads
-    only that one: the prompt of each prompt, not four texts of rows all over the file)."""
-    if all(c in rows.columns for c in columns):
+               columns: tuple[str, ...] = S.READ_BY_ROW, keys: bool = True) -> pd.DataFrame:
+    """rows with these READ_BY_ROW columns (read by S.ROW; a whole-run view that needs one
+    reads only that one: the prompt of each prompt, not every text of rows all over the
+    file), and (keys) each row's KEY."""
+    missing = [c for c in columns if c not in rows.columns]
+    keys = keys and S.KEY not in rows.columns
+    if not missing and not keys:
         return rows
-    texts = previews.take(rows[S.ROW].to_numpy(), columns)
     out = rows.copy()
-    for name in columns:
-        out[name] = texts.column(name).to_pandas().set_axis(rows.index).astype("string")
+    if keys:
+        out[S.KEY] = sample_keys(out)
+    if missing:
+        read = previews.take(rows[S.ROW].to_numpy(), tuple(missing))
+        for name in missing:
+            values = read.column(name).to_pandas().set_axis(rows.index)
+            out[name] = values.astype("string") if name in S.TEXT_PREVIEWS else values
     return out
+
+
+def sample_keys(frame: pd.DataFrame) -> pd.Series:
+    """schema.sample_key for every row, vectorised."""
+    base = frame[S.FILE].astype("string") + ":" + frame[S.LINE].astype("string")
+    item = frame[S.ITEM]
+    return base.where(item == 0, base + "#" + item.astype("string")).astype("string")
 
 
 def served(frame: pd.DataFrame, previews: Previews | None) -> tuple[pd.DataFrame, Previews]:
@@ -121,7 +140,7 @@ def served(frame: pd.DataFrame, previews: Previews | None) -> tuple[pd.DataFrame
 
 
 def stored_frame(frame: pd.DataFrame, previews: Previews | None) -> pd.DataFrame:
-    """The frame as the index file holds it: every text column, no S.ROW."""
+    """The frame as the index file holds it: every READ_BY_ROW column, no S.ROW nor KEY."""
     if previews is not None and S.ROW in frame.columns:
         frame = with_texts(frame, previews)
-    return frame.drop(columns=[S.ROW], errors="ignore")
+    return frame.drop(columns=[S.ROW, S.KEY], errors="ignore")

@@ -67,17 +67,9 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = frame[S.FILE].astype("string")
         frame = typed(frame)
-        frame[S.KEY] = sample_keys(frame)
         frame[S.TRUNCATED] = truncated(frame)
         frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
-
-
-def sample_keys(frame: pd.DataFrame) -> pd.Series:
-    """schema.sample_key for every row, vectorised."""
-    base = frame[S.FILE].astype("string") + ":" + frame[S.LINE].astype("string")
-    item = frame[S.ITEM]
-    return base.where(item == 0, base + "#" + item.astype("string")).astype("string")
 
 
 def truncated(frame: pd.DataFrame) -> np.ndarray:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from loaders.index.previews import Previews
 from loaders.serve.locations import Locations
 from loaders.serve.sample import Sample, read_samples
 
@@ -51,9 +52,10 @@ class SampleStore:
     """
 
     def __init__(self, root: Path, samples: pd.DataFrame, formats: dict[str, str],
-                 stale: StaleFiles | None = None) -> None:
+                 stale: StaleFiles | None = None, previews: Previews | None = None) -> None:
         self.root = root
         self.frame = samples
+        self.previews = previews  # where each line is, read for the rows asked
         self.formats = formats
         self.stale = stale if stale is not None else StaleFiles()
         self._lock = threading.RLock()
@@ -65,7 +67,7 @@ class SampleStore:
     def locations(self) -> Locations:
         with self._lock:
             if self._locations is None:
-                self._locations = Locations(self.frame)
+                self._locations = Locations(self.frame, self.previews)
             return self._locations
 
     def load(self, keys: list[str]) -> list[Sample]:

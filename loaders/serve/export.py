@@ -48,7 +48,7 @@ def table_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
 
 def jsonl_bytes(run: Run, rows: pd.DataFrame) -> bytes:
     """The samples of rows (at most MAX_ROWS) as JSONL, each its own line as written."""
-    rows = rows.head(MAX_ROWS)
+    rows = run.with_previews(rows.head(MAX_ROWS))  # where each line is, and their keys
     lines: list[bytes] = []
     seen: set[tuple[str, int]] = set()
     by_board: list[str] = []

@@ -14,8 +14,9 @@ from loaders.groups.table import DEFAULT_PASS, group_table, mix, pass_rule, pass
 from loaders.index.extras import extra_column
 from loaders.serve.memo import Memo
 
-# rows with these text previews (Run.with_previews): a whole-run table reads only the prompt
-Texts = Callable[[pd.DataFrame, tuple[str, ...]], pd.DataFrame]
+# rows with these READ_BY_ROW columns (Run.with_previews): a whole-run table reads only the
+# prompt, and no key
+Texts = Callable[..., pd.DataFrame]
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Groups:
 
     def __init__(self, samples: pd.DataFrame, left_out: pd.DataFrame,
                  group_key: str | None = None,
-                 texts: Texts = lambda rows, columns: rows) -> None:
+                 texts: Texts = lambda rows, *columns, **keys: rows) -> None:
         self.samples = with_group_key(samples, group_key)
         self.left_out = with_group_key(left_out, group_key)
         self._texts = texts  # rows with their text previews (Run.with_previews)
@@ -58,7 +59,7 @@ class Groups:
         if options.show_left_out:
             more = self.left_out[self.left_out[S.STEP] == step]
             rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
-        rows = self._texts(rows, S.TEXT_PREVIEWS).copy()
+        rows = self._texts(rows).copy()
         rows[S.ADVANTAGE] = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
         rows[S.PASSED], _ = passed(rows, options.pass_threshold)
         return rows
@@ -90,7 +91,7 @@ class Groups:
     def _history(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
         steps = prompt_steps(self.samples, passed(self.samples, threshold)[0])
         first = self.samples.drop_duplicates(S.PROMPT_ID)  # the previews of one row a prompt
-        return steps, prompt_table(steps, previews(self._texts(first, (S.PROMPT,))))
+        return steps, prompt_table(steps, previews(self._texts(first, (S.PROMPT,), keys=False)))
 
     def prompt(self, prompt_id: int, threshold: float = DEFAULT_PASS) -> pd.DataFrame:
         """One prompt's group at every step it appears."""

@@ -32,6 +32,7 @@ from loaders.serve.run_health import (
     walk_metrics,
 )
 from loaders.serve.sample import Sample
+from loaders.serve.token_summary import Digest, digests
 
 
 class DumpError(Exception):
@@ -93,10 +94,20 @@ class Run:
         return self._steps.get(step, lambda: self.with_previews(
             self.samples[self.samples[S.STEP] == step]))
 
-    def with_previews(self, rows: pd.DataFrame,
-                      columns: tuple[str, ...] = S.TEXT_PREVIEWS) -> pd.DataFrame:
-        """rows (of samples or left_out) with these text previews, read for these rows."""
-        return with_texts(rows, self.previews, columns) if self.previews is not None else rows
+    def with_previews(self, rows: pd.DataFrame, columns: tuple[str, ...] = S.READ_BY_ROW,
+                      keys: bool = True) -> pd.DataFrame:
+        """rows (of samples or left_out) with these READ_BY_ROW columns, read for these
+        rows, and (keys) their keys."""
+        if self.previews is None:
+            return rows
+        return with_texts(rows, self.previews, columns, keys)
+
+    def token_digests(self) -> list[Digest]:
+        """The token digests of the run's samples (one per file and step), read once."""
+        def read() -> list[Digest]:
+            rows = self.samples[[S.ROW, S.STEP, S.FILE]]
+            return digests(self.with_previews(rows, (S.TOKEN_DIGEST,), keys=False))
+        return self._memo.get("token_digests", read)
 
     def sample(self, key: str) -> Sample:
         """One sample in full (text and token arrays), read from disk on demand."""
@@ -123,13 +134,16 @@ class Run:
 
     @property
     def store(self) -> SampleStore:
-        return self._memo.get("store", lambda: SampleStore(self.root, self._all_samples(),
-                                                            self.formats, self._stale))
+        return self._memo.get("store", lambda: SampleStore(
+            self.root, self._all_samples(), self.formats, self._stale, self.previews))
 
     def _all_samples(self) -> pd.DataFrame:
-        if self.left_out is None or self.left_out.empty:
-            return self.samples
-        return pd.concat([self.samples, self.left_out], ignore_index=True)
+        """Where every sample (trained or left out) is: the columns of a Location only."""
+        frames = [f for f in (self.samples, self.left_out) if f is not None and len(f)]
+        frames = frames or [self.samples]
+        columns = [c for c in (S.FILE, S.LINE, S.ITEM, S.STEP, S.ROW, S.OFFSET, S.NBYTES,
+                               S.LINE_CHECK) if c in frames[0].columns]
+        return pd.concat([f[columns] for f in frames], ignore_index=True)
 
     def groups(self, group_key: str | None = None) -> Groups:
         """GRPO groups and prompt history; `group_key` names a key to group by instead."""

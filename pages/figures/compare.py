@@ -84,7 +84,7 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
 
 
 def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
-                         texts: Texts = lambda rows, columns: rows
+                         texts: Texts = lambda rows, *columns, **keys: rows
                          ) -> tuple[pd.DataFrame, int]:
     """(prompts compared with the reference at >= min_steps steps where RL never scored
     higher, worst mean gap first; how many such prompts were left out for being seen at
@@ -103,7 +103,7 @@ def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
         return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS)), left_out
     rows = samples[samples[S.PROMPT_ID].isin(never)]
     grouped = rows.groupby(S.PROMPT_ID, sort=False)
-    first = texts(rows.drop_duplicates(S.PROMPT_ID), (S.PROMPT,))
+    first = texts(rows.drop_duplicates(S.PROMPT_ID), (S.PROMPT,), keys=False)
     first = first.set_index(S.PROMPT_ID)[S.PROMPT]
     table = pd.DataFrame({
         PROMPT_PREVIEW: first, SAMPLE_COUNT: grouped.size(),

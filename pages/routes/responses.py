@@ -133,7 +133,7 @@ def _rows(view: View) -> pd.DataFrame:
     rows = view.run.step_rows(view.step)
     left_out = view.run.left_out
     if view.options.show_left_out and left_out is not None and len(left_out):
-        more = left_out[left_out[S.STEP] == view.step]
+        more = view.run.with_previews(left_out[left_out[S.STEP] == view.step])
         rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
     return rows
 

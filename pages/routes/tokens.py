@@ -25,7 +25,7 @@ WINDOW_LEAD = 64  # the Sample page's window starts this many tokens before a ho
 
 def render(view: View) -> None:
     st.header(f"Tokens · step {view.step}")
-    found = T.digests(view.run.samples)
+    found = view.run.token_digests()
     metrics = T.summary_metrics(found)
     if not metrics:
         st.info("No token summaries: this dump has no per-token logprobs, reference "
