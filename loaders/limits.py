@@ -1,0 +1,61 @@
+"""The budgets every reader works under: what one file may make the board allocate or spend.
+
+A dump dir is data from a training job, not from a trusted user, and one file must never take
+the server down: a pickle or Parquet footer can claim a billion rows in a few kilobytes.  Each
+reader checks the file's own claims (sizes in a zip directory, rows and byte sizes in a
+Parquet footer, the shape of a tensor) against these numbers *before* it allocates; a file
+past one is one problem, "over budget: <what>", with its file, and the rest of the run loads.
+
+The numbers leave room for the largest real dumps we know of (a slime train dump of 512
+samples x 8k tokens x 8 tensors is ~34 M elements, a TRL completions file a few thousand
+rows, a board Parquet dump ~64 k rows a file) and stay well under a 6 GiB server.  The tests
+behind them (tests/test_reliability_budgets.py) run the hostile files in a process under a
+memory limit.
+"""
+from __future__ import annotations
+
+# --- torch.save (.pt) files: loaders/parse/torch_pickle.py ---
+# the whole file is read into memory before its zip directory is looked at
+MAX_TORCH_FILE_BYTES = 1 << 30
+# data.pkl, decompressed (its size as the zip directory claims it, checked before reading)
+MAX_PICKLE_BYTES = 256 << 20
+# all storages of one file together, decompressed (a zip bomb claims its size honestly,
+# since zipfile stops at the claimed size: the claim is what is checked)
+MAX_STORAGE_BYTES = 1 << 30
+# values one file's object makes once written out, a part shared by many samples counted each
+# time it appears (a stride-0 tensor, one storage viewed by every sample, a "billion laughs"
+# list of lists of the same list all expand when the samples are normalised); 48 M values is
+# ~1.5 GiB as Python objects, the most a sample list may cost
+MAX_VALUES = 48 << 20
+# characters of text, counted the same way (a 1 MB prompt referenced by 10,000 samples)
+MAX_TEXT_CHARS = 512 << 20
+# nesting of lists, dicts and tuples: orjson, which writes the index, stops at 255, and
+# Python's recursion at ~1000 (a 100,000-deep pickle must be one problem, not end the load)
+MAX_DEPTH = 200
+
+# --- Parquet files: loaders/formats (TRL), loaders/index/scan_board.py ---
+# rows a file's footer may claim: a TRL completions file is a step's samples
+MAX_PARQUET_ROWS = 4 << 20
+# rows one row group may claim (the board writes 64 k; a reader decodes a group at once)
+MAX_ROW_GROUP_ROWS = 1 << 20
+# decompressed bytes a row group's column chunks may claim together
+MAX_ROW_GROUP_BYTES = 1 << 30
+# rows a file may claim per byte on disk: a real row costs bytes in every column; 2 M rows in
+# 30 KB (70 rows a byte) is a bomb, not a dump
+MAX_ROWS_PER_BYTE = 4
+# a Parquet file whose footer claims more than this per row is refused as a bomb: a row of the
+# board's dumps is a sample, at most a few MB of text and tokens
+MAX_PARQUET_CELL_BYTES = 256 << 20
+
+# --- the Responses / Groups / Prompts regex search: pages/figures/text.py ---
+# wall time one search may take over every shown text, after which it stops and says so; the
+# match runs in the `regex` package with the GIL released, so other sessions and the health
+# check are served meanwhile
+SEARCH_SECONDS = 2.0
+
+
+class OverBudget(ValueError):
+    """A file past one of these budgets; the message says which and by how much."""
+
+    def __init__(self, what: str, claimed: int | float, budget: int | float) -> None:
+        super().__init__(f"over budget: {what} {claimed:,} > {budget:,}")
