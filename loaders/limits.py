@@ -33,21 +33,20 @@ MAX_TEXT_CHARS = 512 << 20
 # Python's recursion at ~1000 (a 100,000-deep pickle must be one problem, not end the load)
 MAX_DEPTH = 200
 
-# --- Parquet files: loaders/formats (TRL), loaders/index/scan_board.py ---
+# --- Parquet files: loaders/parse/footer.py (TRL and other tables, the board's own dumps) ---
 # rows a file's footer may claim: a TRL completions file is a step's samples
 MAX_PARQUET_ROWS = 4 << 20
-# rows one row group may claim (the board writes 64 k; a reader decodes a group at once)
+# rows one row group may claim (the board writes 64, pyarrow 1 Mi at most; a group is decoded
+# at once)
 MAX_ROW_GROUP_ROWS = 1 << 20
-# decompressed bytes a row group's column chunks may claim together
-MAX_ROW_GROUP_BYTES = 1 << 30
+# decompressed bytes a row group's column chunks may claim together (a TRL step of 1,024
+# completions of 32 KB is 32 MB; a 1 GiB text cell is a bomb)
+MAX_ROW_GROUP_BYTES = 512 << 20
 # rows a file may claim per byte on disk: a real row costs bytes in every column; 2 M rows in
 # 30 KB (70 rows a byte) is a bomb, not a dump
 MAX_ROWS_PER_BYTE = 4
-# a Parquet file whose footer claims more than this per row is refused as a bomb: a row of the
-# board's dumps is a sample, at most a few MB of text and tokens
-MAX_PARQUET_CELL_BYTES = 256 << 20
 
-# --- the Responses / Groups / Prompts regex search: pages/figures/text.py ---
+# --- the Responses / Groups / Prompts / Metrics regex search: pages/figures/search.py ---
 # wall time one search may take over every shown text, after which it stops and says so; the
 # match runs in the `regex` package with the GIL released, so other sessions and the health
 # check are served meanwhile
