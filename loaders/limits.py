@@ -9,16 +9,23 @@ past one is one problem, "over budget: <what>", with its file, and the rest of t
 The numbers leave room for the largest real dumps we know of (a slime train dump of 512
 samples x 8k tokens x 8 tensors is ~34 M elements, a TRL completions file a few thousand
 rows, a board Parquet dump ~64 k rows a file) and stay well under a 6 GiB server.  The tests
-behind them (tests/test_reliability_budgets.py) run the hostile files in a process under a
-memory limit.
+behind them run each hostile file in a loader process under a 2 GiB address-space limit:
+tests/test_reliability_budgets.py (.pt), tests/test_reliability_parquet_budgets.py
+(Parquet); tests/test_reliability_nesting.py (depth) and tests/test_search_budget.py with
+tests/test_browser_search.py (the search's time).
 """
 from __future__ import annotations
 
 # --- torch.save (.pt) files: loaders/parse/torch_pickle.py ---
 # the whole file is read into memory before its zip directory is looked at
 MAX_TORCH_FILE_BYTES = 1 << 30
-# data.pkl, decompressed (its size as the zip directory claims it, checked before reading)
-MAX_PICKLE_BYTES = 256 << 20
+# data.pkl, decompressed (its size as the zip directory claims it, checked before reading);
+# unpickling costs up to ~16 bytes a byte (loaders/parse/bounded_pickle.py), so ~2 GiB at
+# most; slime's rollout data of 512 samples x 8k tokens is ~45 MB
+MAX_PICKLE_BYTES = 128 << 20
+# lists, dicts, sets, tuples, marks and memo entries a pickle may make (each up to ~240 bytes
+# from one byte of pickle: ~500 MB at most); a dump of 4,096 samples makes ~200 k
+MAX_CONTAINERS = 2 << 20
 # all storages of one file together, decompressed (a zip bomb claims its size honestly,
 # since zipfile stops at the claimed size: the claim is what is checked)
 MAX_STORAGE_BYTES = 1 << 30

@@ -73,6 +73,14 @@ def _lying_zip_size(path: Path) -> None:
     path.write_bytes(bytes(raw))
 
 
+def _set_flood(path: Path) -> None:
+    """A data.pkl of 100 M empty sets (216 bytes each, ~21 GB), deflated to ~100 KB."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("1/data.pkl", dump(sample("prompt", b"](" + b"\x8f" * 100_000_000
+                                                   + b"e")))
+        archive.writestr("1/byteorder", "little")
+
+
 @pytest.mark.parametrize(("write", "reason"), [
     (_stride_zero, "over budget: tensor elements"),
     (_shared_storage, "over budget: tensor elements"),
@@ -81,6 +89,7 @@ def _lying_zip_size(path: Path) -> None:
     (_deep, "over budget: nesting depth"),
     (_lying_pickle_length, "unreadable pickle"),
     (_lying_zip_size, "unreadable"),
+    (_set_flood, "over budget: containers in the pickle"),
 ])
 def test_a_pickle_bomb_is_one_problem_and_the_run_loads(tmp_path, write, reason):
     root = slime_run(tmp_path / "run")
@@ -108,3 +117,13 @@ def test_the_zip_bomb_fixture_is_a_bomb(tmp_path):
     zeros_storage(path, "0", 64 << 20, dump(b""))
     info = zipfile.ZipFile(path).getinfo("1/data/0")
     assert info.file_size == 64 << 20 and info.compress_size < 1 << 20
+
+
+def test_a_memo_index_of_2_31_costs_nothing(tmp_path):
+    """LONG_BINPUT 2**31 - 1 (6 bytes) made the C unpickler size its memo array to 16 GB;
+    here the memo is a dict, and the file is just the sample it holds."""
+    root = slime_run(tmp_path / "run")
+    memo = text("hello") + b"r" + struct.pack("<I", (1 << 31) - 1)
+    write_pt(root / BOMB, dump(sample("prompt", memo)))
+    summary = load_limited(root)
+    assert summary["samples"] == 5 and problems_of(summary, BOMB) == []

@@ -25,6 +25,7 @@ import numpy as np
 from loaders import limits
 from loaders.find.remote import open_binary
 from loaders.limits import OverBudget
+from loaders.parse.bounded_pickle import BoundedUnpickler
 from loaders.parse.measure import check_payload
 
 _STORAGE_DTYPES = {
@@ -82,7 +83,7 @@ def _rebuild_tensor(storage: _Storage, offset: int, size: tuple, stride: tuple, 
     return _bfloat16(out) if bfloat else out
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(BoundedUnpickler):
     def __init__(self, data: bytes, archive: zipfile.ZipFile, prefix: str) -> None:
         super().__init__(io.BytesIO(data), encoding="utf-8")
         self._archive, self._prefix = archive, prefix
