@@ -10,6 +10,10 @@ OrderedDict())` (torch/_tensor.py `_reduce_ex_internal`, torch/_utils.py).
 This unpickler allows only those globals and plain containers: a tensor becomes a numpy
 array made from the archive's bytes; any other global (a class, `os.system`, a
 `__reduce__` of any kind) is refused with PickleRefused, so nothing in the file runs.
+Every size the file claims is held to loaders/limits.py before it is allocated (the zip
+directory's sizes, each tensor's elements; bounded_pickle.py for the pickle itself), and the
+object it makes to check_payload (values, text, depth) before anything expands it; past one,
+OverBudget names it.
 """
 from __future__ import annotations
 
