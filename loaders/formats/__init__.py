@@ -128,7 +128,8 @@ def read_records(fmt: str, path: Path) -> list[dict]:
     from loaders.parse.footer import checked_metadata
 
     with open_binary(path) as source:  # the footer's claims first (OverBudget: a ValueError)
-        return pq.ParquetFile(source, metadata=checked_metadata(source)).read().to_pylist()
+        checked_metadata(source)
+        return pq.read_table(source).to_pylist()
 
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:
