@@ -4,11 +4,17 @@ Streams: each source file is read line by line, each line normalised to the boar
 (whatever trainer format the file is in) and handed to a writer that holds at most
 CONVERT_FLUSH_ROWS samples before it writes them out, so memory stays bounded by that many
 samples whatever the dump's size.  Sub-dirs are kept.  Bad lines are counted and named
-(file:line: reason) and skipped; a half-written last line is left out, as the board does.
+(file:line: reason) and skipped, a sample past the readers' budgets (loaders/limits.py: a
+990-deep extra field) among them; a half-written last line is left out, as the board does.
+Everything is written in a temporary dir beside DST_DIR (`.DST.partial-*`) and moved into
+DST_DIR when complete: a conversion that fails or is killed leaves no dump half-written.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +22,8 @@ from loaders.find.kind import classify
 from loaders.find.walk import discover
 from loaders.formats import BY_NAME, samples_of
 from loaders.formats.context import context_of
+from loaders.limits import OverBudget
+from loaders.parse.measure import check_payload
 from loaders.parse.record import BadLine, parse_object
 
 CONVERT_FLUSH_ROWS = 256  # samples held per file before a write: ~32 MB at 8k tokens
@@ -31,7 +39,37 @@ class Converted:
 
 
 def convert(src: Path, dst: Path, flush_rows: int = CONVERT_FLUSH_ROWS) -> Converted:
-    """Every JSONL dump file under src, as Parquet dump files under dst."""
+    """Every JSONL dump file under src, as Parquet dump files under dst, which gets them
+    only once all are written (see the module's doc)."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{dst.name}.partial-", dir=dst.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    work.chmod(0o777 & ~umask)  # mkdtemp's 0700 would become dst's own mode
+    try:
+        done = _convert_into(src, work, flush_rows)
+        _publish(work, dst)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    done.written = [dst / path.relative_to(work) for path in done.written]
+    return done
+
+
+def _publish(work: Path, dst: Path) -> None:
+    """The finished dump moved into dst: one rename when dst is new or empty, else one per
+    top-level entry (dst then already holds other files, which stay)."""
+    if dst.is_dir() and not any(dst.iterdir()):
+        dst.rmdir()
+    if not dst.exists():
+        os.rename(work, dst)
+        return
+    for entry in sorted(work.iterdir()):
+        os.rename(entry, dst / entry.name)
+    work.rmdir()
+
+
+def _convert_into(src: Path, dst: Path, flush_rows: int) -> Converted:
     from loaders.writer_parquet import ParquetSink  # pyarrow only for this command
 
     done = Converted()
@@ -63,9 +101,10 @@ def _convert_file(path: Path, rel: str, fmt: str, context: object, sink: object,
             if not raw.strip():
                 continue
             try:
-                samples = samples_of(parse_object(raw.rstrip(b"\r\n")), fmt, context)
-            except BadLine as err:
-                samples = [err]
+                samples = samples_of(check_payload(parse_object(raw.rstrip(b"\r\n"))), fmt,
+                                     context)
+            except (BadLine, OverBudget) as err:  # the writer would recurse into it: skipped
+                samples = [BadLine(str(err))]
             for sample in samples:
                 if isinstance(sample, BadLine):
                     done.bad_lines += 1

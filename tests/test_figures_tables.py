@@ -1,11 +1,12 @@
 """Responses table builders: sort choices, keys, filtering, sorting and the displayed view."""
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import make_sample, write_dump
+from regex import IGNORECASE
+from regex import compile as pattern
 
 from loaders import open_run
 from loaders import schema as S
@@ -132,13 +133,13 @@ def test_filter_flags_needs_every_flag(dump):
 
 def test_filter_regex_over_previews(dump):
     rows = _rows(dump[1])
-    regex = re.compile(r"QUESTION \d", re.IGNORECASE)  # every prompt but line 3's
+    regex = pattern(r"QUESTION \d", IGNORECASE)  # every prompt but line 3's
     assert _lines(T.filter_rows(rows, regex=regex)) == [1, 2, 4, 5, 6, 7, 8, 9]
     # the needle sits past the 400-char preview: the previews cannot find it
     assert len(rows.iloc[4][S.RESPONSE]) == S.PREVIEW_CHARS
-    assert _lines(T.filter_rows(rows, regex=re.compile("needle"))) == []
-    assert _lines(T.filter_rows(rows, regex=re.compile("^hi there"))) == []  # prompt first
-    assert _lines(T.filter_rows(rows, regex=re.compile("(?m)^hi there"))) == [2]
+    assert _lines(T.filter_rows(rows, regex=pattern("needle"))) == []
+    assert _lines(T.filter_rows(rows, regex=pattern("^hi there"))) == []  # prompt first
+    assert _lines(T.filter_rows(rows, regex=pattern("(?m)^hi there"))) == [2]
 
 
 def test_filter_regex_over_full_texts(dump):
@@ -146,17 +147,17 @@ def test_filter_regex_over_full_texts(dump):
     rows = _rows(run)
     texts = {key: t[S.PROMPT] + "\n" + t[S.RESPONSE] for key, t in run.step_texts(0).items()}
     assert texts[f"{FILE}:5"] == samples[4]["prompt"] + "\n" + LONG_RESPONSE
-    assert _lines(T.filter_rows(rows, regex=re.compile("needle"), texts=texts)) == [5]
+    assert _lines(T.filter_rows(rows, regex=pattern("needle"), texts=texts)) == [5]
     # the texts dict, not the previews, is searched: a key it lacks never matches
     partial = {f"{FILE}:2": "needle", f"{FILE}:9": "nothing"}
-    assert _lines(T.filter_rows(rows, regex=re.compile("needle"), texts=partial)) == [2]
-    assert _lines(T.filter_rows(rows, regex=re.compile("."), texts=partial)) == [2, 9]
+    assert _lines(T.filter_rows(rows, regex=pattern("needle"), texts=partial)) == [2]
+    assert _lines(T.filter_rows(rows, regex=pattern("."), texts=partial)) == [2, 9]
 
 
 def test_filters_combine(dump):
     rows = _rows(dump[1])
     kept = T.filter_rows(rows, reward_range=(0.0, 0.25), flags=(S.NONFINITE,),
-                         regex=re.compile("question", re.IGNORECASE))
+                         regex=pattern("question", IGNORECASE))
     assert _lines(kept) == [8]
 
 

@@ -3,8 +3,10 @@ import html
 import re
 
 import pytest
+import regex as regex_engine
 
 from loaders import schema as S
+from pages.figures import search as Q
 from pages.figures import text as X
 from pages.view import DisplayOptions
 
@@ -41,31 +43,31 @@ def test_strip_pad():
 
 
 def test_compile_search_valid_is_case_insensitive():
-    regex, error = X.compile_search("hello\\s+World")
-    assert error is None and isinstance(regex, re.Pattern)
+    regex, error = Q.compile_search("hello\\s+World")
+    assert error is None and isinstance(regex, regex_engine.Pattern)
     assert regex.search("say HELLO   world!")
-    assert regex.flags & re.IGNORECASE
+    assert regex.flags & regex_engine.IGNORECASE
     assert not regex.search("helloworld")
 
 
 @pytest.mark.parametrize("pattern", ["", None])
 def test_compile_search_empty_is_no_search(pattern):
-    assert X.compile_search(pattern) == (None, None)
+    assert Q.compile_search(pattern) == (None, None)
 
 
 @pytest.mark.parametrize("pattern", ["(unclosed", "[a-", "*x"])
 def test_compile_search_invalid_reports_the_error(pattern):
-    regex, error = X.compile_search(pattern)
+    regex, error = Q.compile_search(pattern)
     assert regex is None
     assert error.startswith("invalid regex: ")
-    with pytest.raises(re.error) as info:
-        re.compile(pattern)
+    with pytest.raises(regex_engine.error) as info:
+        regex_engine.compile(pattern)
     assert str(info.value) in error
 
 
 def test_highlight_escapes_html_around_a_match():
     text = "before <img src=x onerror=alert(1)> after"
-    out = X.highlight(text, re.compile("onerror", re.I))
+    out = Q.highlight(text, regex_engine.compile("onerror", regex_engine.I))
     assert "<img" not in out
     assert "&lt;img src=x " in out
     assert "<mark>onerror</mark>" in out
@@ -74,7 +76,7 @@ def test_highlight_escapes_html_around_a_match():
 
 def test_highlight_escapes_the_match_itself():
     text = "x <script>alert('hi')</script> y"
-    out = X.highlight(text, re.compile(re.escape("<script>")))
+    out = Q.highlight(text, regex_engine.compile(regex_engine.escape("<script>")))
     assert "<script" not in out and "</script" not in out
     assert f"<mark>{html.escape('<script>')}</mark>" in out
     # the only raw tags left are the mark tags
@@ -83,29 +85,29 @@ def test_highlight_escapes_the_match_itself():
 
 def test_highlight_without_regex_is_escaped_prefix():
     text = "<b>" + "z" * 300
-    out = X.highlight(text, None, context=10)
+    out = Q.highlight(text, None, context=10)
     assert out == html.escape(text[:20])
     assert "<b>" not in out
 
 
 def test_highlight_context_and_ellipses():
     text = "a" * 100 + "NEEDLE" + "b" * 100
-    out = X.highlight(text, re.compile("needle", re.I), context=5)
+    out = Q.highlight(text, regex_engine.compile("needle", regex_engine.I), context=5)
     assert out == "…" + "aaaaa" + "<mark>NEEDLE</mark>" + "bbbbb" + "…"
     # near the start and end: no ellipsis on the side that reaches the edge
-    out = X.highlight("abNEEDLEcd", re.compile("NEEDLE"), context=5)
+    out = Q.highlight("abNEEDLEcd", regex_engine.compile("NEEDLE"), context=5)
     assert out == "ab<mark>NEEDLE</mark>cd"
-    out = X.highlight("xxxxxxxxxNEEDLE", re.compile("NEEDLE"), context=3)
+    out = Q.highlight("xxxxxxxxxNEEDLE", regex_engine.compile("NEEDLE"), context=3)
     assert out == "…xxx<mark>NEEDLE</mark>"
 
 
 def test_highlight_limits_matches():
     text = " ".join(f"w{i}" for i in range(10))
-    out = X.highlight(text, re.compile(r"w\d"), context=0, limit=3)
+    out = Q.highlight(text, regex_engine.compile(r"w\d"), context=0, limit=3)
     assert out.count("<mark>") == 3
     assert re.findall(r"<mark>(.*?)</mark>", out) == ["w0", "w1", "w2"]
     assert out.count(" ⋯ ") == 2
-    assert X.highlight(text, re.compile("absent")) == ""
+    assert Q.highlight(text, regex_engine.compile("absent")) == ""
 
 
 @pytest.mark.parametrize(("token", "expected"), [

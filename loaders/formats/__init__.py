@@ -125,8 +125,11 @@ def read_records(fmt: str, path: Path) -> list[dict]:
     import pyarrow.parquet as pq  # here: most dumps are jsonl
 
     from loaders.find.remote import open_binary
+    from loaders.parse.footer import checked_metadata
 
-    return pq.read_table(open_binary(path)).to_pylist()
+    with open_binary(path) as source:  # the footer's claims first (OverBudget: a ValueError)
+        checked_metadata(source)
+        return pq.read_table(source).to_pylist()
 
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:

@@ -16,6 +16,7 @@ from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
 from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.columnar import dictionary_columns, json_columns, records, row_checks
+from loaders.parse.footer import checked_metadata
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -52,7 +53,7 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
         source = open_binary(chunk.path)
-        meta = pq.ParquetFile(source).metadata  # then token texts read as dictionaries:
+        meta = checked_metadata(source)  # within budget; then token texts as dictionaries:
         handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(
             meta.schema.to_arrow_schema()))
         groups = _groups_of(chunk, meta)

@@ -15,6 +15,7 @@ from loaders.find.kind import first_record
 from loaders.find.paths import inside
 from loaders.find.walk import EVENTS_PREFIX, LOG_SUFFIXES, natural_key, stat_fingerprint
 from loaders.formats import by_keys
+from loaders.limits import OverBudget
 from loaders.metrics import lines
 from loaders.metrics.tensorboard import read_events
 
@@ -45,8 +46,11 @@ def _kind(path: Path) -> str | None:
         return "log"
     if name.endswith(".jsonl"):
         record = first_record(path)
-        if record is not None and by_keys(record) is None and lines.from_json(record):
-            return "jsonl"
+        try:
+            if record is not None and by_keys(record) is None and lines.from_json(record):
+                return "jsonl"
+        except OverBudget:  # a first record nested past the budget: not read as metrics
+            return None
     return None
 
 
@@ -97,9 +101,10 @@ def _points(path: Path, kind: str, notes: list[str]) -> list[lines.Point]:
     if kind == "tensorboard":
         return read_events(path, notes)
     dropped: list[str] = []
+    over: list[str] = []  # why each record past a budget was left out
     try:
         with _open_regular(path) as handle:
-            points = _read_points(handle, kind, dropped)
+            points = _read_points(handle, kind, dropped, over)
     except OSError as err:
         notes.append(f"{path}: not read ({_why(err)})")
         return []
@@ -107,6 +112,8 @@ def _points(path: Path, kind: str, notes: list[str]) -> list[lines.Point]:
         names = ", ".join(_shown(name) for name in list(dict.fromkeys(dropped))[:3])
         notes.append(f"{path}: {len(dropped):,} value(s) too large for a number left out "
                      f"({names})")
+    if over:
+        notes.append(f"{path}: {len(over):,} record(s) left out ({over[0]})")
     return points
 
 
@@ -138,24 +145,34 @@ def _why(err: OSError) -> str:
     return err.strerror or str(err)
 
 
-def _read_points(handle: BinaryIO, kind: str, dropped: list[str]) -> list[lines.Point]:
+def _read_points(handle: BinaryIO, kind: str, dropped: list[str], over: list[str]
+                 ) -> list[lines.Point]:
     points = []
     for raw in handle:
-        if kind == "jsonl":
-            point = _json_point(raw, dropped)
-        else:
-            text = raw.decode("utf-8", errors="replace")
-            if not any(m in text for m in _MARKERS):
-                continue
-            point = lines.from_roll(text, dropped) or lines.from_console(text.rstrip("\n"))
+        try:
+            point = _point(raw, kind, dropped)
+        except OverBudget as err:  # this record is left out; the file's note says why
+            over.append(str(err))
+            continue
         if point:
             points.append(point)
     return points
 
 
+def _point(raw: bytes, kind: str, dropped: list[str]) -> lines.Point | None:
+    if kind == "jsonl":
+        return _json_point(raw, dropped)
+    text = raw.decode("utf-8", errors="replace")
+    if not any(m in text for m in _MARKERS):
+        return None
+    return lines.from_roll(text, dropped) or lines.from_console(text.rstrip("\n"))
+
+
 def _json_point(raw: bytes, dropped: list[str]) -> lines.Point | None:
     try:
         return lines.from_json(lines.parse_object(raw.strip()), dropped)
+    except OverBudget:
+        raise
     except ValueError:  # a bad line, or an int too long for Python to convert at all
         return None
 

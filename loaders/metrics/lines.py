@@ -5,6 +5,8 @@ import math
 import re
 from numbers import Real
 
+from loaders import limits
+from loaders.limits import OverBudget
 from loaders.parse.record import parse_object
 
 Point = tuple[int, float | None, dict[str, float]]
@@ -34,14 +36,25 @@ def _number(value: object, name: str = "", dropped: list[str] | None = None) -> 
 
 
 def flatten(data: dict, prefix: str = "", dropped: list[str] | None = None) -> dict[str, float]:
-    """Numeric leaves of a nested dict, keyed by '/'-joined paths."""
-    out = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(flatten(value, f"{name}/", dropped))
-        elif (number := _number(value, name, dropped)) is not None:
-            out[name] = number
+    """Numeric leaves of a nested dict, keyed by '/'-joined paths, in the record's order.
+
+    Its own stack, not recursion: a record nested past limits.MAX_DEPTH raises OverBudget (a
+    990-deep one made RecursionError end the whole metrics load)."""
+    out: dict[str, float] = {}
+    stack = [(iter(data.items()), prefix)]
+    while stack:
+        items, path = stack[-1]
+        for key, value in items:
+            name = f"{path}{key}"
+            if isinstance(value, dict):
+                if len(stack) >= limits.MAX_DEPTH:
+                    raise OverBudget("nesting depth", len(stack) + 1, limits.MAX_DEPTH)
+                stack.append((iter(value.items()), f"{name}/"))
+                break
+            if (number := _number(value, name, dropped)) is not None:
+                out[name] = number
+        else:
+            stack.pop()
     return out
 
 

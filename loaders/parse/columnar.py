@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loaders.find.remote import open_binary
+from loaders.parse.footer import checked_metadata
 from loaders.writer_columns import META_KEY
 
 # a loss weight the grouping reads as a list (0 everywhere leaves the sample out): kept a list
@@ -141,7 +142,7 @@ def read_rows(path: Path, indices: list[int]) -> list[tuple[dict, int]]:
     that hold them (token texts as a dictionary: only the row's are made strings).  Raises
     OSError, IndexError (a row past the end) or an Arrow error."""
     source = open_binary(path)
-    meta = pq.ParquetFile(source).metadata
+    meta = checked_metadata(source)  # OverBudget (a ValueError) past the footer budgets
     schema = meta.schema.to_arrow_schema()
     handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(schema))
     starts = np.cumsum([0] + [meta.row_group(g).num_rows for g in range(meta.num_row_groups)])

@@ -10,6 +10,10 @@ OrderedDict())` (torch/_tensor.py `_reduce_ex_internal`, torch/_utils.py).
 This unpickler allows only those globals and plain containers: a tensor becomes a numpy
 array made from the archive's bytes; any other global (a class, `os.system`, a
 `__reduce__` of any kind) is refused with PickleRefused, so nothing in the file runs.
+Every size the file claims is held to loaders/limits.py before it is allocated (the zip
+directory's sizes, each tensor's elements; bounded_pickle.py for the pickle itself), and the
+object it makes to check_payload (values, text, depth) before anything expands it; past one,
+OverBudget names it.
 """
 from __future__ import annotations
 
@@ -17,13 +21,17 @@ import collections
 import io
 import pickle
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from loaders import limits
 from loaders.find.remote import open_binary
+from loaders.limits import OverBudget
+from loaders.parse.bounded_pickle import BoundedUnpickler
+from loaders.parse.measure import check_payload
 
-MAX_PICKLE_BYTES = 256 << 20  # a data.pkl beyond this is refused rather than read
 _STORAGE_DTYPES = {
     "DoubleStorage": np.float64, "FloatStorage": np.float32, "HalfStorage": np.float16,
     "BFloat16Storage": np.uint16, "LongStorage": np.int64, "IntStorage": np.int32,
@@ -43,22 +51,35 @@ class _StorageType:
         self.dtype = np.dtype(_STORAGE_DTYPES[name])
 
 
+class _Storage:
+    """A storage's items as read, and the file's running count of tensor elements made.  Its
+    own class: a tuple the pickle builds cannot pass for it."""
+
+    def __init__(self, data: np.ndarray, bfloat: bool, made: list[int]) -> None:
+        self.data, self.bfloat, self.made = data, bfloat, made
+
+
 def _bfloat16(raw: np.ndarray) -> np.ndarray:
     """bfloat16 bits (the high half of a float32) as float32."""
     return (raw.astype(np.uint32) << 16).view(np.float32)
 
 
-def _rebuild_tensor(storage: tuple, offset: int, size: tuple, stride: tuple, *_: object
+def _rebuild_tensor(storage: _Storage, offset: int, size: tuple, stride: tuple, *_: object
                     ) -> np.ndarray:
-    data, bfloat = storage
+    if not isinstance(storage, _Storage):
+        raise PickleRefused("a tensor over something that is not a storage")
+    data, bfloat, made = storage.data, storage.bfloat, storage.made
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride) or any(s < 0 for s in size + stride) or offset < 0:
         raise PickleRefused("a tensor with a negative size, stride or offset")
     last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
     if last >= len(data):
         raise PickleRefused(f"a tensor reaching past its storage ({last} >= {len(data)})")
-    if int(np.prod(size, dtype=np.float64)) > max(len(data), 1 << 20):
-        raise PickleRefused(f"a tensor of {size} elements over {len(data)} stored")
+    # each tensor is a copy: a stride-0 view or one storage shared by every sample costs its
+    # full size each time, so the file's running total is checked before the copy is made
+    made[0] += int(np.prod(size, dtype=np.float64))
+    if made[0] > limits.MAX_VALUES:
+        raise OverBudget("tensor elements", made[0], limits.MAX_VALUES)
     view = np.lib.stride_tricks.as_strided(data[offset:], size, tuple(
         s * data.itemsize for s in stride), writeable=False) if all(size) else np.zeros(
         size, data.dtype)
@@ -66,11 +87,13 @@ def _rebuild_tensor(storage: tuple, offset: int, size: tuple, stride: tuple, *_:
     return _bfloat16(out) if bfloat else out
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(BoundedUnpickler):
     def __init__(self, data: bytes, archive: zipfile.ZipFile, prefix: str) -> None:
         super().__init__(io.BytesIO(data), encoding="utf-8")
         self._archive, self._prefix = archive, prefix
-        self._storages: dict[str, tuple] = {}
+        self._storages: dict[str, _Storage] = {}
+        self._made = [0]  # tensor elements made so far (a list: _rebuild_tensor adds to it)
+        self._stored = 0  # storage bytes read so far
 
     def find_class(self, module: str, name: str) -> object:
         if module == "collections" and name == "OrderedDict":
@@ -86,21 +109,29 @@ class _Unpickler(pickle.Unpickler):
         raise PickleRefused(f"refused global {module}.{name}: only tensors, containers, "
                             "numbers and strings are read (a pickle runs code)")
 
-    def persistent_load(self, pid: object) -> tuple:
+    def persistent_load(self, pid: object) -> _Storage:
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"
                 and isinstance(pid[1], _StorageType)):
             raise PickleRefused(f"unknown persistent id {str(pid)[:60]}")
         key = str(pid[2])
         if key not in self._storages:
-            try:
-                raw = self._archive.read(f"{self._prefix}data/{key}")
-            except KeyError:
-                raise PickleRefused(f"storage {key} missing from the archive") from None
             kind = pid[1]
-            usable = len(raw) - len(raw) % kind.dtype.itemsize
-            data = np.frombuffer(raw[:usable], dtype=kind.dtype)
-            self._storages[key] = (data, kind.name == "BFloat16Storage")
+            data = np.frombuffer(self._storage_bytes(key, kind.dtype.itemsize), kind.dtype)
+            self._storages[key] = _Storage(data, kind.name == "BFloat16Storage", self._made)
         return self._storages[key]
+
+    def _storage_bytes(self, key: str, itemsize: int) -> bytes:
+        """A storage's bytes, whole items only, after its claimed size is within budget
+        (zipfile decompresses no more than the claim: a zip bomb is refused unread)."""
+        try:
+            info = self._archive.getinfo(f"{self._prefix}data/{key}")
+        except KeyError:
+            raise PickleRefused(f"storage {key} missing from the archive") from None
+        self._stored += info.file_size
+        if self._stored > limits.MAX_STORAGE_BYTES:
+            raise OverBudget("storage bytes", self._stored, limits.MAX_STORAGE_BYTES)
+        raw = self._archive.read(info)
+        return raw[: len(raw) - len(raw) % itemsize]
 
 
 def _prefix(archive: zipfile.ZipFile) -> str:
@@ -112,29 +143,38 @@ def _prefix(archive: zipfile.ZipFile) -> str:
 
 def load_torch(path: Path) -> object:
     """The object of a torch.save zip file, tensors as numpy arrays.  Raises PickleRefused
-    (and OSError when the file cannot be read)."""
+    or OverBudget (and OSError when the file cannot be read)."""
     with open_binary(path) as handle:
-        blob = handle.read()
+        blob = handle.read(limits.MAX_TORCH_FILE_BYTES + 1)
+    if len(blob) > limits.MAX_TORCH_FILE_BYTES:
+        raise OverBudget("file bytes", len(blob), limits.MAX_TORCH_FILE_BYTES)
     try:
         archive = zipfile.ZipFile(io.BytesIO(blob))
     except zipfile.BadZipFile:
         raise PickleRefused("not a zip archive: only torch.save's zip format (torch >= 1.6) "
                             "is read") from None
-    with archive:
-        prefix = _prefix(archive)
-        info = archive.getinfo(f"{prefix}data.pkl")
-        if info.file_size > MAX_PICKLE_BYTES:
-            raise PickleRefused(f"data.pkl of {info.file_size:,} bytes is too large")
-        try:
-            order = archive.read(f"{prefix}byteorder").decode()
-        except KeyError:
-            order = "little"
-        if order != "little":
-            raise PickleRefused(f"byte order {order[:10]!r} is not read")
-        try:
-            return _Unpickler(archive.read(info), archive, prefix).load()
-        except PickleRefused:
-            raise
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError,
-                KeyError, AttributeError, RecursionError, MemoryError) as err:
-            raise PickleRefused(f"unreadable pickle: {str(err)[:120]}") from None
+    try:
+        with archive:
+            return _load(archive)
+    except (PickleRefused, OverBudget):
+        raise
+    # a record whose bytes or claimed sizes do not match (zipfile checks CRC and lengths)
+    except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as err:
+        raise PickleRefused(f"unreadable archive: {str(err)[:120]}") from None
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, IndexError,
+            KeyError, AttributeError, RecursionError, MemoryError) as err:
+        raise PickleRefused(f"unreadable pickle: {str(err)[:120]}") from None
+
+
+def _load(archive: zipfile.ZipFile) -> object:
+    prefix = _prefix(archive)
+    info = archive.getinfo(f"{prefix}data.pkl")
+    if info.file_size > limits.MAX_PICKLE_BYTES:
+        raise OverBudget("data.pkl bytes", info.file_size, limits.MAX_PICKLE_BYTES)
+    try:
+        order = archive.read(f"{prefix}byteorder").decode()
+    except KeyError:
+        order = "little"
+    if order != "little":
+        raise PickleRefused(f"byte order {order[:10]!r} is not read")
+    return check_payload(_Unpickler(archive.read(info), archive, prefix).load())

@@ -23,6 +23,7 @@ from loaders.index.summary import scalar
 from loaders.parse.arrays import ALIGNED_KEYS
 from loaders.parse.columnar import read_rows
 from loaders.parse.conversation import turns_of
+from loaders.parse.footer import checked_metadata
 from loaders.parse.record import BadLine, line_check, parse_object, record_check
 from loaders.parse.text import text_of
 from loaders.serve.token_table import token_table
@@ -164,5 +165,7 @@ def _read_rows(path: Path, indices: list[int], fmt: str) -> list[dict]:
     if BY_NAME[fmt].reader is not None:
         records = read_records(fmt, path)
         return [records[i] for i in indices]
-    table = pq.read_table(open_binary(path))
+    with open_binary(path) as source:  # the footer's claims first (OverBudget: a ValueError)
+        checked_metadata(source)
+        table = pq.read_table(source)
     return table.take(indices).to_pylist()

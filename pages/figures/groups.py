@@ -1,14 +1,14 @@
 """Pure builders of the Groups page: the group table, one group's answers, the group mix."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import regex as regex_engine
 
 from loaders import schema as S
 from pages.figures.axes import integer_steps
+from pages.figures.search import matching
 from pages.figures.tables import extra_columns, previews
 from pages.figures.text import strip_pad, strip_system
 from pages.view import DisplayOptions
@@ -34,7 +34,7 @@ def sort_choices() -> dict[str, str]:
 
 
 def filter_groups(table: pd.DataFrame, flags: tuple[str, ...] = (),
-                  regex: re.Pattern | None = None) -> pd.DataFrame:
+                  regex: regex_engine.Pattern | None = None) -> pd.DataFrame:
     """Groups carrying every chosen flag whose prompt preview matches the regex."""
     keep = np.ones(len(table), dtype=bool)
     for flag in flags:
@@ -45,7 +45,7 @@ def filter_groups(table: pd.DataFrame, flags: tuple[str, ...] = (),
         else:
             keep &= table[flag].to_numpy(dtype=bool)
     if regex is not None:
-        keep &= np.array([bool(regex.search(t)) for t in table[S.PROMPT].fillna("")], dtype=bool)
+        keep &= matching(regex, table[S.PROMPT].fillna("").tolist())
     return table[keep]
 
 

@@ -7,15 +7,16 @@ logged are NaN in its column and are skipped, so sparse metrics draw as connecte
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import regex as regex_engine
 
 from loaders.find.walk import natural_key
 from loaders.metrics.collect import TIME
 from pages.figures import glossary, traces
+from pages.figures.search import matching
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
 from pages.figures.text import plot_text
 
@@ -28,12 +29,12 @@ FALLBACK_HELP = ("No built-in description for this metric; see the trainer's doc
                  "how it is computed.")
 
 
-def _matcher(pattern: str) -> re.Pattern | None:
+def _matcher(pattern: str) -> regex_engine.Pattern | None:
     if not pattern.strip():
         return None
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error as err:
+        return regex_engine.compile(pattern, regex_engine.IGNORECASE)
+    except regex_engine.error as err:
         raise ValueError(f"invalid filter pattern {pattern!r}: {err.msg} "
                          f"(at position {err.pos})") from err
 
@@ -46,11 +47,12 @@ def _group_key(group: str) -> tuple[float, str]:
 
 def group_metrics(names: list[str], pattern: str = "") -> dict[str, list[str]]:
     """Names matching a case-insensitive regex, by display group in a stable order."""
-    matcher = _matcher(pattern)
+    matcher = _matcher(pattern)  # a slow one raises SearchTooSlow, a ValueError
+    kept = names if matcher is None else [n for n, ok in zip(names, matching(matcher, names))
+                                          if ok]
     groups: dict[str, list[str]] = {}
-    for name in names:
-        if matcher is None or matcher.search(name):
-            groups.setdefault(glossary.group_of(name), []).append(name)
+    for name in kept:
+        groups.setdefault(glossary.group_of(name), []).append(name)
     return {g: sorted(groups[g], key=natural_key) for g in sorted(groups, key=_group_key)}
 
 

@@ -1,15 +1,15 @@
 """Pure builders of the Prompts page: the run-wide prompt table and one prompt's history."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import regex as regex_engine
 from plotly.subplots import make_subplots
 
 from loaders import schema as S
 from pages.figures.axes import integer_steps
+from pages.figures.search import matching
 from pages.figures.tables import previews
 from pages.view import DisplayOptions
 
@@ -23,13 +23,13 @@ SORTS = {"steps seen": S.STEPS_SEEN, "pass rate": S.PASS_RATE,
 
 
 def filter_prompts(table: pd.DataFrame, flags: tuple[str, ...] = (),
-                   regex: re.Pattern | None = None) -> pd.DataFrame:
+                   regex: regex_engine.Pattern | None = None) -> pd.DataFrame:
     """Prompts carrying every chosen flag whose preview matches the regex."""
     keep = np.ones(len(table), dtype=bool)
     for flag in flags:
         keep &= table[flag].to_numpy(dtype=bool)
     if regex is not None:
-        keep &= np.array([bool(regex.search(t)) for t in table[S.PROMPT].fillna("")], dtype=bool)
+        keep &= matching(regex, table[S.PROMPT].fillna("").tolist())
     return table[keep]
 
 

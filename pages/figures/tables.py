@@ -1,12 +1,12 @@
 """Pure builders of the Responses page's table: filter, sort, shape."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
+import regex as regex_engine
 
 from loaders import schema as S
+from pages.figures.search import matching
 from pages.view import DisplayOptions
 
 TABLE_PREVIEW = 160
@@ -27,7 +27,7 @@ def sort_choices(estimator: str) -> dict[str, str]:
 
 
 def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = None,
-                flags: tuple[str, ...] = (), regex: re.Pattern | None = None,
+                flags: tuple[str, ...] = (), regex: regex_engine.Pattern | None = None,
                 texts: dict[str, str] | None = None) -> pd.DataFrame:
     """Rows whose reward is in range, that carry every given flag, and whose text matches.
 
@@ -45,7 +45,7 @@ def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = N
         keys = rows[S.KEY].tolist()
         haystack = ([texts.get(k, "") for k in keys] if texts is not None else
                     (rows[S.PROMPT].fillna("") + "\n" + rows[S.RESPONSE].fillna("")).tolist())
-        keep &= np.array([bool(regex.search(t)) for t in haystack], dtype=bool)
+        keep &= matching(regex, haystack)  # SearchTooSlow past limits.SEARCH_SECONDS
     return rows[keep]
 
 

@@ -1,9 +1,7 @@
 """Pure text helpers for showing model text literally (never as HTML)."""
 from __future__ import annotations
 
-import html
 import re
-from itertools import islice
 
 
 def strip_system(prompt: str, marker: str) -> str:
@@ -16,29 +14,6 @@ def strip_system(prompt: str, marker: str) -> str:
 def strip_pad(text: str, pad: str) -> str:
     """Text without any occurrence of the pad token."""
     return text.replace(pad, "") if pad else text
-
-
-def compile_search(pattern: str) -> tuple[re.Pattern | None, str | None]:
-    """(compiled case-insensitive regex, None) or (None, error message) for a user pattern."""
-    if not pattern:
-        return None, None
-    try:
-        return re.compile(pattern, re.IGNORECASE), None
-    except re.error as err:
-        return None, f"invalid regex: {err}"
-
-
-def highlight(text: str, regex: re.Pattern | None, context: int = 80, limit: int = 5) -> str:
-    """Escaped HTML of the snippets around the first `limit` matches, matches in <mark>."""
-    if regex is None:
-        return html.escape(text[: 2 * context])
-    snippets = []
-    for match in islice(regex.finditer(text), limit):
-        start, end = max(0, match.start() - context), min(len(text), match.end() + context)
-        snippets.append("…" * (start > 0) + html.escape(text[start:match.start()])
-                        + f"<mark>{html.escape(match.group(0))}</mark>"
-                        + html.escape(text[match.end():end]) + "…" * (end < len(text)))
-    return " ⋯ ".join(snippets)
 
 
 def plot_text(text: object) -> str:

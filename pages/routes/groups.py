@@ -10,7 +10,8 @@ from pages import answers, state
 from pages.conversation_filters import conversation_filter
 from pages.figures import groups as build
 from pages.figures.axes import mark_steps
-from pages.figures.text import compile_search, literal
+from pages.figures.search import SearchTooSlow, compile_search
+from pages.figures.text import literal
 from pages.view import View
 from pages.widgets import PERCENT, picked_row
 
@@ -60,7 +61,13 @@ def _table(view: View, table: pd.DataFrame) -> None:
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))
-    shown = build.filter_groups(_agent_groups(view, table), flags, regex).sort_values(
+    groups = _agent_groups(view, table)
+    try:
+        kept = build.filter_groups(groups, flags, regex)
+    except SearchTooSlow as err:  # shown like an invalid pattern: the other filters apply
+        st.error(literal(str(err)))
+        kept = build.filter_groups(groups, flags)
+    shown = kept.sort_values(
         column, ascending=not descending, na_position="last", kind="stable")
     st.caption(f"{len(shown)} of {len(table)} groups · select a row to open the group")
     rows = build.group_rows(shown, view.options)

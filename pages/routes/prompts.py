@@ -8,7 +8,8 @@ import streamlit as st
 from loaders import schema as S
 from pages import state
 from pages.figures import prompts as build
-from pages.figures.text import compile_search, literal
+from pages.figures.search import SearchTooSlow, compile_search
+from pages.figures.text import literal
 from pages.view import View
 from pages.widgets import PERCENT, picked_row, text_block
 
@@ -34,7 +35,12 @@ def _table(view: View, table: pd.DataFrame) -> None:
         st.error(literal(error))
     flags = st.multiselect("Only prompts that are", list(S.PROMPT_FLAGS), key="pflags",
                            bind="query-params")
-    shown = build.filter_prompts(table, tuple(flags), regex).sort_values(
+    try:
+        kept = build.filter_prompts(table, tuple(flags), regex)
+    except SearchTooSlow as err:  # shown like an invalid pattern: the other filters apply
+        st.error(literal(str(err)))
+        kept = build.filter_prompts(table, tuple(flags))
+    shown = kept.sort_values(
         build.SORTS[sort], ascending=not descending, na_position="last", kind="stable")
     st.caption(f"{len(shown):,} of {len(table):,} prompts · select a row to see its history")
     rows = build.prompt_rows(shown, view.options)

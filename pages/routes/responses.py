@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import html
 import math
-import re
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+from regex import Pattern
 
 from loaders import schema as S
 from loaders.serve import export
@@ -16,7 +16,8 @@ from pages import state
 from pages.conversation_filters import conversation_filter
 from pages.figures import sample_header as header
 from pages.figures import tables
-from pages.figures.text import compile_search, highlight, literal
+from pages.figures.search import SearchTooSlow, compile_search, highlight
+from pages.figures.text import literal
 from pages.loading import recover_stale
 from pages.view import View
 from pages.widgets import picked_row
@@ -63,8 +64,8 @@ def render(view: View) -> None:
     if error:
         st.error(literal(error))
     texts = _full_texts(view, rows) if regex else None
-    shown = tables.sort_rows(tables.filter_rows(rows[agent], reward_range, flags, regex, texts),
-                             column, descending)
+    kept, regex = _filtered(rows[agent], reward_range, flags, regex, texts)
+    shown = tables.sort_rows(kept, column, descending)
     _remember(view, shown, header.order_label(sort_label, descending, len(shown), len(rows)))
     table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
     config = {tables.KEY: None}
@@ -78,6 +79,18 @@ def render(view: View) -> None:
     _export(view, shown)
     if regex:
         _matches(shown, texts, regex)
+
+
+def _filtered(rows: pd.DataFrame, reward_range: tuple[float, float] | None,
+              flags: tuple[str, ...], regex: Pattern | None, texts: dict[str, str] | None
+              ) -> tuple[pd.DataFrame, Pattern | None]:
+    """The rows the filters keep, and the search applied: one that runs out of time is an
+    error above the table, which then shows the rows the other filters keep."""
+    try:
+        return tables.filter_rows(rows, reward_range, flags, regex, texts), regex
+    except SearchTooSlow as err:
+        st.error(literal(str(err)))
+        return tables.filter_rows(rows, reward_range, flags), None
 
 
 def table_key(column: str, descending: bool) -> str:
@@ -154,7 +167,7 @@ def _full_texts(view: View, rows: pd.DataFrame) -> dict:
     return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE] for key, texts in found.items()}
 
 
-def _matches(shown: pd.DataFrame, texts: dict[str, str], regex: re.Pattern) -> None:
+def _matches(shown: pd.DataFrame, texts: dict[str, str], regex: Pattern) -> None:
     keys = shown[S.KEY].tolist()[:MAX_MATCHES]
     if not keys:  # st.html refuses an empty body
         st.caption("No sample matches the search.")
