@@ -125,3 +125,12 @@ def test_add_band_with_nothing_finite_adds_nothing():
     add_band(fig, np.arange(2), np.array([1.0, 2.0]), np.full(2, np.nan), k=1.0, name="b",
              color="#000000")
     assert not fig.data
+
+
+def test_a_long_run_s_curve_is_a_line_without_a_marker_per_step():
+    """A marker is an SVG node: 1,000 steps x six curves was 6,000 nodes on one chart."""
+    for steps, mode in ((50, "lines+markers"), (1000, "lines")):
+        fig = go.Figure()
+        x = np.arange(steps)
+        add_curve(fig, x, np.sin(x), name="reward", color="#000", smoothing=0.5)
+        assert [t.mode for t in fig.data] == ["lines", mode]

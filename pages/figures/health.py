@@ -72,7 +72,7 @@ def stability_figure(signals: pd.DataFrame, clipfrac: pd.Series | None = None) -
                         subplot_titles=[label for label, _ in series])
     for i, (label, values) in enumerate(series, start=1):
         fig.add_trace(traces.line(values.index.to_numpy(), y=values.to_numpy(np.float64),
-                                   mode="lines+markers", name=label, marker={"size": 3}),
+                                   mode=traces.line_mode(values), name=label, marker={"size": 3}),
                       row=i, col=1)
     fig.update_xaxes(title_text="step", row=len(series), col=1)
     fig.update_layout(showlegend=False)
@@ -87,7 +87,8 @@ def quality_figure(table: pd.DataFrame) -> go.Figure:
         fig.add_trace(traces.line(table.index.to_numpy(), y=table[name].to_numpy(),
                                    mode="lines", name=name), row=1, col=1)
     fig.add_trace(traces.line(table.index.to_numpy(),
-                               y=table["truncation ratio"].to_numpy(), mode="lines+markers",
+                               y=table["truncation ratio"].to_numpy(),
+                               mode=traces.line_mode(table),
                                name="truncation ratio"), row=1, col=2)
     return _layout(fig, "data quality")
 

@@ -22,7 +22,7 @@ from pages.figures.text import plot_text
 
 STEP_AXIS, TIME_AXIS = "step", "time"
 MAX_POINTS = 5000  # above this a chart draws every k-th point
-MARKERS_UP_TO = 300  # few points get markers, so an isolated value stays visible
+MARKERS_UP_TO = traces.MARKERS_UP_TO
 HEIGHT = 260
 COLOR = "#1f77b4"
 FALLBACK_HELP = ("No built-in description for this metric; see the trainer's documentation for "

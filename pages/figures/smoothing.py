@@ -73,7 +73,7 @@ def add_curve(fig: go.Figure, x: np.ndarray, y: np.ndarray, *, name: str, color:
                       **where(row, col))
         y = ema(y, smoothing)
     label = plot_text(name)
-    fig.add_trace(traces.line(x, y=y, name=label, mode="lines+markers", line=line,
+    fig.add_trace(traces.line(x, y=y, name=label, mode=traces.line_mode(x), line=line,
                                marker={"size": 4, "color": color},
                                hovertemplate=f"{label}: %{{y:.4g}}<extra></extra>"),
                   **where(row, col))

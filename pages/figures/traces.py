@@ -12,11 +12,19 @@ from collections.abc import Sized
 import plotly.graph_objects as go
 
 SVG_POINTS = 2000
+# few points get markers, so an isolated value stays visible; past this many a marker is an
+# SVG node each for nothing the line does not show (1,000 steps x 6 curves: 6,000 nodes)
+MARKERS_UP_TO = 300
 
 
 def kind(x: Sized) -> str:
     """The trace type for a curve of len(x) points."""
     return "scatter" if len(x) <= SVG_POINTS else "scattergl"
+
+
+def line_mode(x: Sized) -> str:
+    """"lines+markers" for a curve of up to MARKERS_UP_TO points, else "lines"."""
+    return "lines+markers" if len(x) <= MARKERS_UP_TO else "lines"
 
 
 def line(x: Sized, **kwargs: object) -> go.Scatter | go.Scattergl:
