@@ -118,6 +118,9 @@ def scan(root: Path) -> Listing:
     """
     dumps, logs = [], []
     real_root = os.path.realpath(root)
+    # a name pattern may span the root's own dirs (slime's rollout_data/3.pt, walked from
+    # rollout_data/): matched with them in front
+    named_from = "/".join(Path(root).absolute().parts[-3:]) + "/"
     todo = [(Path(root), "")]
     while todo:  # a stack, not recursion: a deep tree must not exhaust Python's stack
         here, prefix = todo.pop()
@@ -127,7 +130,7 @@ def scan(root: Path) -> Listing:
         todo.extend((here / d, f"{prefix}{d}/") for d in reversed(subdirs))
         for name, link in files:
             rel = prefix + name
-            dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(rel))
+            dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(named_from + rel))
             if not (dump or is_metric_name(name)) or not _named(rel):
                 continue
             if link and not _within(str(here / name), real_root):

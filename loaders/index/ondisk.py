@@ -37,6 +37,7 @@ from loaders.index.previews import (
     stored_frame,
     without_texts,
 )
+from loaders.index.stale_marks import without_marked
 from loaders.index.table import empty_frame
 from loaders.index.trust import (
     Untrusted,
@@ -138,6 +139,7 @@ def load_index(root: Path) -> Stored | None:
         stored, notes = None, [*notes, index_note(place.path, reason)]
     if stored is None:
         return Stored(empty_frame(), {}, notes) if notes else None
+    stored.files = without_marked(place.path, stored.files)
     stored.problems.extend(notes)
     return stored
 

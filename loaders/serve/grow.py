@@ -60,7 +60,7 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
     fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems, run.previews),
-                            progress, scan=scan_growth)
+                            progress, stale=run.stale_files, scan=scan_growth)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)
