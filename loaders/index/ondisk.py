@@ -131,6 +131,9 @@ def load_index(root: Path) -> Stored | None:
     notes = [index_note(place.path, place.note)] if place.note else []
     try:
         stored = read_index(place.path, lambda handle: _from_file(handle, root))
+        if stored is None and place.path != user_cache_dir(root):
+            # where save_kept puts it when the dump's own cache dir could not take it
+            stored = read_index(user_cache_dir(root), lambda handle: _from_file(handle, root))
     except Untrusted as err:
         stored, notes = None, [*notes, index_note(place.path, f"index ignored: {err}")]
     except (OSError, KeyError, TypeError, ValueError, pa.ArrowException) as err:
@@ -192,8 +195,17 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     table = table.replace_schema_metadata({**(table.schema.metadata or {}),
                                            _META_KEY: orjson.dumps(meta)})
     root = root if is_url(root) else Path(root).resolve()
-    place = locate(root).path
+    places = list(dict.fromkeys([locate(root).path, user_cache_dir(root)]))
+    path, kept = _written(places, table, stored.problems)
+    return (path, FilePreviews(kept)) if path is not None else (None, held(frame))
 
+
+def _written(places: list[Path], table: pa.Table,
+             problems: list[dict]) -> tuple[Path | None, BinaryIO | None]:
+    """The index written in the first of places that takes it, and a descriptor of the file
+    written.  The second place is the user cache dir: the dump's own cache dir may have
+    become a link or a file since it was located, or its disk be full.  A write that fails
+    (ENOSPC, EDQUOT, EIO) is noted in problems, and the run loads all the same."""
     kept: list[BinaryIO] = []
 
     def write(handle: BinaryIO) -> None:
@@ -201,11 +213,24 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
         handle.flush()
         kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
 
-    for where in dict.fromkeys([place, user_cache_dir(root)]):
-        # the second: the dump's own cache dir became a link or a file since it was located
+    failed: list[tuple[Path, str]] = []
+    for where in places:
         try:
             path = replace_index(where, write)
-            return path, FilePreviews(kept[-1])
         except NoPlace:
             continue
-    return None, held(frame)
+        except (OSError, pa.ArrowException) as err:
+            for handle in kept:
+                handle.close()
+            kept.clear()
+            failed.append((where, getattr(err, "strerror", None) or " ".join(str(err).split())))
+            continue
+        problems.extend(_unwritten(failed, f"kept in {path.parent}"))
+        return path, kept[-1]
+    problems.extend(_unwritten(failed, "the run is loaded without a cache"))
+    return None, None
+
+
+def _unwritten(failed: list[tuple[Path, str]], then: str) -> list[dict]:
+    return [index_note(where, f"index not written ({why[:120]}); {then}")
+            for where, why in failed]
