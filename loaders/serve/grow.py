@@ -39,7 +39,8 @@ def scan_growth(chunks: list[Task], progress: Progress | None = None,
 def known_dumps(run: Run) -> list[DumpFile]:
     """The files the run indexed (dumps, metric jsonl and skipped ones), as a walk lists them."""
     rels = sorted(run.files, key=natural_key)
-    return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name)) for rel in rels]
+    return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name), confined=False)
+            for rel in rels]
 
 
 def saved(run: Run) -> Path | None:
