@@ -80,3 +80,14 @@ def test_the_board_refresh_after_changed_on_disk_shows_the_new_reward(tmp_path):
     fresh = catalog.run(path.parent)
     assert 0.9999 in _rewards(fresh) and fresh.sample(key).error is None
     assert fresh.sample(key).scalars[S.REWARD] == 0.9999
+
+
+def test_a_run_of_only_empty_files_loads_again_from_its_index_without_a_note(tmp_path):
+    root = tmp_path / "run"
+    root.mkdir()
+    for rank in range(2):
+        (root / f"rollout_data_rank_{rank}.jsonl").touch()
+    first = open_run(root)
+    again = open_run(root)
+    assert len(first.samples) == len(again.samples) == 0 and again.cache == "hit"
+    assert not [p for p in again.problems if p.get("index")], again.problems

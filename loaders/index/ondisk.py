@@ -172,7 +172,9 @@ def _from_table(table: pa.Table, meta: dict, root: Path) -> Stored:
         raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
-    frame = without_texts(table.to_pandas())  # read without them: only its rows numbered
+    # an index of no rows (a run of empty files) keeps no column types: Arrow writes an
+    # empty category column as null, so such a frame is the schema's own empty one
+    frame = without_texts(table.to_pandas() if table.num_rows else empty_frame())
     check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
     return Stored(frame, files, checked_problems(meta["problems"]))
 
