@@ -3,8 +3,10 @@ to the user cache dir, or nowhere, and the run's problems say so.  The disk is a
 tmpfs (mounting needs root; without it these tests skip and say why)."""
 import errno
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,12 +36,15 @@ def _full_tmpfs(where: Path) -> Path:
 
 
 @pytest.fixture
-def full(tmp_path):
-    mount = tmp_path / "full"
+def full():
+    # not under tmp_path: another pytest session on this machine may rename that dir away
+    # (its basetemp rotation), and the mount with it, so the unmount would miss it
+    mount = Path(tempfile.mkdtemp(prefix="rl-board-full-"))
     try:
-        yield _full_tmpfs(mount)
+        yield _full_tmpfs(mount / "full")
     finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+        subprocess.run(["umount", "-l", str(mount / "full")], capture_output=True)
+        shutil.rmtree(mount, ignore_errors=True)
 
 
 def test_the_index_goes_to_the_user_cache_dir_when_the_dump_disk_is_full(full, tmp_path,
