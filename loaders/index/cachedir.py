@@ -139,6 +139,22 @@ def replace_index(place: Path, write: Callable[[BinaryIO], None],
     return place / name
 
 
+def replace_first(places: list[Path], write: Callable[[BinaryIO], None]
+                  ) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """replace_index in the first of places (duplicates skipped) that takes the index: its
+    path, or None; and the places where the write failed (a full disk, a quota, an I/O
+    error), each with why.  A place with no room for a temp file at all is passed over."""
+    failed: list[tuple[Path, str]] = []
+    for where in dict.fromkeys(places):
+        try:
+            return replace_index(where, write), failed
+        except NoPlace:
+            continue
+        except OSError as err:
+            failed.append((where, (err.strerror or " ".join(str(err).split()))[:120]))
+    return None, failed
+
+
 def _remove_orphans(dir_fd: int) -> None:
     cutoff = time.time() - ORPHAN_SECONDS
     with os.scandir(dir_fd) as entries:

@@ -22,10 +22,9 @@ from loaders.find.remote import is_url
 from loaders.formats import BY_NAME
 from loaders.index.cachedir import (
     INDEX_NAME,
-    NoPlace,
     locate,
     read_index,
-    replace_index,
+    replace_first,
     user_cache_dir,
 )
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
@@ -186,53 +185,39 @@ def save_index(root: Path, stored: Stored) -> Path | None:
 
 def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     """save_index, and the text previews of the frame written: read from the file written
-    (held open), or held in memory when no cache dir is writable."""
+    (held open), or held in memory when no cache dir took it.  The dump's own cache dir
+    first, then the user cache dir (the first may have become a link or a file since it was
+    located, or its disk be full); a write that failed is a note in stored.problems, and the
+    run loads all the same."""
+    frame = stored_frame(stored.frame, stored.previews)
+    table = _table(stored, frame)
+    kept: list[BinaryIO] = []
+
+    def write(handle: BinaryIO) -> None:
+        try:
+            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+        except pa.ArrowException as err:
+            raise OSError(str(err)) from err
+        handle.flush()
+        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
+
+    root = root if is_url(root) else Path(root).resolve()
+    path, failed = replace_first([locate(root).path, user_cache_dir(root)], write)
+    for handle in kept[:-1] if path is not None else kept:  # files of failed writes
+        handle.close()
+    then = f"kept in {path.parent}" if path is not None else "the run is loaded without a cache"
+    stored.problems.extend(index_note(where, f"index not written ({why}); {then}")
+                           for where, why in failed)
+    return (path, FilePreviews(kept[-1])) if path is not None else (None, held(frame))
+
+
+def _table(stored: Stored, frame: pd.DataFrame) -> pa.Table:
+    """frame as Arrow, with the file states and problems in its metadata."""
     states = list(stored.files.values())
     # by field, not by file: a tenth of the size to parse for a dir of many small files
     columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
     meta = {"version": INDEX_VERSION, "files": columns,
             "problems": [p for p in stored.problems if not p.get("index")]}
-    frame = stored_frame(stored.frame, stored.previews)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                           _META_KEY: orjson.dumps(meta)})
-    root = root if is_url(root) else Path(root).resolve()
-    places = list(dict.fromkeys([locate(root).path, user_cache_dir(root)]))
-    path, kept = _written(places, table, stored.problems)
-    return (path, FilePreviews(kept)) if path is not None else (None, held(frame))
-
-
-def _written(places: list[Path], table: pa.Table,
-             problems: list[dict]) -> tuple[Path | None, BinaryIO | None]:
-    """The index written in the first of places that takes it, and a descriptor of the file
-    written.  The second place is the user cache dir: the dump's own cache dir may have
-    become a link or a file since it was located, or its disk be full.  A write that fails
-    (ENOSPC, EDQUOT, EIO) is noted in problems, and the run loads all the same."""
-    kept: list[BinaryIO] = []
-
-    def write(handle: BinaryIO) -> None:
-        pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
-        handle.flush()
-        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
-
-    failed: list[tuple[Path, str]] = []
-    for where in places:
-        try:
-            path = replace_index(where, write)
-        except NoPlace:
-            continue
-        except (OSError, pa.ArrowException) as err:
-            for handle in kept:
-                handle.close()
-            kept.clear()
-            failed.append((where, getattr(err, "strerror", None) or " ".join(str(err).split())))
-            continue
-        problems.extend(_unwritten(failed, f"kept in {path.parent}"))
-        return path, kept[-1]
-    problems.extend(_unwritten(failed, "the run is loaded without a cache"))
-    return None, None
-
-
-def _unwritten(failed: list[tuple[Path, str]], then: str) -> list[dict]:
-    return [index_note(where, f"index not written ({why[:120]}); {then}")
-            for where, why in failed]
+    return table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                          _META_KEY: orjson.dumps(meta)})
