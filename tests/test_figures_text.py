@@ -145,5 +145,9 @@ def test_a_word_gfm_would_link_is_inline_code(word):
     assert code == word and "`" * len(fence) not in word
 
 
+def test_a_metric_name_with_an_at_sign_is_plain_text():
+    assert X.literal("pass@1 rose") == "pass&#64;1 rose"
+
+
 def test_literal_keeps_line_breaks():
     assert X.literal("a\nb") == "a  \nb"

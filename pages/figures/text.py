@@ -55,8 +55,9 @@ def visible_token(token: str) -> str:
 
 
 # a whitespace-free word GFM would autolink: a scheme (http://, mailto:, xmpp:), www., or
-# an e-mail address
-_LINKABLE = re.compile(r"(\S*(?:://|www\.|mailto:|xmpp:|@)\S*)", re.IGNORECASE)
+# an e-mail address (an @ before a dotted name: pass@1 is not one)
+_LINKABLE = re.compile(r"(\S*(?:://|www\.|mailto:|xmpp:)\S*|\S*@[\w-]+\.\w\S*)",
+                       re.IGNORECASE)
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:&=\"'@%^/;]")
 
 
