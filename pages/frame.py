@@ -22,6 +22,7 @@ from pages.sidebar import (
     choose_split,
     choose_step,
     display_options,
+    named_dir,
 )
 from pages.view import View
 
@@ -60,7 +61,7 @@ def frame(config: BoardConfig) -> View | None:
     run = load_run(run_dir, base)
     if run is None:
         return None
-    following = live.follow(base, run_dir, run)
+    following = live.follow(base, run_dir, run, named_dir(config))
     show_summary(run)
     run = choose_split(run).trained()
     if run.samples.empty:

@@ -50,8 +50,10 @@ def _default_on(run_dir: Path, run: loaders.Run) -> bool:
     return kept[1]
 
 
-def follow(base: Path, run_dir: Path, run: loaders.Run) -> bool:
-    """The Follow toggle and, when on, the live indicator that polls the run; True when on."""
+def follow(base: Path, run_dir: Path, run: loaders.Run, named: Path | None = None) -> bool:
+    """The Follow toggle and, when on, the live indicator that polls the run; True when on.
+    `named` is the dump dir as the user named it, before links were resolved: a link
+    swapped to another run is then noticed on the next tick."""
     if is_url(base):  # polling object storage every few seconds costs requests: Refresh
         st.sidebar.caption("Follow is off for dump dirs on object storage: use Refresh.")
         return False
@@ -62,7 +64,8 @@ def follow(base: Path, run_dir: Path, run: loaders.Run) -> bool:
              f"file changed in the last {RECENT_SECONDS // 60} minutes.")
     if on:
         with st.sidebar:
-            _ticker(str(base), str(run_dir), run)
+            named_run = None if named is None else str(named / run_dir.relative_to(base))
+            _ticker(str(base), str(run_dir), run, named_run)
     return on
 
 
@@ -73,10 +76,12 @@ def _on_timer() -> bool:
 
 
 @st.fragment(run_every=poll_seconds())
-def _ticker(base: str, run_dir: str, shown: loaders.Run) -> None:
+def _ticker(base: str, run_dir: str, shown: loaders.Run, named_run: str | None) -> None:
     """Only a timer tick polls: a full page run that polled too would restart itself on
     every growth and, while a trainer writes faster than the page draws, never finish."""
     poller = follower(Path(base), Path(run_dir), poll_seconds() / 2)
+    if named_run is not None and _on_timer() and not poller.leads_here(Path(named_run)):
+        st.rerun(scope="app")  # the full run resolves the name again and opens that run
     try:
         beat = poller.poll() if _on_timer() else poller.last()
     except loaders.DumpError as err:

@@ -34,6 +34,18 @@ class BoardConfig:
                               (self.dump_dir, *self.allow_remote))
 
 
+def named_dir(config: BoardConfig) -> Path | None:
+    """The dump dir as the user named it: absolute, its links not resolved (no disk access).
+    Following checks by it that a link was not swapped to another run (pages.live)."""
+    typed = str(st.session_state.get("dir", config.dump_dir) or "").strip()
+    if not typed or is_url(typed) or (config.root is not None and is_url(config.root)):
+        return None
+    path = Path(typed).expanduser()
+    if config.root is not None and not path.is_absolute():
+        return Path(config.root).expanduser().absolute() / path
+    return path.absolute()
+
+
 def choose_dir(config: BoardConfig) -> Path | None:
     """The dump dir box; None (with a message shown) when the path is refused or missing."""
     typed = st.sidebar.text_input("Dump dir", value=config.dump_dir, key="dir",

@@ -125,9 +125,30 @@ def test_literal_leaves_no_markdown_syntax_and_decodes_back(name):
     import html as html_module
 
     out = X.literal(name)
-    bare = re.sub(r"&#[0-9]+;", "", out)  # character references are shown as the character
+    pieces = _CODE_SPAN.split(out)  # text, fence, code, text, ...: code is shown as written
+    text = pieces[::3]
+    bare = re.sub(r"&#[0-9]+;", "", "".join(text))  # a reference is shown as the character
     assert not set(bare) & set("![]()<>$`*_#|\\&;")
-    assert html_module.unescape(out) == name
+    shown = [html_module.unescape(p) if i % 3 == 0 else p if i % 3 == 2 else ""
+             for i, p in enumerate(pieces)]
+    assert "".join(shown) == name
+
+
+_CODE_SPAN = re.compile(r"(`+) (.*?) \1(?!`)")
+
+
+@pytest.mark.parametrize("word", ["http://evil.example/x", "https://e.example/a_b(c)",
+                                  "www.evil.example", "x@evil.example", "mailto:x@e.example",
+                                  "ftp://e.example/`x``"])
+def test_a_word_gfm_would_link_is_inline_code(word):
+    out = X.literal(f"Refused: {word} is outside")
+    assert out.startswith("Refused&#58; ") and out.endswith(" is outside")
+    fence, code = _CODE_SPAN.search(out).groups()
+    assert code == word and "`" * len(fence) not in word
+
+
+def test_a_metric_name_with_an_at_sign_is_plain_text():
+    assert X.literal("pass@1 rose") == "pass&#64;1 rose"
 
 
 def test_literal_keeps_line_breaks():

@@ -54,7 +54,13 @@ def test_a_link_leading_out_is_skipped_and_one_staying_in_is_read(tmp_path):
     os.symlink(tmp_path / "outside.jsonl", root / "out.jsonl")
     os.symlink("rollout_data_rank_0.jsonl", root / "alias.jsonl")
     os.symlink(root, root / "self_dir")
-    assert [d.rel for d in scan(root).dumps] == ["alias.jsonl", "rollout_data_rank_0.jsonl"]
+    confined = {d.rel: d.confined for d in scan(root).dumps}
+    assert confined == {"alias.jsonl": True, "out.jsonl": False,
+                        "rollout_data_rank_0.jsonl": True}
+    run = open_run(root)  # the link out is named as a problem, and never read
+    assert set(run.samples[S.STEP]) == {0} and run.formats["out.jsonl"] == "unknown"
+    assert [p["reason"] for p in run.problems if p["file"] == "out.jsonl"] == [
+        "a link to a file outside the dump dir; file skipped"]
 
 
 def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):

@@ -25,6 +25,7 @@ _BLOCK = 64 << 10
 # use: the records must confirm them
 _VAGUE = frozenset({"verl", "areal"})
 _KEYS_SHOWN = 12
+_NAME_PARTS = 4  # the most path parts a format's name pattern spans (episodes/x/…)
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,18 @@ def _tally(dumps: dict[str, int]) -> str:
     return ", ".join(f"{count} like {name}" for name, count in dumps.items())
 
 
+def _named(path: Path, rel: str) -> Format | None:
+    """The format the file's name says.  A sub-run's rel starts below its dir, and some
+    names need that dir (slime's rollout_data/3.pt): then the path's last parts decide."""
+    found = by_path(rel)
+    if found is None:
+        found = by_path("/".join(str(path).rsplit("/", _NAME_PARTS)[-_NAME_PARTS:]))
+    return found
+
+
 def classify(path: Path, rel: str) -> Kind:
     """The kind of one file: a specific name decides, else a vote over its first records."""
-    named = by_path(rel)
+    named = _named(path, rel)
     if named is not None and named.name not in _VAGUE:
         return Kind(named.name)
     try:

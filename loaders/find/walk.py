@@ -33,6 +33,22 @@ class DumpFile:
     path: Path
     rel: str  # path relative to the dump dir, with forward slashes
     rank: int  # -1 when the file name carries no rank
+    # False for a link out of the dump dir (listed so that it is reported, never read) and
+    # for a file not from a walk just made (a followed run's known files: it may have become
+    # such a link since); the index checks these before it reads them (see escapes)
+    confined: bool = True
+
+
+def escapes(dump: DumpFile) -> bool:
+    """The file is now a link whose target is outside the dir it was found in: the walk's
+    check, for a file listed before (an lstat; a realpath only for a link)."""
+    path = dump.path
+    if not isinstance(path, Path) or not path.is_symlink():  # a URL has no links
+        return False
+    top = path
+    for _ in dump.rel.split("/"):
+        top = top.parent
+    return not _within(str(path), os.path.realpath(top))
 
 
 def natural_key(text: str) -> tuple:
@@ -102,8 +118,9 @@ class Listing:
         sub = self.root / rel_dir
         prefix = rel_dir.rstrip("/") + "/"
         real_sub = os.path.realpath(sub) if isinstance(sub, Path) else ""  # a URL: no links
-        dumps = [DumpFile(d.path, d.rel[len(prefix):], d.rank) for d in self.dumps
-                 if d.rel.startswith(prefix) and _kept(d.path, real_sub)]
+        dumps = [DumpFile(d.path, d.rel[len(prefix):], d.rank,
+                          d.confined and _kept(d.path, real_sub))
+                 for d in self.dumps if d.rel.startswith(prefix)]
         logs = [p for p in self.logs if sub in p.parents and _kept(p, real_sub)]
         return Listing(sub, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))), tuple(logs))
 
@@ -113,11 +130,15 @@ def scan(root: Path) -> Listing:
     steps not yet marked STABLE: every *.jsonl (and TRL completions_*.parquet) and log.
 
     Links to dirs are not followed (so no dir loop is walked); a linked file counts when its
-    target stays inside root.  A file that is a FIFO or a link in a loop is listed all the
-    same, so the refresh names it as a problem instead of it vanishing.
+    target stays inside root (one that leaves it is listed unconfined: the refresh names it
+    as a problem, never reading it).  A file that is a FIFO or a link in a loop is listed all
+    the same, so the refresh names it as a problem instead of it vanishing.
     """
     dumps, logs = [], []
     real_root = os.path.realpath(root)
+    # a name pattern may span the root's own dirs (slime's rollout_data/3.pt, walked from
+    # rollout_data/): matched with them in front
+    named_from = "/".join(Path(root).absolute().parts[-3:]) + "/"
     todo = [(Path(root), "")]
     while todo:  # a stack, not recursion: a deep tree must not exhaust Python's stack
         here, prefix = todo.pop()
@@ -127,14 +148,13 @@ def scan(root: Path) -> Listing:
         todo.extend((here / d, f"{prefix}{d}/") for d in reversed(subdirs))
         for name, link in files:
             rel = prefix + name
-            dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(rel))
+            dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(named_from + rel))
             if not (dump or is_metric_name(name)) or not _named(rel):
                 continue
-            if link and not _within(str(here / name), real_root):
-                continue
+            confined = not link or _within(str(here / name), real_root)
             if dump:
-                dumps.append(DumpFile(here / name, rel, rank_of(name)))
-            else:
+                dumps.append(DumpFile(here / name, rel, rank_of(name), confined))
+            elif confined:
                 logs.append(here / name)
     return Listing(root, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))),
                    tuple(sorted(logs, key=lambda p: natural_key(str(p)))))
@@ -167,8 +187,8 @@ def _is_dir(entry: os.DirEntry) -> bool:
 
 
 def discover(root: Path) -> list[DumpFile]:
-    """Every dump file under root, in natural order (see scan)."""
-    return list(scan(root).dumps)
+    """Every dump file under root, in natural order (see scan), links out of it left out."""
+    return [dump for dump in scan(root).dumps if dump.confined]
 
 
 def sub_runs(listing: Listing, limit: int = 500) -> list[str]:
@@ -178,7 +198,7 @@ def sub_runs(listing: Listing, limit: int = 500) -> list[str]:
     training metrics is not offered as a run).
     """
     by_dir: dict[str, list[DumpFile]] = {}
-    for dump in listing.dumps:
+    for dump in (d for d in listing.dumps if d.confined):  # never peek through a link out
         by_dir.setdefault(Path(dump.rel).parent.as_posix(), []).append(dump)
     dirs = [d for d, files in by_dir.items()
             if any(detect(f.path, f.rel) for f in files[:3])]

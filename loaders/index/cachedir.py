@@ -86,29 +86,32 @@ def _open_dir(path: Path, create: bool) -> int:
         os.close(parent)
 
 
-def read_index(place: Path, read: Callable[[BinaryIO], T]) -> T | None:
-    """read(handle) of the index in `place`; None when there is none.  Raises OSError, also
-    for an index that is a link or not a regular file (a FIFO would block the read)."""
+def read_index(place: Path, read: Callable[[BinaryIO], T], name: str = INDEX_NAME) -> T | None:
+    """read(handle) of the index (or another cache file `name`) in `place`; None when there
+    is none.  Raises OSError, also for one that is a link or not a regular file (a FIFO
+    would block the read)."""
     try:
         dir_fd = _open_dir(place, create=False)
     except FileNotFoundError:
         return None
     try:
-        fd = os.open(INDEX_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     finally:
         os.close(dir_fd)
     with os.fdopen(fd, "rb") as handle:
         if not st.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{INDEX_NAME} is not a regular file")
+            raise OSError(f"{name} is not a regular file")
         return read(handle)
 
 
-def replace_index(place: Path, write: Callable[[BinaryIO], None]) -> Path:
-    """Write the index through a temp file (fsync, rename) in `place`.  Raises NoPlace when
-    no temp file can be made there (the dir is a link, a file, not writable), else the
-    OSError of the write.  Temp files that crashed writers left behind are removed."""
+def replace_index(place: Path, write: Callable[[BinaryIO], None],
+                  name: str = INDEX_NAME) -> Path:
+    """Write the index (or another cache file `name`) through a temp file (fsync, rename)
+    in `place`.  Raises NoPlace when no temp file can be made there (the dir is a link, a
+    file, not writable), else the OSError of the write.  Temp files that crashed writers
+    left behind are removed."""
     tmp = f"{TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}{TMP_SUFFIX}"
     try:
         dir_fd = _open_dir(place, create=True)
@@ -127,13 +130,29 @@ def replace_index(place: Path, write: Callable[[BinaryIO], None]) -> Path:
                 write(handle)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(tmp, INDEX_NAME, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         finally:
             with suppress(FileNotFoundError):
                 os.unlink(tmp, dir_fd=dir_fd)
     finally:
         os.close(dir_fd)
-    return place / INDEX_NAME
+    return place / name
+
+
+def replace_first(places: list[Path], write: Callable[[BinaryIO], None]
+                  ) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """replace_index in the first of places (duplicates skipped) that takes the index: its
+    path, or None; and the places where the write failed (a full disk, a quota, an I/O
+    error), each with why.  A place with no room for a temp file at all is passed over."""
+    failed: list[tuple[Path, str]] = []
+    for where in dict.fromkeys(places):
+        try:
+            return replace_index(where, write), failed
+        except NoPlace:
+            continue
+        except OSError as err:
+            failed.append((where, (err.strerror or " ".join(str(err).split()))[:120]))
+    return None, failed
 
 
 def _remove_orphans(dir_fd: int) -> None:

@@ -22,10 +22,9 @@ from loaders.find.remote import is_url
 from loaders.formats import BY_NAME
 from loaders.index.cachedir import (
     INDEX_NAME,
-    NoPlace,
     locate,
     read_index,
-    replace_index,
+    replace_first,
     user_cache_dir,
 )
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
@@ -37,6 +36,7 @@ from loaders.index.previews import (
     stored_frame,
     without_texts,
 )
+from loaders.index.stale_marks import without_marked
 from loaders.index.table import empty_frame
 from loaders.index.trust import (
     Untrusted,
@@ -136,6 +136,9 @@ def load_index(root: Path) -> Stored | None:
     notes = [index_note(place.path, place.note)] if place.note else []
     try:
         stored = read_index(place.path, lambda handle: _from_file(handle, root))
+        if stored is None and place.path != user_cache_dir(root):
+            # where save_kept puts it when the dump's own cache dir could not take it
+            stored = read_index(user_cache_dir(root), lambda handle: _from_file(handle, root))
     except Untrusted as err:
         stored, notes = None, [*notes, index_note(place.path, f"index ignored: {err}")]
     except (OSError, KeyError, TypeError, ValueError, pa.ArrowException) as err:
@@ -144,6 +147,7 @@ def load_index(root: Path) -> Stored | None:
         stored, notes = None, [*notes, index_note(place.path, reason)]
     if stored is None:
         return Stored(empty_frame(), {}, notes) if notes else None
+    stored.files = without_marked(place.path, stored.files)
     stored.problems.extend(notes)
     return stored
 
@@ -175,7 +179,9 @@ def _from_table(table: pa.Table, meta: dict, root: Path) -> Stored:
         raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
-    frame = table.to_pandas()
+    # an index of no rows (a run of empty files) keeps no column types: Arrow writes an
+    # empty category column as null, so such a frame is the schema's own empty one
+    frame = table.to_pandas() if table.num_rows else empty_frame()
     check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
     return Stored(without_texts(frame), files, checked_problems(meta["problems"]))
 
@@ -187,31 +193,39 @@ def save_index(root: Path, stored: Stored) -> Path | None:
 
 def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     """save_index, and the text previews of the frame written: read from the file written
-    (held open), or held in memory when no cache dir is writable."""
+    (held open), or held in memory when no cache dir took it.  The dump's own cache dir
+    first, then the user cache dir (the first may have become a link or a file since it was
+    located, or its disk be full); a write that failed is a note in stored.problems, and the
+    run loads all the same."""
+    frame = stored_frame(stored.frame, stored.previews)
+    table = _table(stored, frame)
+    kept: list[BinaryIO] = []
+
+    def write(handle: BinaryIO) -> None:
+        try:
+            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
+        except pa.ArrowException as err:
+            raise OSError(str(err)) from err
+        handle.flush()
+        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
+
+    root = root if is_url(root) else Path(root).resolve()
+    path, failed = replace_first([locate(root).path, user_cache_dir(root)], write)
+    for handle in kept[:-1] if path is not None else kept:  # files of failed writes
+        handle.close()
+    then = f"kept in {path.parent}" if path is not None else "the run is loaded without a cache"
+    stored.problems.extend(index_note(where, f"index not written ({why}); {then}")
+                           for where, why in failed)
+    return (path, FilePreviews(kept[-1])) if path is not None else (None, held(frame))
+
+
+def _table(stored: Stored, frame: pd.DataFrame) -> pa.Table:
+    """frame as Arrow, with the file states and problems in its metadata."""
     states = list(stored.files.values())
     # by field, not by file: a tenth of the size to parse for a dir of many small files
     columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
     meta = {"version": INDEX_VERSION, "files": columns,
             "problems": [p for p in stored.problems if not p.get("index")]}
-    frame = stored_frame(stored.frame, stored.previews)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                           _META_KEY: orjson.dumps(meta)})
-    root = root if is_url(root) else Path(root).resolve()
-    place = locate(root).path
-
-    kept: list[BinaryIO] = []
-
-    def write(handle: BinaryIO) -> None:
-        pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS)
-        handle.flush()
-        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
-
-    for where in dict.fromkeys([place, user_cache_dir(root)]):
-        # the second: the dump's own cache dir became a link or a file since it was located
-        try:
-            path = replace_index(where, write)
-            return path, FilePreviews(kept[-1])
-        except NoPlace:
-            continue
-    return None, held(frame)
+    return table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                          _META_KEY: orjson.dumps(meta)})

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
-from loaders.find.walk import DumpFile
+from loaders.find.walk import DumpFile, escapes
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
 from loaders.index.merge import in_file_order, split, with_cap_notes
@@ -87,6 +87,9 @@ def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
         stat = stat_of(dump.path)  # a RemoteStat for a URL (loaders.find.remote)
         if not st.S_ISREG(stat.st_mode):  # a FIFO would block the first read forever
             return Work(dump, stat, None, reason="not a regular file; file skipped")
+        if not dump.confined and escapes(dump):  # a link out (since its walk, maybe)
+            return Work(dump, stat, None, checked_ns=checked,
+                        reason="a link to a file outside the dump dir; file skipped")
         return _plan(dump, stat, old, checked)
     except OSError as err:
         local = isinstance(dump.path, Path)

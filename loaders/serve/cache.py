@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -23,10 +23,15 @@ class StaleFiles:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._files: set[str] = set()
+        # told of each file when first found stale (the run remembers it on disk)
+        self.on_new: Callable[[set[str]], None] | None = None
 
     def add(self, files: Iterable[str]) -> None:
         with self._lock:
-            self._files.update(files)
+            new = set(files) - self._files
+            self._files.update(new)
+        if new and self.on_new is not None:
+            self.on_new(new)
 
     def files(self) -> frozenset[str]:
         with self._lock:

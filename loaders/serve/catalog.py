@@ -187,7 +187,9 @@ class Catalog:
 
     def _reopen(self, path: Path, walk: DirWalk, progress: Progress | None) -> Run | DumpError:
         old = self._runs.peek(path)
-        new = self._open(path, walk, progress)
+        # files a read of the held run found changed are parsed again whole, whatever
+        # their stats and hashes say
+        new = self._open(path, walk, progress, old.stale_files if isinstance(old, Run) else ())
         if isinstance(old, Run) and isinstance(new, Run) and old.unchanged(new):
             return old
         return new

@@ -41,7 +41,7 @@ def _formats(listing: Listing, runs: tuple[str, ...],
     heads: dict[str, list] = {run: [] for run in runs}
     for dump in listing.dumps:
         files = heads.get(Path(dump.rel).parent.as_posix())
-        if files is not None and len(files) < first:
+        if files is not None and len(files) < first and dump.confined:
             files.append(dump)
     return tuple((run, frozenset(f for f in (detect(d.path, d.rel) for d in files) if f))
                  for run, files in heads.items())

@@ -9,6 +9,7 @@ indexing are written as the board read them (texts and scalars), marked `"export
 """
 from __future__ import annotations
 
+import csv
 import io
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from loaders.serve.run import Run
 
 MAX_ROWS = 2000  # rows a full-text export holds: 2,000 answers of 32k tokens is ~200 MB
 _TEXTS = (S.PROMPT, S.RESPONSE, S.REF_RESPONSE, S.GROUND_TRUTH)
+# what makes a spreadsheet read a cell as a formula (OWASP's list for CSV injection)
+_FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def full_table(run: Run, rows: pd.DataFrame) -> pd.DataFrame:
@@ -38,12 +41,38 @@ def table_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     """frame as CSV (UTF-8) or Parquet (zstd) bytes."""
     frame = frame.reset_index(drop=True)
     if fmt == "csv":
-        return frame.to_csv(index=False).encode("utf-8", "surrogatepass")
+        # every text cell quoted: a lone \r in a text ends a record for most readers unless
+        # it is; numbers are left unquoted, so they read back as numbers
+        return csv_safe(frame).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC).encode(
+            "utf-8", "surrogatepass")
     if fmt == "parquet":
         out = io.BytesIO()
         frame.to_parquet(out, index=False, compression="zstd")
         return out.getvalue()
     raise ValueError(f"unknown export format {fmt!r}: csv or parquet")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """frame with each text cell and header that a spreadsheet would run as a formula
+    (its first character one of _FORMULA_LEADS) behind an apostrophe, which a spreadsheet
+    shows as text.  Numeric columns are left alone: -0.5 there is a number, not a formula."""
+    safe = frame.copy(deep=False)
+    for column in frame.columns:
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        if pd.api.types.is_string_dtype(values) and values.dtype != object:
+            risky = values.str.startswith(_FORMULA_LEADS).fillna(False).astype(bool)
+            safe[column] = values.mask(risky, "'" + values)
+        elif values.dtype == object:  # mixed cells (bytes, lists): only the texts change
+            safe[column] = values.map(_safe_cell)
+    safe.columns = [f"'{c}" if str(c).startswith(_FORMULA_LEADS) else c
+                    for c in frame.columns]
+    return safe
+
+
+def _safe_cell(value: object) -> object:
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_LEADS) else value
 
 
 def jsonl_bytes(run: Run, rows: pd.DataFrame) -> bytes:

@@ -60,6 +60,14 @@ class Follower:
         self._unsaved: Run | None = None  # a grown run whose index is not on disk yet
         self._confirmed: dict[str, Stamp] = {}  # stats a content check vouched for
         self._last: Beat | None = None
+        self._dir_id = _dir_id(self.path)  # the dir the run was loaded from, as found now
+
+    def leads_here(self, named: Path) -> bool:
+        """named, the run dir as the user named it (through links, maybe), still is the dir
+        this follower polls: one stat.  A link swapped to another run makes it False, so the
+        page opens that run on this tick instead of on the next Refresh."""
+        found = _dir_id(named)
+        return found is not None and found == self._dir_id
 
     def poll(self, walk: bool = False) -> Beat:
         """The run now: stats only when nothing changed and no walk is due.  Polls closer
@@ -127,6 +135,14 @@ class Follower:
             if (state is not None and stamp == _indexed(state)
                     and max(stamp[1], stamp[2]) + ondisk.RACY_NS < checked_ns):
                 self._confirmed[rel] = stamp
+
+
+def _dir_id(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _stat_all(run: Run) -> dict[str, Stamp | None]:

@@ -39,7 +39,8 @@ def scan_growth(chunks: list[Task], progress: Progress | None = None,
 def known_dumps(run: Run) -> list[DumpFile]:
     """The files the run indexed (dumps, metric jsonl and skipped ones), as a walk lists them."""
     rels = sorted(run.files, key=natural_key)
-    return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name)) for rel in rels]
+    return [DumpFile(run.root / rel, rel, rank_of(Path(rel).name), confined=False)
+            for rel in rels]
 
 
 def saved(run: Run) -> Path | None:
@@ -60,7 +61,7 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
     fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems, run.previews),
-                            progress, scan=scan_growth)
+                            progress, stale=run.stale_files, scan=scan_growth)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)

@@ -20,6 +20,7 @@ from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
 from loaders.index.pool import Scanner
 from loaders.index.previews import Previews, served, with_texts
 from loaders.index.refresh import refresh
+from loaders.index.stale_marks import mark_stale
 from loaders.index.steps import step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
 from loaders.serve.groups import Groups
@@ -134,8 +135,17 @@ class Run:
 
     @property
     def store(self) -> SampleStore:
-        return self._memo.get("store", lambda: SampleStore(
-            self.root, self._all_samples(), self.formats, self._stale, self.previews))
+        return self._memo.get("store", self._new_store)
+
+    def _new_store(self) -> SampleStore:
+        if self.index_path is not None:  # a stale read is remembered beside the index
+            self._stale.on_new = self._mark_stale
+        return SampleStore(self.root, self._all_samples(), self.formats, self._stale,
+                           self.previews)
+
+    def _mark_stale(self, files: set[str]) -> None:
+        mark_stale(self.root, {rel: self.files[rel].checked_ns for rel in files
+                               if rel in self.files})
 
     def _all_samples(self) -> pd.DataFrame:
         """Where every sample (trained or left out) is: the columns of a Location only."""

@@ -29,17 +29,32 @@ def visible_token(token: str) -> str:
     return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")
 
 
+# a whitespace-free word GFM would autolink: a scheme (http://, mailto:, xmpp:), www., or
+# an e-mail address (an @ before a dotted name: pass@1 is not one)
+_LINKABLE = re.compile(r"(\S*(?:://|www\.|mailto:|xmpp:)\S*|\S*@[\w-]+\.\w\S*)",
+                       re.IGNORECASE)
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_{}\[\]()<>#+\-.!|~$:&=\"'@%^/;]")
 
 
 def literal(text: str) -> str:
     """Text that Streamlit's Markdown (messages, captions, radio labels) shows as written.
 
-    Every ASCII punctuation character that Markdown, GFM autolinks or KaTeX could act on
-    becomes a numeric character reference: CommonMark shows those as the character itself
-    and never as syntax, and unlike a backslash escape it also keeps `http://` and `www.`
-    from being linked.  Newlines become hard breaks.  So a file, dir or metric name like
-    `![x](http://host/x.png)` is shown, never fetched or linked.
+    Every ASCII punctuation character that Markdown or KaTeX could act on becomes a numeric
+    character reference: CommonMark shows those as the character itself and never as
+    syntax.  GFM's autolinks act on the decoded text, so a word one would link (a URL, www.,
+    an e-mail address) is inline code instead.  Newlines become hard breaks.  So a file, dir
+    or metric name like `![x](http://host/x.png)` is shown, never fetched or linked.
     """
-    escaped = _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", text)
-    return escaped.replace("\r", "").replace("\n", "  \n")
+    parts = _LINKABLE.split(text)  # the odd ones are what an autolink would catch
+    shown = [_code_span(part) if i % 2 else
+             _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", part)
+             for i, part in enumerate(parts)]
+    return "".join(shown).replace("\r", "").replace("\n", "  \n")
+
+
+def _code_span(token: str) -> str:
+    """token as inline code: shown as written, and never linked (GFM autolinks the text a
+    character reference decodes to, but not code).  The fence is longer than any run of
+    backticks in it, and a space each side keeps a backtick at either end apart."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", token)), default=0) + 1)
+    return f"{fence} {token} {fence}"

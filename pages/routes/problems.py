@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from loaders.serve import export
 from pages.figures import problems as build
 from pages.figures import tables
 from pages.view import View
@@ -30,4 +31,4 @@ def render(view: View) -> None:
     st.dataframe(tables.page_of(frame, page), hide_index=True, width="stretch")
     st.download_button("Download all (CSV)", key="x_problems", on_click="ignore",
                        file_name="problems.csv", mime="text/csv",
-                       data=lambda: frame.to_csv(index=False).encode("utf-8", "surrogatepass"))
+                       data=lambda: export.table_bytes(frame, "csv"))
