@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,8 @@ from loaders.serve.run_health import (
 )
 from loaders.serve.sample import Sample
 from loaders.serve.token_summary import Digest, digests
+
+T = TypeVar("T")
 
 
 class DumpError(Exception):
@@ -68,6 +71,9 @@ class Run:
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
     _steps: Memo[int, pd.DataFrame] = field(default_factory=lambda: Memo(size=4), init=False,
                                             repr=False)
+    # what pages derive from the whole run (derived()): a few per page and parameter
+    _derived: Memo[Hashable, object] = field(default_factory=lambda: Memo(size=32), init=False,
+                                             repr=False)
 
     @property
     def bad_lines(self) -> int:
@@ -102,6 +108,11 @@ class Run:
         if self.previews is None:
             return rows
         return with_texts(rows, self.previews, columns, keys)
+
+    def derived(self, key: Hashable, make: Callable[[], T]) -> T:
+        """A table a page derives from the whole run (a pure builder over `samples`, named
+        by `key` with its parameters): made once for the run, not on every rerun."""
+        return self._derived.get(key, make)
 
     def token_digests(self) -> list[Digest]:
         """The token digests of the run's samples (one per file and step), read once."""

@@ -26,8 +26,8 @@ def render(view: View) -> None:
     if view.run.samples[S.REF_REWARD].isna().all():
         st.info("No reference: this dump has no ref_reward.")
         return
-    never, once = compare.never_beaten_prompts(view.run.samples,
-                                                 texts=view.run.with_previews)
+    never, once = view.run.derived("never_beaten", lambda: compare.never_beaten_prompts(
+        view.run.samples, texts=view.run.with_previews))
     if once:
         st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
                    "out (a prompt needs two steps to say anything about training).")

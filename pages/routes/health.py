@@ -35,8 +35,9 @@ def _ranks(view: View, metrics: pd.DataFrame) -> None:
     value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value",
                      bind="query-params",
                      horizontal=True)
-    st.plotly_chart(build.rank_heatmap(views.rank_table(view.run.samples, value), value),
-                    width="stretch", key="c_ranks")
+    table = view.run.derived(("rank_table", value),
+                             lambda: views.rank_table(view.run.samples, value))
+    st.plotly_chart(build.rank_heatmap(table, value), width="stretch", key="c_ranks")
     devices = views.device_memory(metrics)
     if not devices.empty:
         st.plotly_chart(build.rank_heatmap(devices, "memory"), width="stretch",
@@ -71,6 +72,7 @@ def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
 
 
 def _quality(view: View, metrics: pd.DataFrame) -> None:
-    table = views.quality(view.run.samples, metrics if not metrics.empty else None)
+    table = view.run.derived(("quality", view.metrics_path), lambda: views.quality(
+        view.run.samples, metrics if not metrics.empty else None))
     st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
     st.dataframe(table, width="stretch")

@@ -1,4 +1,5 @@
-"""A run's samples found by key: every key of a real run, in any order, and unknown keys."""
+"""What a served run gives its pages: samples found by key (every key of a real run, in any
+order, and unknown keys), and tables derived from the run made once."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -75,3 +76,16 @@ def test_a_sample_read_by_key_is_that_lines_sample(run_dir: Path) -> None:
     assert sample.scalars[S.REWARD] == pytest.approx(row[S.REWARD])
     assert [s.scalars[S.REWARD] for s in run.step_samples(2)] == pytest.approx(
         run.samples.loc[run.samples[S.STEP] == 2, S.REWARD].tolist())
+
+
+def test_a_table_derived_from_the_run_is_made_once_per_run_and_key(run_dir: Path) -> None:
+    run = open_run(run_dir, use_cache=False)
+    made: list[str] = []
+
+    def table(name: str) -> int:
+        made.append(name)
+        return len(made)
+
+    assert [run.derived(("t", n), lambda n=n: table(n)) for n in "aab"] == [1, 1, 2]
+    assert run.derived(("t", "a"), lambda: table("again")) == 1 and made == ["a", "b"]
+    assert open_run(run_dir, use_cache=False).derived(("t", "a"), lambda: table("new")) == 3
