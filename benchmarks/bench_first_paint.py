@@ -98,16 +98,18 @@ def timed_click(page: object, action: object, heading: str) -> float:
     return time.perf_counter() - start - SETTLE
 
 
-def step_changes(base: str, step: int, repeat: int) -> list[float]:
-    """The Sample page open; the step slider moved left then right, `repeat` times each."""
+def step_changes(base: str, step: int, repeat: int, path: str = "sample",
+                 heading: str = "Sample") -> list[float]:
+    """A page open (Sample by default); the sidebar's step slider moved left then right by
+    key, `repeat` times each, each move timed from the key press until the page is idle."""
     times = []
     with browser_page() as page:
-        page.goto(f"{base}/sample?step={step}")
-        settle(page, "Sample")
+        page.goto(f"{base}/{path}?step={step}")
+        settle(page, heading)
         thumb = page.locator("[data-testid='stSidebar'] input[type='range']").first
         for i in range(2 * repeat):
             key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
-            times.append(timed_click(page, lambda k=key: thumb.press(k), "Sample"))
+            times.append(timed_click(page, lambda k=key: thumb.press(k), heading))
     return times
 
 

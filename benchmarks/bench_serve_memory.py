@@ -21,9 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_browser import settle  # noqa: E402
-from bench_first_paint import last_step, open_fresh, timed_click  # noqa: E402
-from browser import browser_page, served  # noqa: E402
+from bench_first_paint import last_step, open_fresh, step_changes  # noqa: E402
+from browser import served  # noqa: E402
 from rss import tree_rss  # noqa: E402
 
 from pages.routes import ROUTES  # noqa: E402
@@ -41,20 +40,6 @@ def server_pid(url: str) -> int:
         if b"rl_logging_board.py" in args and f"--server.port={port}".encode() in args:
             return int(pid)
     raise SystemExit(f"no board server on port {port}")
-
-
-def step_changes(url: str, step: int, repeat: int = 3) -> list[float]:
-    """Responses open at `step`; the sidebar's step slider moved left then right, each move
-    timed from the key press until the page is idle (issue 21: <= 1 s)."""
-    times = []
-    with browser_page() as page:
-        page.goto(f"{url}/responses?step={step}")
-        settle(page, "Responses")
-        thumb = page.locator("[data-testid='stSidebar'] input[type='range']").first
-        for i in range(2 * repeat):
-            key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
-            times.append(timed_click(page, lambda k=key: thumb.press(k), "Responses"))
-    return times
 
 
 def serve_memory(dump_dir: Path, step: int | None = None, show: bool = True) -> dict:
@@ -76,7 +61,7 @@ def serve_memory(dump_dir: Path, step: int | None = None, show: bool = True) -> 
                 print(f"/{route.url_path:10s} first paint {seconds:5.2f} s  {nodes:5d} DOM nodes"
                       f"  server {tree_rss(pid) / 2**20:,.0f} MB", flush=True)
         out["visited_mb"] = tree_rss(pid) / 2**20
-        out["step_changes"] = step_changes(url, step)
+        out["step_changes"] = step_changes(url, step, 3, "responses", "Responses")
     return out
 
 
