@@ -56,26 +56,36 @@ def _rewards(run) -> set[float]:
     return set(run.samples[S.REWARD].round(4).tolist())
 
 
-def test_an_edit_a_sample_read_found_is_parsed_again_by_the_next_open(tmp_path):
+def test_an_edit_between_the_hashed_blocks_is_parsed_again_by_the_next_open(tmp_path):
+    """The sampled hashes miss it; the same size with another stat has every indexed line
+    checked (loaders.index.line_checks), so the reopen parses the file again."""
     path, reward, key = _four_mb(tmp_path / "run")
     open_run(path.parent)
     edit_in_place(path, reward, EDITED)
-    missed = open_run(path.parent)  # the sampled hashes miss it: the table is stale...
-    assert 0.9999 not in _rewards(missed)
-    assert "changed on disk" in missed.sample(key).error  # ...until a read notices
-    again = open_run(path.parent)  # another process: the CLI, a restarted board
+    again = open_run(path.parent)
     assert again.cache != "hit" and 0.9999 in _rewards(again)
+    assert again.sample(key).error is None and again.sample(key).scalars[S.REWARD] == 0.9999
     assert open_run(path.parent).cache == "hit"  # parsed once, not on every open
+
+
+def test_an_edit_a_sample_read_found_is_parsed_again_by_the_next_open(tmp_path):
+    """Edited while a run is held: its sample read says so, and every later open (the CLI,
+    a restarted board) parses the file again."""
+    path, reward, key = _four_mb(tmp_path / "run")
+    held = open_run(path.parent)
+    edit_in_place(path, reward, EDITED)
+    assert "changed on disk" in held.sample(key).error
+    again = open_run(path.parent)
+    assert again.cache != "hit" and 0.9999 in _rewards(again)
+    assert open_run(path.parent).cache == "hit"
 
 
 def test_the_board_refresh_after_changed_on_disk_shows_the_new_reward(tmp_path):
     path, reward, key = _four_mb(tmp_path / "run")
     catalog = Catalog(path.parent)
-    catalog.run(path.parent)
+    held = catalog.run(path.parent)
     edit_in_place(path, reward, EDITED)
-    catalog.refresh()
-    stale = catalog.run(path.parent)
-    assert "changed on disk" in stale.sample(key).error
+    assert "changed on disk" in held.sample(key).error
     catalog.refresh()
     fresh = catalog.run(path.parent)
     assert 0.9999 in _rewards(fresh) and fresh.sample(key).error is None

@@ -6,10 +6,11 @@ by content: unchanged, only the new bytes are parsed; changed, the whole file is
 """
 from __future__ import annotations
 
+import functools
 import os
 import stat as st
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,12 +19,14 @@ from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile, escapes
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
+from loaders.index.line_checks import Places, lines_unchanged, stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.parts import Part, cap_extras, part_of, shifted, table_of
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.table import combine
 
+PlacesOf = Callable[[str], Places]  # a file's indexed lines (line_checks.stored_places)
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
 
@@ -45,7 +48,17 @@ def _unchanged(path: Path, old: FileState) -> bool:
     return content_hashes(path, old.parsed_until) == old.hashes()
 
 
-def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: int) -> Work:
+def _edited_in_place(dump: DumpFile, stat: os.stat_result, old: FileState,
+                     places: PlacesOf | None) -> bool:
+    """A local file of the same size with another stat, some indexed line of which no longer
+    has its bytes (loaders.index.line_checks)."""
+    if places is None or stat.st_size != old.size or not isinstance(dump.path, Path):
+        return False
+    return not lines_unchanged(dump.path, places(dump.rel))
+
+
+def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: int,
+          places: PlacesOf | None = None) -> Work:
     if old is not None and old.same_stat(stat):
         if not old.racy:
             return Work(dump, stat, old, old.format, checked_ns=checked)
@@ -61,7 +74,8 @@ def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: 
         return Work(dump, stat, None, fmt, reason=kind.reason, checked_ns=checked)
     tabular = BY_NAME[fmt].tabular
     grown = (old is not None and old.format == fmt and not tabular
-             and stat.st_size >= old.parsed_until and _unchanged(dump.path, old))
+             and stat.st_size >= old.parsed_until and _unchanged(dump.path, old)
+             and not _edited_in_place(dump, stat, old, places))
     base = old if grown else None
     start = base.parsed_until if base else 0
     if fmt == "board_parquet":  # whole row groups a chunk: imported here (pyarrow)
@@ -76,7 +90,8 @@ def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: 
     return Work(dump, stat, base, fmt, chunks, kind.reason, checked)
 
 
-def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
+def _work_for(dump: DumpFile, old: FileState | None, places: PlacesOf | None = None
+              ) -> Work | None:
     """The work for one file; None when it was deleted since discovery (not part of the run).
 
     A file that exists but cannot be read is kept as "unknown", with the reason as a problem.
@@ -90,7 +105,7 @@ def _work_for(dump: DumpFile, old: FileState | None) -> Work | None:
         if not dump.confined and escapes(dump):  # a link out (since its walk, maybe)
             return Work(dump, stat, None, checked_ns=checked,
                         reason="a link to a file outside the dump dir; file skipped")
-        return _plan(dump, stat, old, checked)
+        return _plan(dump, stat, old, checked, places)
     except OSError as err:
         local = isinstance(dump.path, Path)
         if isinstance(err, FileNotFoundError) and not (local and os.path.lexists(dump.path)):
@@ -110,8 +125,9 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     scan_chunk over a Ray cluster).
     """
     old_files = stored.files if stored else {}
+    places = functools.partial(stored_places, stored) if stored is not None else None
     works = [work for dump in files if (work := _work_for(
-        dump, None if dump.rel in stale else old_files.get(dump.rel))) is not None]
+        dump, None if dump.rel in stale else old_files.get(dump.rel), places)) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
     # looked up at call time: the default is this module's scan_all as it is now
     results = (scan or scan_all)(tasks, progress, convert=table_of)
