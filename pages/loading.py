@@ -10,7 +10,6 @@ from typing import TypeVar
 import streamlit as st
 
 import loaders
-from loaders import schema as S
 from loaders.find.remote import stat_of
 from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
@@ -149,7 +148,7 @@ def show_summary(run: loaders.Run) -> None:
     """Samples, steps and bad lines, with every recorded problem as file:line: reason."""
     frame = run.samples
     st.sidebar.caption(
-        f"{len(frame):,} samples · {frame[S.STEP].nunique():,} steps · "
+        f"{len(frame):,} samples · {len(run.steps):,} steps · "
         f"{run.bad_lines:,} bad lines · {run.nan_values:,} non-finite values · "
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     if not run.problems and not run.pending_bytes:

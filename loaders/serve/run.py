@@ -85,11 +85,13 @@ class Run:
 
     @property
     def nan_values(self) -> int:
-        return int(self.samples[S.NAN_COUNT].sum())
+        return self._memo.get("nan_values", lambda: int(self.samples[S.NAN_COUNT].sum()))
 
     @property
     def steps(self) -> list[int]:
-        return sorted(self.samples[S.STEP].unique().tolist())
+        """The run's steps, ascending (a pass over every sample: once, not every rerun)."""
+        return list(self._memo.get("steps", lambda: tuple(
+            sorted(self.samples[S.STEP].unique().tolist()))))
 
     @property
     def step_stats(self) -> pd.DataFrame:
