@@ -10,8 +10,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
+from loaders.index.previews import IndexWrittenOver
 from loaders.serve.heap import give_back
 from pages import exposure, live, routes, state
+from pages.figures.text import literal
 from pages.loading import load_run, show_summary
 from pages.sidebar import (
     BoardConfig,
@@ -131,6 +133,8 @@ def main(argv: list[str]) -> None:
         navigation = navigation or st.navigation(list(pages.values()), position="hidden")
         _menu(menu, pages)
         navigation.run()
+    except IndexWrittenOver as err:
+        st.error(literal(str(err)))
     finally:
         # what the page computed and dropped (a groupby over the run, a step's previews) is
         # freed into glibc's arenas, which keep it resident: hand it back (a few ms)

@@ -101,3 +101,21 @@ def test_a_whole_run_view_reads_only_the_prompt_preview(tmp_path, small_groups):
                                        served.with_previews(picked)[S.PROMPT])
     assert list(run.previews.take(picked[S.ROW].to_numpy(), (S.PROMPT,)).column_names) == [
         S.PROMPT]
+
+
+def test_an_index_written_over_in_place_is_never_read_as_the_run_s(tmp_path, small_groups):
+    """The board replaces its index by rename (a held run keeps its own file); written over
+    in place by something else, the file would give other rows' texts: the run says so."""
+    root = _dump(tmp_path / "run")
+    open_run(root)
+    run = open_run(root)
+    assert run.cache == "hit" and len(run.step_rows(1))
+    open_run(_dump(tmp_path / "other", steps=3))  # another index, copied over this one's bytes
+    other = ondisk.index_dir(tmp_path / "other") / "index.parquet"
+    with open(run.index_path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(other.read_bytes())
+    with pytest.raises(previews.IndexWrittenOver, match="Refresh"):
+        run.step_rows(2)
+    again = open_run(root)  # a new open reads the new file through the trust checks
+    assert not again.samples.empty and again.step_rows(2)[S.PROMPT].str.startswith("p2-").all()

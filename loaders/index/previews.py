@@ -12,6 +12,7 @@ file; a sample's KEY is made for the rows read.
 """
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from typing import BinaryIO, Protocol
@@ -56,11 +57,23 @@ class HeldPreviews:
         return self._table.nbytes
 
 
+class IndexWrittenOver(Exception):
+    """The index file a run reads by row was written over in place since the run opened it
+    (the board replaces an index by rename, which leaves an open run its own file): what it
+    holds now belongs to no row of the run, so the run must be opened again."""
+
+
+def _stamp(handle: BinaryIO) -> tuple[int, int]:
+    stat = os.fstat(handle.fileno())
+    return stat.st_size, stat.st_mtime_ns
+
+
 class FilePreviews:
     """Previews read from an open index file, a few row groups at a time."""
 
     def __init__(self, handle: BinaryIO) -> None:
         self._lock = threading.Lock()  # one reader at a time: the handle has one position
+        self._handle, self._stamp = handle, _stamp(handle)
         self._file = pq.ParquetFile(handle)
         sizes = [self._file.metadata.row_group(i).num_rows
                  for i in range(self._file.metadata.num_row_groups)]
@@ -82,7 +95,13 @@ class FilePreviews:
 
     def _read(self, groups: list[int], columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         with self._lock:
-            return self._file.read_row_groups(groups, columns=list(columns))
+            try:  # one fstat a read: a file written over would give other rows' values
+                if _stamp(self._handle) == self._stamp:
+                    return self._file.read_row_groups(groups, columns=list(columns))
+            except (OSError, pa.ArrowException):
+                pass
+        raise IndexWrittenOver("this run's index file was written over while the run was open "
+                               "(not by the board): Refresh to open the run again")
 
     @property
     def held_bytes(self) -> int:
