@@ -36,7 +36,7 @@ def exposure_warning(address: str | None, root: str | None) -> str | None:
     where = address.strip() if address and address.strip() else "every interface"
     return (f"The board listens on {where} without --root: anyone who can reach the port "
             "can open any dir this server can read. Pass --root DIR, or bind 127.0.0.1 and "
-            "use an SSH tunnel (see the README's Threat model).")
+            "use an SSH tunnel (see docs/threat-model.md).")
 
 
 def banner(root: str | None) -> None:

@@ -2,7 +2,7 @@
 
 It writes valid native dump lines into rollout_data_rank_N.jsonl files, mutates a seeded
 share of them, and decides by itself which lines the board must keep.  Intact lines must be
-kept.  A mutated line is judged by this oracle, written from the README's dump format and not
+kept.  A mutated line is judged by this oracle, written from docs/dump-format.md and not
 from the loader's code (a line is the bytes between newlines):
 
 1. only ASCII whitespace: blank, neither kept nor reported;
@@ -123,7 +123,7 @@ def mismatch(rng: random.Random, sample: dict) -> bytes:
 
 
 def framing(rng: random.Random, sample: dict) -> bytes:
-    raw = valid_line(sample)  # what the README says is accepted: BOM, CRLF, blanks around
+    raw = valid_line(sample)  # what docs/dump-format.md says is accepted: BOM, CRLF, blanks around
     return rng.choice((BOM + raw, raw + b"\r", b" " + raw + b"\t"))
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 URL = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
-# the stores whose fsspec package the README documents; the optional package each needs
+# the stores whose fsspec package docs/cli.md documents; the optional package each needs
 PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "hdfs": "pyarrow",
             "abfs": "adlfs", "az": "adlfs", "oss": "ossfs"}
 STORE_SCHEMES = frozenset(PACKAGES)  # the only schemes a page may name, under a prefix

@@ -21,7 +21,7 @@ from loaders.index.pool import scan_chunk
 
 MAX_RETRIES = 3  # a task that fails (its worker died, or it raised) is run again this often
 _MISSING = ("the Ray index build needs the optional `ray` package "
-            "(pip install 'ray[default]'; see the README, 'Index builds on a Ray cluster')")
+            "(pip install 'ray[default]'; see docs/cli.md, 'Index builds on a Ray cluster')")
 
 
 class RayMissing(RuntimeError):

@@ -25,7 +25,7 @@ def render(view: View) -> None:
                f"{int(base['window'])} steps, in spreads that include the standard error of "
                f"a mean over the step's samples. One signal past its threshold once is weak; "
                f"strong needs signals that agree, or one that is extreme and persists. "
-               f"Thresholds: `{CONFIG_NAME}` in the run dir (see the README).")
+               f"Thresholds: `{CONFIG_NAME}` in the run dir (see docs/metrics-and-alerts.md).")
     found = incidents(health.alerts)
     if not found:
         st.success("No alerts: no rule fired on any step.")

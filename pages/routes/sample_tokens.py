@@ -42,7 +42,7 @@ def show(sample: Sample, view: View) -> None:
                            index=tokens.default_colour(available))
     mode = right.segmented_control("Colour scale", C.SCALE_MODES, key="cscale",
                                    default=C.FIXED, bind="query-params", required=True,
-                                   help="fixed: the same colours in every sample (README); "
+                                   help="fixed: the same colours in every sample (docs/pages.md); "
                                         "this sample: the hot end at its 99th percentile"
                                    ) or C.FIXED
     texts = frame[S.TOKEN].tolist()
