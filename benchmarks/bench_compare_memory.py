@@ -52,7 +52,8 @@ def main() -> None:
     with served(args.dir, timeout=1800) as url:
         pid = server_pid(url)
         print(f"server started: {tree_rss(pid) / 2**20:,.0f} MB resident")
-        query = urlencode([("runs", name) for name in names])
+        # the sidebar on the first run: the dump dir itself would be all of them as one run
+        query = urlencode([("run", names[0])] + [("runs", name) for name in names])
         for attempt in ("first (runs opened from their indexes)", "again (runs held)"):
             seconds, nodes = open_fresh(f"{url}/runs?{query}", "Compare runs", None, "runs")
             print(f"Compare runs, {len(names)} runs of {args.steps * 1024:,} samples, {attempt}:"
