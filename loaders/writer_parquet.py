@@ -8,8 +8,8 @@ and buffers the sample; a flush (when the step changes, every `flush_rows` sampl
     DIR/rollout_data_rank_{rank}.step_{step:06d}.{part:04d}.parquet   (rank_val{rank}: validation)
 
 through a hidden temp file that is renamed into place, so a reader sees a whole file or
-none.  The columns are writer_columns.py's (and docs/dump-format.md's, "Parquet dumps").  Compression
-is zstd; row groups hold ROW_GROUP_ROWS samples, so one sample is read back by
+none.  The columns are writer_columns.py's (and docs/dump-format.md's, "Parquet dumps").
+Compression is zstd; row groups hold ROW_GROUP_ROWS samples, so one sample is read back by
 decompressing one row group.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """An index file written over in place while the board holds its run: one line, no trace."""
+from apptest import board, errors
 from conftest import make_sample, write_dump
 
-from apptest import board, errors
 from loaders.index import ondisk
 
 

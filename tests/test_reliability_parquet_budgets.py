@@ -1,5 +1,6 @@
 """One Parquet file never takes the loader down: a footer claiming 3e9 rows, 20 M rows of one
-dictionary value or 2 M rows in a few kilobytes, a 1 GiB text cell.  Each is loaded beside
+dictionary value or 2 M rows in a few kilobytes, a 1 GiB text cell, a dictionary value that
+decodes to 150 GB from 150 KB of pages.  Each is loaded beside
 good files in a process under a 2 GiB address-space limit (tests/bomb_files.py): the bomb is
 one problem naming its budget, checked from the footer before any row is decoded, and the
 good samples load."""
@@ -40,6 +41,17 @@ def _dictionary_rows(path: Path) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
+def _long_dictionary_value(path: Path) -> None:
+    """500,000 rows of one 300 KB text: every budget of the footer holds (3 rows a byte on
+    disk, 150 KB of pages), but the text decodes to 150 GB."""
+    codes = pa.array(np.zeros(500_000, dtype=np.int32))
+    text = np.random.default_rng(0).bytes(150_000).hex()  # incompressible: the file's size
+    one = pa.DictionaryArray.from_arrays(codes, pa.array([text]))
+    table = pa.table({"step": pa.array(np.full(len(codes), 30, dtype=np.int8)),
+                      "prompt": pa.array(np.full(len(codes), "q")), "completion": one})
+    pq.write_table(table, path, compression="zstd", row_group_size=len(codes))
+
+
 def _many_rows_few_bytes(path: Path) -> None:
     """2 M rows in ~30 KB: 4.7 GB and 80 s to read as records."""
     rows = 2_000_000
@@ -58,6 +70,7 @@ def _gigabyte_cell(path: Path) -> None:
 @pytest.mark.parametrize(("write", "reason"), [
     (_claims_3e9_rows, "over budget: Parquet rows 3,000,000,000"),
     (_dictionary_rows, "over budget: Parquet rows 20,000,000"),
+    (_long_dictionary_value, "over budget: decoded text bytes of the row groups read"),
     (_many_rows_few_bytes, "over budget: Parquet rows for a file of"),
     (_gigabyte_cell, "over budget: decoded bytes of row group 0"),
 ])
@@ -91,3 +104,20 @@ def test_a_real_file_is_within_the_footer_budgets(tmp_path):
                    path)
     with open(path, "rb") as source:
         assert checked_metadata(source).num_rows == rows
+
+
+def test_text_counted_from_dictionaries_is_exact_when_the_bound_is_not_enough(tmp_path):
+    """Many rows of a short value and one of a long one: the bound (longest x rows) is past
+    the budget, the text itself is not: the file reads, decoded, as written."""
+    from loaders import limits
+    from loaders.parse.footer import opened, read_checked
+
+    rows = 200_000
+    values = ["s"] * (rows - 1) + ["L" * 4000]
+    path = tmp_path / "mixed.parquet"
+    noise = np.random.default_rng(1).random(rows)  # bytes enough on disk for its rows
+    pq.write_table(pa.table({"text": pa.array(values).dictionary_encode(), "x": noise}), path)
+    assert 4000 * rows > limits.MAX_ROW_GROUP_BYTES  # the bound alone would refuse it
+    with open(path, "rb") as source:
+        table = read_checked(opened(source))
+    assert table.column("text").type == pa.string() and table.column("text").to_pylist() == values

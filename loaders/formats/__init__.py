@@ -122,14 +122,11 @@ def read_records(fmt: str, path: Path) -> list[dict]:
     reader = BY_NAME[fmt].reader
     if reader is not None:
         return reader(path)
-    import pyarrow.parquet as pq  # here: most dumps are jsonl
-
     from loaders.find.remote import open_binary
-    from loaders.parse.footer import checked_metadata
+    from loaders.parse.footer import opened, read_checked
 
-    with open_binary(path) as source:  # the footer's claims first (OverBudget: a ValueError)
-        checked_metadata(source)
-        return pq.read_table(source).to_pylist()
+    with open_binary(path) as source:  # within the budgets first (OverBudget: a ValueError)
+        return read_checked(opened(source)).to_pylist()
 
 
 def samples_of(record: dict, fmt: str, context: FileContext) -> list[dict | BadLine]:

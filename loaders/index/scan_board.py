@@ -15,8 +15,14 @@ from loaders.formats.context import FileContext, context_of
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.scan_jsonl import add_record
 from loaders.index.summary import SummaryBatch, where_of
-from loaders.parse.columnar import dictionary_columns, json_columns, records, row_checks
-from loaders.parse.footer import checked_metadata
+from loaders.parse.columnar import (
+    dictionary_columns,
+    json_columns,
+    records,
+    row_checks,
+    token_text_columns,
+)
+from loaders.parse.footer import opened, read_checked
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -52,10 +58,9 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     (its rows counted as bad lines), the others are kept."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
-        source = open_binary(chunk.path)
-        meta = checked_metadata(source)  # within budget; then token texts as dictionaries:
-        handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(
-            meta.schema.to_arrow_schema()))
+        # within budget; token texts, and every text a dictionary holds, as dictionaries
+        handle = opened(open_binary(chunk.path), dictionary_columns)
+        meta = handle.metadata
         groups = _groups_of(chunk, meta)
     except _ERRORS as err:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
@@ -74,7 +79,8 @@ def _scan_groups(handle: pq.ParquetFile, groups: list[tuple[int, int]], chunk: C
     """All the chunk's row groups in one read (a read a group costs more than decoding a
     few samples); False, with nothing added, when one of them cannot be read."""
     try:
-        table = handle.read_row_groups([group for group, _ in groups], use_threads=False)
+        table = read_checked(handle, [group for group, _ in groups],
+                             token_text_columns(handle.schema_arrow))
         checks = row_checks(table)
         found = records(table, how[0])
     except _ERRORS:
@@ -98,7 +104,8 @@ def _scan_group(handle: pq.ParquetFile, group: int, first: int, chunk: Chunk,
                 result: ChunkResult, batch: SummaryBatch, how: tuple) -> None:
     as_json, context = how
     try:
-        table = handle.read_row_group(group, use_threads=False)  # a worker per core already
+        # one thread: a worker per core already
+        table = read_checked(handle, [group], token_text_columns(handle.schema_arrow))
         checks = row_checks(table)
         found = records(table, as_json)
     except _ERRORS as err:

@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from loaders.find.remote import open_binary
-from loaders.parse.footer import checked_metadata
+from loaders.parse.footer import opened, read_checked
 from loaders.writer_columns import META_KEY
 
 # a loss weight the grouping reads as a list (0 everywhere leaves the sample out): kept a list
@@ -100,6 +99,11 @@ def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return np.arange(len(values)), values
 
 
+def token_text_columns(schema: pa.Schema) -> list[str]:
+    """The list<string> columns (token texts), which this module reads as dictionaries."""
+    return [f.name for f in schema if _string_list(f.type)]
+
+
 def dictionary_columns(schema: pa.Schema) -> list[str]:
     """The list<string> leaf columns (token texts), to be read as dictionaries: indices
     and the distinct texts, never a Python string per token."""
@@ -142,16 +146,15 @@ def read_rows(path: Path, indices: list[int]) -> list[tuple[dict, int]]:
     that hold them (token texts as a dictionary: only the row's are made strings).  Raises
     OSError, IndexError (a row past the end) or an Arrow error."""
     source = open_binary(path)
-    meta = checked_metadata(source)  # OverBudget (a ValueError) past the footer budgets
-    schema = meta.schema.to_arrow_schema()
-    handle = pq.ParquetFile(source, metadata=meta, read_dictionary=dictionary_columns(schema))
+    handle = opened(source, dictionary_columns)  # OverBudget (a ValueError) past a budget
+    meta, schema = handle.metadata, handle.schema_arrow
     starts = np.cumsum([0] + [meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
     as_json = json_columns(schema)
     out: dict[int, tuple[dict, int]] = {}
     for group in sorted({int(np.searchsorted(starts, i, side="right")) - 1 for i in indices}):
         if not 0 <= group < meta.num_row_groups:
             raise IndexError(f"row past the end of {path.name}")
-        table = handle.read_row_group(group, use_threads=False)
+        table = read_checked(handle, [group], token_text_columns(schema))
         for i in indices:
             if starts[group] <= i < starts[group + 1]:
                 row = table.slice(i - int(starts[group]), 1)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from loaders import schema as S
 from loaders.find.remote import open_binary
@@ -23,7 +22,7 @@ from loaders.index.summary import scalar
 from loaders.parse.arrays import ALIGNED_KEYS
 from loaders.parse.columnar import read_rows
 from loaders.parse.conversation import turns_of
-from loaders.parse.footer import checked_metadata
+from loaders.parse.footer import opened, read_checked
 from loaders.parse.record import BadLine, line_check, parse_object, record_check
 from loaders.parse.text import text_of
 from loaders.serve.token_table import token_table
@@ -165,7 +164,6 @@ def _read_rows(path: Path, indices: list[int], fmt: str) -> list[dict]:
     if BY_NAME[fmt].reader is not None:
         records = read_records(fmt, path)
         return [records[i] for i in indices]
-    with open_binary(path) as source:  # the footer's claims first (OverBudget: a ValueError)
-        checked_metadata(source)
-        table = pq.read_table(source)
+    with open_binary(path) as source:  # within the budgets first (OverBudget: a ValueError)
+        table = read_checked(opened(source))
     return table.take(indices).to_pylist()
