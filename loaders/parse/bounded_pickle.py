@@ -20,7 +20,7 @@ from loaders.limits import OverBudget
 
 # EMPTY_LIST, EMPTY_DICT, EMPTY_SET, MARK, LIST, DICT, TUPLE, TUPLE1-3, FROZENSET, and the memo
 # writes PUT, BINPUT, LONG_BINPUT, MEMOIZE
-_COSTLY = b"]}\x8f(ldt\x85\x86\x87\x91pqr\x94"
+COUNTED_OPCODES = b"]}\x8f(ldt\x85\x86\x87\x91pqr\x94"
 
 
 def _counted(load: Callable[[pickle._Unpickler], None]) -> Callable[[BoundedUnpickler], None]:
@@ -38,5 +38,5 @@ class BoundedUnpickler(pickle._Unpickler):  # the Python one on purpose: see the
     OverBudget past MAX_CONTAINERS."""
 
     dispatch = {**pickle._Unpickler.dispatch,
-                **{op: _counted(pickle._Unpickler.dispatch[op]) for op in _COSTLY}}
+                **{op: _counted(pickle._Unpickler.dispatch[op]) for op in COUNTED_OPCODES}}
     containers = 0

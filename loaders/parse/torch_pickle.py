@@ -31,6 +31,7 @@ from loaders.find.remote import open_binary
 from loaders.limits import OverBudget
 from loaders.parse.bounded_pickle import BoundedUnpickler
 from loaders.parse.measure import check_payload
+from loaders.parse.pickle_scan import c_may_read
 
 _STORAGE_DTYPES = {
     "DoubleStorage": np.float64, "FloatStorage": np.float32, "HalfStorage": np.float16,
@@ -45,15 +46,29 @@ class PickleRefused(ValueError):
     """A torch file this reader will not or cannot read; the message says why."""
 
 
-class _StorageType:
+class _Sealed:
+    """An object the pickle gets but must not change: BUILD on it would set its attributes
+    (a storage's running count of elements made, to let a stride-0 tensor past the budget)."""
+
+    __slots__ = ()
+
+    def __setstate__(self, state: object) -> None:
+        raise PickleRefused(f"a pickle changing a {type(self).__name__[1:]}")
+
+
+class _StorageType(_Sealed):
+    __slots__ = ("name", "dtype")
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.dtype = np.dtype(_STORAGE_DTYPES[name])
 
 
-class _Storage:
+class _Storage(_Sealed):
     """A storage's items as read, and the file's running count of tensor elements made.  Its
     own class: a tuple the pickle builds cannot pass for it."""
+
+    __slots__ = ("data", "bfloat", "made")
 
     def __init__(self, data: np.ndarray, bfloat: bool, made: list[int]) -> None:
         self.data, self.bfloat, self.made = data, bfloat, made
@@ -87,9 +102,11 @@ def _rebuild_tensor(storage: _Storage, offset: int, size: tuple, stride: tuple, 
     return _bfloat16(out) if bfloat else out
 
 
-class _Unpickler(BoundedUnpickler):
-    def __init__(self, data: bytes, archive: zipfile.ZipFile, prefix: str) -> None:
-        super().__init__(io.BytesIO(data), encoding="utf-8")
+class _Restricted:
+    """find_class and persistent_load, for either unpickler below."""
+
+    def __init__(self, stream: io.IOBase, archive: zipfile.ZipFile, prefix: str) -> None:
+        super().__init__(stream, encoding="utf-8")
         self._archive, self._prefix = archive, prefix
         self._storages: dict[str, _Storage] = {}
         self._made = [0]  # tensor elements made so far (a list: _rebuild_tensor adds to it)
@@ -132,6 +149,21 @@ class _Unpickler(BoundedUnpickler):
             raise OverBudget("storage bytes", self._stored, limits.MAX_STORAGE_BYTES)
         raw = self._archive.read(info)
         return raw[: len(raw) - len(raw) % itemsize]
+
+
+class _CUnpickler(_Restricted, pickle.Unpickler):
+    """CPython's C unpickler, for a pickle pickle_scan vouches for."""
+
+
+class _BoundedUnpickler(_Restricted, BoundedUnpickler):
+    """The pure-Python unpickler, for any other pickle."""
+
+
+def _unpickle(data: bytes, archive: zipfile.ZipFile, prefix: str) -> object:
+    if c_may_read(data):  # buffered: the C unpickler peeks 64 KB, not a call per opcode
+        stream = io.BufferedReader(io.BytesIO(data), 1 << 16)
+        return _CUnpickler(stream, archive, prefix).load()
+    return _BoundedUnpickler(io.BytesIO(data), archive, prefix).load()
 
 
 def _prefix(archive: zipfile.ZipFile) -> str:
@@ -177,4 +209,4 @@ def _load(archive: zipfile.ZipFile) -> object:
         order = "little"
     if order != "little":
         raise PickleRefused(f"byte order {order[:10]!r} is not read")
-    return check_payload(_Unpickler(archive.read(info), archive, prefix).load())
+    return check_payload(_unpickle(archive.read(info), archive, prefix))
