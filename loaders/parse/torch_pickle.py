@@ -32,74 +32,15 @@ from loaders.limits import OverBudget
 from loaders.parse.bounded_pickle import BoundedUnpickler
 from loaders.parse.measure import check_payload
 from loaders.parse.pickle_scan import c_may_read
+from loaders.parse.torch_tensors import (
+    STORAGE_DTYPES,
+    PickleRefused,
+    Storage,
+    StorageType,
+    rebuild_tensor,
+)
 
-_STORAGE_DTYPES = {
-    "DoubleStorage": np.float64, "FloatStorage": np.float32, "HalfStorage": np.float16,
-    "BFloat16Storage": np.uint16, "LongStorage": np.int64, "IntStorage": np.int32,
-    "ShortStorage": np.int16, "CharStorage": np.int8, "ByteStorage": np.uint8,
-    "BoolStorage": np.bool_, "UntypedStorage": np.uint8,
-}
 _SAFE_BUILTINS = frozenset({"set", "frozenset", "complex", "slice"})
-
-
-class PickleRefused(ValueError):
-    """A torch file this reader will not or cannot read; the message says why."""
-
-
-class _Sealed:
-    """An object the pickle gets but must not change: BUILD on it would set its attributes
-    (a storage's running count of elements made, to let a stride-0 tensor past the budget)."""
-
-    __slots__ = ()
-
-    def __setstate__(self, state: object) -> None:
-        raise PickleRefused(f"a pickle changing a {type(self).__name__[1:]}")
-
-
-class _StorageType(_Sealed):
-    __slots__ = ("name", "dtype")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.dtype = np.dtype(_STORAGE_DTYPES[name])
-
-
-class _Storage(_Sealed):
-    """A storage's items as read, and the file's running count of tensor elements made.  Its
-    own class: a tuple the pickle builds cannot pass for it."""
-
-    __slots__ = ("data", "bfloat", "made")
-
-    def __init__(self, data: np.ndarray, bfloat: bool, made: list[int]) -> None:
-        self.data, self.bfloat, self.made = data, bfloat, made
-
-
-def _bfloat16(raw: np.ndarray) -> np.ndarray:
-    """bfloat16 bits (the high half of a float32) as float32."""
-    return (raw.astype(np.uint32) << 16).view(np.float32)
-
-
-def _rebuild_tensor(storage: _Storage, offset: int, size: tuple, stride: tuple, *_: object
-                    ) -> np.ndarray:
-    if not isinstance(storage, _Storage):
-        raise PickleRefused("a tensor over something that is not a storage")
-    data, bfloat, made = storage.data, storage.bfloat, storage.made
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride) or any(s < 0 for s in size + stride) or offset < 0:
-        raise PickleRefused("a tensor with a negative size, stride or offset")
-    last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
-    if last >= len(data):
-        raise PickleRefused(f"a tensor reaching past its storage ({last} >= {len(data)})")
-    # each tensor is a copy: a stride-0 view or one storage shared by every sample costs its
-    # full size each time, so the file's running total is checked before the copy is made
-    made[0] += int(np.prod(size, dtype=np.float64))
-    if made[0] > limits.MAX_VALUES:
-        raise OverBudget("tensor elements", made[0], limits.MAX_VALUES)
-    view = np.lib.stride_tricks.as_strided(data[offset:], size, tuple(
-        s * data.itemsize for s in stride), writeable=False) if all(size) else np.zeros(
-        size, data.dtype)
-    out = np.array(view)
-    return _bfloat16(out) if bfloat else out
 
 
 class _Restricted:
@@ -108,7 +49,7 @@ class _Restricted:
     def __init__(self, stream: io.IOBase, archive: zipfile.ZipFile, prefix: str) -> None:
         super().__init__(stream, encoding="utf-8")
         self._archive, self._prefix = archive, prefix
-        self._storages: dict[str, _Storage] = {}
+        self._storages: dict[str, Storage] = {}
         self._made = [0]  # tensor elements made so far (a list: _rebuild_tensor adds to it)
         self._stored = 0  # storage bytes read so far
 
@@ -116,9 +57,9 @@ class _Restricted:
         if module == "collections" and name == "OrderedDict":
             return collections.OrderedDict
         if module == "torch._utils" and name in ("_rebuild_tensor_v2", "_rebuild_tensor"):
-            return _rebuild_tensor
-        if module in ("torch", "torch.storage") and name in _STORAGE_DTYPES:
-            return _StorageType(name)
+            return rebuild_tensor
+        if module in ("torch", "torch.storage") and name in STORAGE_DTYPES:
+            return StorageType(name)
         if module == "torch" and name == "Size":
             return tuple
         if module == "builtins" and name in _SAFE_BUILTINS:
@@ -126,15 +67,15 @@ class _Restricted:
         raise PickleRefused(f"refused global {module}.{name}: only tensors, containers, "
                             "numbers and strings are read (a pickle runs code)")
 
-    def persistent_load(self, pid: object) -> _Storage:
+    def persistent_load(self, pid: object) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType)):
+                and isinstance(pid[1], StorageType)):
             raise PickleRefused(f"unknown persistent id {str(pid)[:60]}")
         key = str(pid[2])
         if key not in self._storages:
             kind = pid[1]
             data = np.frombuffer(self._storage_bytes(key, kind.dtype.itemsize), kind.dtype)
-            self._storages[key] = _Storage(data, kind.name == "BFloat16Storage", self._made)
+            self._storages[key] = Storage(data, kind.name == "BFloat16Storage", self._made)
         return self._storages[key]
 
     def _storage_bytes(self, key: str, itemsize: int) -> bytes:
