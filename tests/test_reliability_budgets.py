@@ -131,7 +131,7 @@ def test_the_zip_bomb_fixture_is_a_bomb(tmp_path):
 
 
 def test_a_memo_index_of_2_31_costs_nothing(tmp_path):
-    """LONG_BINPUT 2**31 - 1 (6 bytes) makes the C unpickler size its memo array to 16 GB;
+    """LONG_BINPUT 2**31 - 1 (5 bytes) makes the C unpickler size its memo array to 32 GB;
     the scan sends it to the bounded unpickler, whose memo is a dict, and the file is just
     the sample it holds."""
     root = slime_run(tmp_path / "run")

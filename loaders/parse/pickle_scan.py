@@ -4,7 +4,7 @@ The C unpickler (`pickle.Unpickler`) reads torch.save's data.pkl ~5x faster than
 pure-Python one (bounded_pickle.py), but it believes two kinds of claim before reading the
 bytes behind them, and it cannot count what it builds:
 - a memo index: PUT and LONG_BINPUT with index i grow its memo array to 2i slots and zero
-  them (LONG_BINPUT 2**31 - 1 is 6 bytes and 32 GB); BINPUT's index is one byte and
+  them (LONG_BINPUT 2**31 - 1 is 5 bytes and 32 GB); BINPUT's index is one byte and
   MEMOIZE's is the memo's own size, so those cannot;
 - a counted length: BINBYTES, BINBYTES8 and BYTEARRAY8 allocate the length they claim
   before reading it, and through a buffered reader (the fast way to feed it) so does every
