@@ -81,6 +81,15 @@ def _set_flood(path: Path) -> None:
         archive.writestr("1/byteorder", "little")
 
 
+def _called_set_flood(path: Path) -> None:
+    """A data.pkl of 30 M calls set() (BINGET of builtins.set, EMPTY_TUPLE, REDUCE: 4 bytes
+    and 224 each, ~6.7 GB), deflated to ~120 KB."""
+    called = b"cbuiltins\nset\nq\x000](" + b"h\x00)R" * 30_000_000 + b"e"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("1/data.pkl", dump(sample("prompt", called)))
+        archive.writestr("1/byteorder", "little")
+
+
 def _storage_rebuilt(path: Path) -> None:
     """A storage whose running count of elements made is set (BUILD) to -2^62, then viewed
     by a 2^30-element stride-0 tensor: 8 GB past the element budget if the count were
@@ -100,6 +109,7 @@ def _storage_rebuilt(path: Path) -> None:
     (_lying_pickle_length, "unreadable pickle"),
     (_lying_zip_size, "unreadable"),
     (_set_flood, "over budget: containers in the pickle"),
+    (_called_set_flood, "over budget: containers in the pickle"),
     (_storage_rebuilt, "a pickle changing a Storage"),
 ])
 def test_a_pickle_bomb_is_one_problem_and_the_run_loads(tmp_path, write, reason):
