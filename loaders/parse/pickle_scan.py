@@ -158,9 +158,10 @@ def _number(line: bytes) -> int:
 
 def _after_run(data: bytes, pos: int) -> int:
     """After the run of one fixed-width opcode at pos (a batch of BINFLOATs, of BININT1s),
-    its opcode bytes read as one strided slice: each is an opcode boundary."""
+    its opcode bytes read as one strided slice: each is an opcode boundary.  A run shorter
+    than 8 is left to _STEPS (so a MARK costs little more than its own bytes)."""
     width = _STEP[data[pos]] if pos < len(data) else 0
-    if not width:
+    if not width or data[pos:pos + width * 8:width].lstrip(data[pos:pos + 1]):
         return pos
     heads = data[pos:pos + width * _RUN:width]
     return pos + width * (len(heads) - len(heads.lstrip(heads[:1])))
