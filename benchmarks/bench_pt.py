@@ -9,8 +9,11 @@ shaped like slime's rollout dumps: per sample a two-message prompt, 1,000 prompt
 RESPONSE_TOKENS response token ids (below 151,000: BININT and BININT2), a loss mask of 0/1,
 the rollout log-probs, a response text and the small fields.  Then times
 torch_pickle.load_torch on it (zip, unpickle, tensors, the payload check; the best and
-the median of REPEAT rounds, the ways taking turns) four ways:
-  c        the C unpickler on every pickle (no scan: what a bomb would get through),
+the median of REPEAT rounds, the ways taking turns) these ways:
+  c        the C unpickler on every pickle (no scan: what a bomb would get through), fed
+           through a 64 KB buffer as the board feeds it,
+  c-bytesio  the same fed a BytesIO, as the reader did before issue 26 §2 (a read call
+           an opcode),
   bounded  the pure-Python bounded unpickler on every pickle (issue 26 §2 as merged),
   scan+c   the board's way: the scan, then the C unpickler for a pickle it vouches for,
   scan     the scan alone, on data.pkl.
@@ -20,6 +23,7 @@ back to the parent (the other design weighed for speed).
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import pickle
 import random
@@ -81,6 +85,14 @@ def load_with(path: Path, vouch: Callable[[bytes], bool]) -> object:
         return torch_pickle.load_torch(path)
 
 
+def load_unbuffered(path: Path) -> object:
+    def unpickle(data: bytes, archive: zipfile.ZipFile, prefix: str) -> object:
+        return torch_pickle._CUnpickler(io.BytesIO(data), archive, prefix).load()
+
+    with mock.patch.object(torch_pickle, "_unpickle", unpickle):
+        return torch_pickle.load_torch(path)
+
+
 def load_in_child(path: Path) -> object:
     """load_torch (C unpickler, no scan) in a forked child under CHILD_MEMORY, its object
     pickled back through a pipe."""
@@ -113,6 +125,7 @@ def main() -> None:
     megabytes = path.stat().st_size / 1e6
     print(f"{path}: {megabytes:.1f} MB, data.pkl {len(pickled) / 1e6:.1f} MB")
     ways = {"c": lambda: load_with(path, lambda data: True),
+            "c-bytesio": lambda: load_unbuffered(path),
             "bounded": lambda: load_with(path, lambda data: False),
             "scan+c": lambda: torch_pickle.load_torch(path),
             "scan": lambda: c_may_read(pickled)}
@@ -121,7 +134,7 @@ def main() -> None:
     seconds = timed(ways, args.repeat)
     fastest_c = min(seconds["c"])
     for way, took in seconds.items():
-        print(f"{way:8} best {min(took):6.3f} s  median {statistics.median(took):6.3f} s  "
+        print(f"{way:9} best {min(took):6.3f} s  median {statistics.median(took):6.3f} s  "
               f"{megabytes / min(took):6.1f} MB/s  {min(took) / fastest_c:5.2f}x the C "
               "unpickler's best")
 

@@ -118,7 +118,7 @@ def test_a_claim_the_c_unpickler_would_believe_is_not_vouched_for(stream, vouche
 
 @pytest.mark.parametrize("protocol", [2, 4])
 def test_containers_are_counted_as_the_bounded_unpickler_counts_them(protocol, monkeypatch):
-    data = pickle.dumps(_plain_objects()[:2], protocol=protocol)
+    data = pickle.dumps(_plain_objects(), protocol=protocol)
     bounded = BoundedUnpickler(io.BytesIO(data))
     bounded.load()
     monkeypatch.setattr(limits, "MAX_CONTAINERS", bounded.containers)

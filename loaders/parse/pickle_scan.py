@@ -1,6 +1,6 @@
 """Which pickles CPython's C unpickler may read: one pass over the opcodes, bounds checked.
 
-The C unpickler (`pickle.Unpickler`) reads torch.save's data.pkl ~5x faster than the
+The C unpickler (`pickle.Unpickler`) reads torch.save's data.pkl ~10x faster than the
 pure-Python one (bounded_pickle.py), but it believes two kinds of claim before reading the
 bytes behind them, and it cannot count what it builds:
 - a memo index: PUT and LONG_BINPUT with index i grow its memo array to 2i slots and zero
@@ -10,17 +10,20 @@ bytes behind them, and it cannot count what it builds:
   before reading it, and through a buffered reader (the fast way to feed it) so does every
   read of a length, a FRAME's included.
 Everything else it allocates comes one object, stack slot or mark per opcode read; the
-opcodes that make a container, a mark or a memo entry from one or two bytes are the ones
-bounded_pickle counts, and this scan counts the same ones against limits.MAX_CONTAINERS.
+opcodes that make a container, a mark, a memo entry or a call's result from a few bytes are
+the ones bounded_pickle counts (COUNTED_OPCODES), and this scan counts the same ones
+against limits.MAX_CONTAINERS.
 
 The scan finds every opcode boundary as both unpicklers do (the widths come from the
 standard library's own opcode table, pickletools.opcodes) up to STOP, and vouches for the
 stream when each memo index is at most the number of memo entries written before it (a
 Pickler writes exactly that) and each counted length is within the bytes left.  A stream it
 does not vouch for (a bigger claim, an unknown opcode, a missing newline, no STOP) is read as
-before, by the bounded unpickler.  A run of one fixed-width opcode after a MARK (the
-pickler's batch of up to 1,000 floats or small ints) is checked as one strided slice, so
-the scan costs ~0.1 s on a 22 MB slime rollout file (benchmarks/bench_pt.py).
+before, by the bounded unpickler.  Runs of the opcodes it only steps over (numbers, None,
+APPENDS, BINGET...) are matched by one regex, and a run of one fixed-width opcode after a
+MARK (the pickler's batch of up to 1,000 floats, a mask of BININT1s) as one strided slice:
+~55 ms on a 22.9 MB slime rollout file, where the C unpickler takes ~105 ms and the bounded
+one ~1.1 s (benchmarks/bench_pt.py).
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ _RUN = 1000  # pickle's batch size: APPENDS and SETITEMS come every 1,000 items 
 def _tables() -> tuple[list[int], dict[int, tuple[int, bool]], dict[int, int]]:
     """(width of each fixed-width opcode, 0 for the rest; (length bytes, signed) of each
     counted-length opcode; lines of each newline-ended opcode)."""
-    width, counted, lines = [0] * 256, {}, {}
+    width, lengths, lines = [0] * 256, {}, {}
     for opcode in pickletools.opcodes:
         code, n = ord(opcode.code), opcode.arg.n if opcode.arg else 0
         if n >= 0:
@@ -49,8 +52,8 @@ def _tables() -> tuple[list[int], dict[int, tuple[int, bool]], dict[int, int]]:
         elif n == pickletools.UP_TO_NEWLINE:  # GLOBAL and INST name a module and a name
             lines[code] = 2 if opcode.arg.name == "stringnl_noescape_pair" else 1
         else:
-            counted[code] = (_LENGTH_BYTES[n], n == pickletools.TAKEN_FROM_ARGUMENT4)
-    return width, counted, lines
+            lengths[code] = (_LENGTH_BYTES[n], n == pickletools.TAKEN_FROM_ARGUMENT4)
+    return width, lengths, lines
 
 
 _WIDTH, _LENGTHS, _LINES = _tables()
