@@ -11,9 +11,15 @@ This unpickler allows only those globals and plain containers: a tensor becomes 
 array made from the archive's bytes; any other global (a class, `os.system`, a
 `__reduce__` of any kind) is refused with PickleRefused, so nothing in the file runs.
 Every size the file claims is held to loaders/limits.py before it is allocated (the zip
-directory's sizes, each tensor's elements; bounded_pickle.py for the pickle itself), and the
-object it makes to check_payload (values, text, depth) before anything expands it; past one,
-OverBudget names it.
+directory's sizes, each tensor's elements; pickle_scan.py and bounded_pickle.py for the
+pickle itself), and the object it makes to check_payload (values, text, depth) before
+anything expands it; past one, OverBudget names it.
+
+The pickle is read by CPython's C unpickler when pickle_scan vouches for it (no memo index or
+length it would believe past the stream's own bytes, containers counted), else by the
+bounded pure-Python one: a 22.9 MB slime rollout file loads in ~0.28 s, against ~0.23 s for
+the C unpickler unchecked and ~1.2 s for the bounded one alone (`python
+benchmarks/bench_pt.py`).
 """
 from __future__ import annotations
 
