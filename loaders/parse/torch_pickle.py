@@ -56,7 +56,7 @@ class _Restricted:
         super().__init__(stream, encoding="utf-8")
         self._archive, self._prefix = archive, prefix
         self._storages: dict[str, Storage] = {}
-        self._made = [0]  # tensor elements made so far (a list: _rebuild_tensor adds to it)
+        self._made = [0]  # tensor elements made so far (a list: rebuild_tensor adds to it)
         self._stored = 0  # storage bytes read so far
 
     def find_class(self, module: str, name: str) -> object:
@@ -107,7 +107,7 @@ class _BoundedUnpickler(_Restricted, BoundedUnpickler):
 
 
 def _unpickle(data: bytes, archive: zipfile.ZipFile, prefix: str) -> object:
-    if c_may_read(data):  # buffered: the C unpickler peeks 64 KB, not a call per opcode
+    if c_may_read(data):  # buffered: the C unpickler peeks a block, not a read per opcode
         stream = io.BufferedReader(io.BytesIO(data), 1 << 16)
         return _CUnpickler(stream, archive, prefix).load()
     return _BoundedUnpickler(io.BytesIO(data), archive, prefix).load()
