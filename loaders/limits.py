@@ -23,8 +23,10 @@ MAX_TORCH_FILE_BYTES = 1 << 30
 # unpickling costs up to ~16 bytes a byte (loaders/parse/bounded_pickle.py), so ~2 GiB at
 # most; slime's rollout data of 512 samples x 8k tokens is ~45 MB
 MAX_PICKLE_BYTES = 128 << 20
-# lists, dicts, sets, tuples, marks and memo entries a pickle may make (each up to ~240 bytes
-# from one byte of pickle: ~500 MB at most); a dump of 4,096 samples makes ~200 k
+# lists, dicts, sets, tuples, marks, memo entries and results of calls (REDUCE and the like:
+# an empty set or OrderedDict) a pickle may make, each up to ~240 bytes from a few bytes of
+# pickle: ~500 MB at most; a dump of 4,096 samples makes ~200 k (pickle_scan.py counts them
+# before the C unpickler reads, bounded_pickle.py as it reads)
 MAX_CONTAINERS = 2 << 20
 # all storages of one file together, decompressed (a zip bomb claims its size honestly,
 # since zipfile stops at the claimed size: the claim is what is checked)

@@ -81,6 +81,25 @@ def _set_flood(path: Path) -> None:
         archive.writestr("1/byteorder", "little")
 
 
+def _called_set_flood(path: Path) -> None:
+    """A data.pkl of 30 M calls set() (BINGET of builtins.set, EMPTY_TUPLE, REDUCE: 4 bytes
+    and 224 each, ~6.7 GB), deflated to ~120 KB."""
+    called = b"cbuiltins\nset\nq\x000](" + b"h\x00)R" * 30_000_000 + b"e"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("1/data.pkl", dump(sample("prompt", called)))
+        archive.writestr("1/byteorder", "little")
+
+
+def _storage_rebuilt(path: Path) -> None:
+    """A storage whose running count of elements made is set (BUILD) to -2^62, then viewed
+    by a 2^30-element stride-0 tensor: 8 GB past the element budget if the count were
+    believed."""
+    made = b"}(" + text("made") + b"](\x8a\x08" + (-(1 << 62)).to_bytes(8, "little",
+                                                                      signed=True) + b"eub"
+    rebuilt = tensor("0", 1, 1 << 30, 0).replace(b"tQ", b"tQ" + made, 1)
+    write_pt(path, dump(sample("log_probs", rebuilt)), {"0": bytes(8)})
+
+
 @pytest.mark.parametrize(("write", "reason"), [
     (_stride_zero, "over budget: tensor elements"),
     (_shared_storage, "over budget: tensor elements"),
@@ -90,6 +109,8 @@ def _set_flood(path: Path) -> None:
     (_lying_pickle_length, "unreadable pickle"),
     (_lying_zip_size, "unreadable"),
     (_set_flood, "over budget: containers in the pickle"),
+    (_called_set_flood, "over budget: containers in the pickle"),
+    (_storage_rebuilt, "a pickle changing a Storage"),
 ])
 def test_a_pickle_bomb_is_one_problem_and_the_run_loads(tmp_path, write, reason):
     root = slime_run(tmp_path / "run")
@@ -120,8 +141,9 @@ def test_the_zip_bomb_fixture_is_a_bomb(tmp_path):
 
 
 def test_a_memo_index_of_2_31_costs_nothing(tmp_path):
-    """LONG_BINPUT 2**31 - 1 (6 bytes) made the C unpickler size its memo array to 16 GB;
-    here the memo is a dict, and the file is just the sample it holds."""
+    """LONG_BINPUT 2**31 - 1 (5 bytes) makes the C unpickler size its memo array to 32 GB;
+    the scan sends it to the bounded unpickler, whose memo is a dict, and the file is just
+    the sample it holds."""
     root = slime_run(tmp_path / "run")
     memo = text("hello") + b"r" + struct.pack("<I", (1 << 31) - 1)
     write_pt(root / BOMB, dump(sample("prompt", memo)))
