@@ -98,8 +98,8 @@ def warm_health(runs: Sequence[Run], metrics_path: str | None = None) -> None:
 def _warm(runs: list[Run], metrics_path: str | None) -> None:
     for run in runs:
         run.health(metrics_path)
-        if len(run.samples):  # the key -> offset map, built on a run's first text read
-            run.texts(run.samples[S.KEY].head(1).tolist())
+        if len(run.samples):  # the key -> place lookup, built on a run's first text read
+            run.texts(run.with_previews(run.samples.head(1))[S.KEY].tolist())
 
 
 def id_column(frames: Sequence[pd.DataFrame]) -> str | None:
