@@ -10,8 +10,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from loaders.index.previews import IndexWrittenOver
 from loaders.serve.heap import give_back
+from loaders.serve.run import IndexWrittenOver
 from pages import exposure, live, routes, state
 from pages.figures.text import literal
 from pages.loading import load_run, show_summary

@@ -113,11 +113,12 @@ def test_metric_names_are_shown_as_text(tmp_path):
 
 
 def test_trl_step_texts_read_each_file_once(tmp_path, monkeypatch):
-    import pyarrow.parquet as pq
 
     run = open_run(F.trl(tmp_path / "trl"))
+    from loaders.serve import sample
+
     calls = []
-    real = pq.read_table
-    monkeypatch.setattr(pq, "read_table", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = sample.read_checked  # a dump file's rows, read whole under the budgets
+    monkeypatch.setattr(sample, "read_checked", lambda *a, **k: calls.append(a) or real(*a, **k))
     texts_by_key = run.step_texts(10)
     assert len(texts_by_key) == 3 and len(calls) == 1

@@ -19,6 +19,9 @@ from loaders.health.check import Health
 from loaders.index.chunk import Progress
 from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
 from loaders.index.pool import Scanner
+
+# raised by a read by row; the pages catch it from here (they import no index module)
+from loaders.index.previews import IndexWrittenOver as IndexWrittenOver
 from loaders.index.previews import Previews, served, with_texts
 from loaders.index.refresh import refresh
 from loaders.index.stale_marks import mark_stale
