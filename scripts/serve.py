@@ -39,12 +39,24 @@ def _root(app_args: list[str]) -> str | None:
     return parser.parse_known_args(app_args)[0].root
 
 
+def _allowed(app_args: list[str]) -> list[str]:
+    """--allow-remote values and $RL_BOARD_ALLOW_REMOTE's, as pages.frame.parse_config reads
+    them."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--allow-remote", action="append",
+                        default=os.environ.get("RL_BOARD_ALLOW_REMOTE", "").split())
+    return parser.parse_known_args(app_args)[0].allow_remote
+
+
 def warn_when_shared(argv: list[str]) -> None:
+    from loaders.find.reach import unusable_prefixes
     from pages.exposure import exposure_warning
 
     cut = argv.index("--") if "--" in argv else len(argv)
-    warning = exposure_warning(_listen_address(argv[:cut]), _root(argv[cut + 1:]))
-    if warning:
+    warnings = [exposure_warning(_listen_address(argv[:cut]), _root(argv[cut + 1:]))]
+    warnings += [f"--allow-remote {prefix!r} is not a URL prefix (scheme://bucket[/path]); "
+                 "it allows nothing" for prefix in unusable_prefixes(_allowed(argv[cut + 1:]))]
+    for warning in filter(None, warnings):
         print(f"warning: {warning}", file=sys.stderr, flush=True)
 
 

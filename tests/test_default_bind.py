@@ -82,3 +82,20 @@ def test_the_sidebar_banner_of_a_shared_board(address, root, banner, monkeypatch
         config.set_option("server.address", before)
     shown = [w for w in at.sidebar.warning if "without --root" in html.unescape(str(w.value))]
     assert len(shown) == int(banner)
+
+
+def test_an_allow_remote_prefix_that_is_no_url_is_said_at_start(monkeypatch, capsys):
+    """Left out of what a link may open (it allows nothing), and said once, not in silence."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("serve_script", ROOT / "scripts" / "serve.py")
+    serve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve)
+    monkeypatch.setenv("RL_BOARD_ALLOW_REMOTE", "gs://team/runs bucket/no-scheme")
+    serve.warn_when_shared(["rl_logging_board.py", "--server.address", "127.0.0.1", "--",
+                            "--dump-dir", "d", "--allow-remote", "s3:/one-slash",
+                            "--allow-remote", "s3://bucket/ok"])
+    warnings = capsys.readouterr().err.splitlines()
+    assert warnings == [f"warning: --allow-remote {bad!r} is not a URL prefix "
+                        "(scheme://bucket[/path]); it allows nothing"
+                        for bad in ("bucket/no-scheme", "s3:/one-slash")]

@@ -113,10 +113,9 @@ def test_metric_names_are_shown_as_text(tmp_path):
 
 
 def test_trl_step_texts_read_each_file_once(tmp_path, monkeypatch):
-
-    run = open_run(F.trl(tmp_path / "trl"))
     from loaders.serve import sample
 
+    run = open_run(F.trl(tmp_path / "trl"))
     calls = []
     real = sample.read_checked  # a dump file's rows, read whole under the budgets
     monkeypatch.setattr(sample, "read_checked", lambda *a, **k: calls.append(a) or real(*a, **k))

@@ -70,6 +70,12 @@ class RemoteReach:
 NO_REACH = RemoteReach()
 
 
+def unusable_prefixes(prefixes: Iterable[str]) -> list[str]:
+    """The --allow-remote values that name no URL prefix (left out by RemoteReach.of), so the
+    operator hears of them at start instead of finding links refused later."""
+    return [p for p in prefixes if p.strip() and not _normalised(p)]
+
+
 def refusal(text: str, reach: RemoteReach, root: str | None = None) -> str | None:
     """Why a URL may not be opened from the page (one line), or None when it may.  Only the
     text is looked at: nothing is resolved or connected to."""
