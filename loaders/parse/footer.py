@@ -106,6 +106,8 @@ def _text_bytes(array: pa.Array, exact: bool) -> int:
         if not exact:
             return (pc.max(lengths).as_py() or 0) * len(array.indices)
         return int(pc.sum(pc.take(lengths, array.indices)).as_py() or 0)
+    if pa.types.is_map(kind):
+        return _text_bytes(array.keys, exact) + _text_bytes(array.items, exact)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         return _text_bytes(array.flatten(), exact)
     if pa.types.is_struct(kind):
@@ -117,6 +119,9 @@ def _decoded(kind: pa.DataType) -> pa.DataType:
     """The type with every dictionary replaced by its value type."""
     if pa.types.is_dictionary(kind):
         return kind.value_type
+    if pa.types.is_map(kind):
+        return pa.map_(_decoded(kind.key_type), kind.item_field.with_type(
+            _decoded(kind.item_type)))
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         maker = pa.list_ if pa.types.is_list(kind) else pa.large_list
         return maker(kind.value_field.with_type(_decoded(kind.value_type)))
