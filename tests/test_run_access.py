@@ -46,7 +46,8 @@ def test_a_key_the_run_lacks_is_a_key_error_and_no_keys_is_no_locations(run_dir:
     locations = Locations(run.samples, run.previews)
     for odd in ("rollout_data_rank_0.jsonl:999", "nofile.jsonl:1", "rollout_data_rank_0.jsonl",
                 "rollout_data_rank_0.jsonl:1#7", "rollout_data_rank_0.jsonl:x", ":1",
-                f"rollout_data_rank_0.jsonl:{2**40}"):
+                f"rollout_data_rank_0.jsonl:{2**40}", "rollout_data_rank_0.jsonl:" + "9" * 30,
+                "rollout_data_rank_0.jsonl:1#" + "9" * 30, "rollout_data_rank_0.jsonl:١"):
         with pytest.raises(KeyError, match=odd):
             locations.of(["rollout_data_rank_0.jsonl:1", odd])
     assert locations.of([]) == []

@@ -25,7 +25,8 @@ def parsed(key: str) -> tuple[str, int, int] | None:
     """(file, line, item) of a sample key, None when it is not one."""
     file, _, place = key.rpartition(":")
     line, _, item = place.partition("#")
-    if not file or not line.isdigit() or not (item.isdigit() or not item):
+    numbers = (line, item or "0")  # past 18 digits, no int64 holds it: no sample has it
+    if not file or not all(n.isascii() and n.isdigit() and len(n) <= 18 for n in numbers):
         return None
     return file, int(line), int(item or 0)
 
