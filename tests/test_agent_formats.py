@@ -11,6 +11,7 @@ from pathlib import Path
 import agent_format_fixtures as A
 import numpy as np
 import pytest
+from conftest import keyed
 
 from loaders import open_run
 from loaders import schema as S
@@ -204,7 +205,8 @@ def test_rllm_episode_files_one_sample_per_trajectory(tmp_path):
 
 def test_truncation_of_multi_turn_samples_comes_from_their_last_finish_reason(tmp_path):
     run = _run(tmp_path, "verifiers")
-    effective = run.samples[run.samples[S.FILE].str.contains("effective")]
+    rows = keyed(run)
+    effective = rows[rows[S.FILE].str.contains("effective")]
     # the branch whose last call stopped at the length cap; never the cap heuristic, as a
     # masked sample's length counts its trained tokens only
     assert effective[S.TRUNCATED].tolist() == effective[S.LAST_FINISH].eq("length").tolist()

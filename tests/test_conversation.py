@@ -34,7 +34,8 @@ def test_summary_columns_of_a_conversation(tmp_path):
 
 def test_masked_tokens_with_extreme_values_enter_no_statistic(tmp_path):
     run = _run(tmp_path)
-    conv = run.samples[run.samples[S.TURNS].notna()]
+    rows = keyed(run)
+    conv = rows[rows[S.TURNS].notna()]
     assert (conv[S.RESPONSE_LEN] == 6).all()  # trained tokens only
     np.testing.assert_allclose(conv[S.LOG_RATIO_MEAN], 0.1)
     np.testing.assert_allclose(conv[S.LOG_RATIO_SUM], 0.6)

@@ -55,7 +55,13 @@ _TEXT = (pa.types.is_string, pa.types.is_large_string)
 _READ_BY_ROW_TYPES = {
     **{name: lambda kind: any(test(kind) for test in _TEXT) for name in S.TEXT_PREVIEWS},
     **{name: pa.types.is_integer for name in (S.OFFSET, S.NBYTES, S.LINE_CHECK)},
-    S.TOKEN_DIGEST: lambda kind: pa.types.is_binary(kind) or pa.types.is_null(kind)}
+    S.TOKEN_DIGEST: lambda kind: pa.types.is_binary(kind) or pa.types.is_null(kind),
+    # a conversation's columns: numbers or texts, or nothing at all in a single-turn run
+    **{name: lambda kind: pa.types.is_floating(kind) or pa.types.is_integer(kind)
+       or pa.types.is_null(kind) for name in (S.TURNS, S.TOOL_CALLS, S.TOOL_ERRORS,
+                                              S.TRAINED_SHARE)},
+    **{name: lambda kind: any(test(kind) for test in _TEXT) or pa.types.is_null(kind)
+       for name in (S.TOOL_NAMES, S.LAST_FINISH)}}
 __all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
            "save_index"]
 _META_KEY = b"rl_logging_board"

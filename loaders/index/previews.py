@@ -138,7 +138,8 @@ def with_texts(rows: pd.DataFrame, previews: Previews,
         read = previews.take(rows[S.ROW].to_numpy(), tuple(missing))
         for name in missing:
             values = read.column(name).to_pandas().set_axis(rows.index)
-            out[name] = values.astype("string") if name in S.TEXT_PREVIEWS else values
+            out[name] = values.astype(S.SUMMARY_DTYPES[name]) if S.SUMMARY_DTYPES[name] in (
+                "string", "float64") else values
     return out
 
 

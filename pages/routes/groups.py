@@ -79,8 +79,7 @@ def _table(view: View, table: pd.DataFrame) -> None:
 
 def _agent_groups(view: View, table: pd.DataFrame) -> pd.DataFrame:
     """The groups with an answer that passes the multi-turn filters (all without them)."""
-    rows = view.groups.samples
-    rows = rows[rows[S.STEP] == view.step]
+    rows = view.groups.rows(view.step, view.group_options)  # with a conversation's columns
     keep = conversation_filter(rows, "g")
     return table if keep.all() else table[table.index.isin(rows.loc[keep, S.GROUP_ID])]
 
