@@ -14,18 +14,20 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_first_paint import open_fresh  # noqa: E402
+from bench_browser import settle  # noqa: E402
 from bench_serve_memory import server_pid  # noqa: E402
-from browser import served  # noqa: E402
+from browser import browser_page, served  # noqa: E402
 from rss import tree_rss  # noqa: E402
 
 NAMES = "abcdefgh"
+CHARTS = "document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot\").length >= 4"
 
 
 def made(top: Path, steps: int, runs: int) -> list[str]:
@@ -55,10 +57,21 @@ def main() -> None:
         # the sidebar on the first run: the dump dir itself would be all of them as one run
         query = urlencode([("run", names[0])] + [("runs", name) for name in names])
         for attempt in ("first (runs opened from their indexes)", "again (runs held)"):
-            seconds, nodes = open_fresh(f"{url}/runs?{query}", "Compare runs", None, "runs")
+            seconds, nodes = drawn(f"{url}/runs?{query}")
             print(f"Compare runs, {len(names)} runs of {args.steps * 1024:,} samples, {attempt}:"
                   f" first paint {seconds:.2f} s, {nodes} DOM nodes, server "
                   f"{tree_rss(pid) / 2**20:,.0f} MB resident", flush=True)
+
+
+def drawn(url: str) -> tuple[float, int]:
+    """The page opened in a fresh browser, timed until idle with its four step charts drawn
+    (idle alone can come while the runs still load: their charts are what the page is for)."""
+    start = time.perf_counter()
+    with browser_page() as page:
+        page.goto(url)
+        page.wait_for_function(CHARTS, timeout=600_000)
+        settle(page, "Compare runs")
+        return time.perf_counter() - start, page.evaluate("document.querySelectorAll('*').length")
 
 
 if __name__ == "__main__":
