@@ -197,11 +197,13 @@ BOARD_COLUMNS = frozenset(SUMMARY_DTYPES) | {ROW, KEY}
 PREVIEW_CHARS = 400  # text columns in the summary are previews; full text loads lazily
 # the summary's text previews: in the index file, but read per shown row by a served run
 TEXT_PREVIEWS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
+# where a sample's line is in its file, and the check of its bytes (a Location's)
+LINE_PLACE = (OFFSET, NBYTES, LINE_CHECK)
 # what a served run leaves in its index file and reads for the rows it shows (by ROW): the
 # previews, where each line is, the token digests and a conversation's columns (the step's
 # filters and tables show them; no whole-run view needs them).  KEY is not stored at all: it
 # is made from FILE, LINE and ITEM for the rows shown
-READ_BY_ROW = (*TEXT_PREVIEWS, OFFSET, NBYTES, LINE_CHECK, TOKEN_DIGEST, *CONVERSATION_COLUMNS)
+READ_BY_ROW = (*TEXT_PREVIEWS, *LINE_PLACE, TOKEN_DIGEST, *CONVERSATION_COLUMNS)
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
 # its line, which the Sample view shows, and is a problem of its file
 MAX_EXTRA_COLUMNS = 256

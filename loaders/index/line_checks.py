@@ -20,7 +20,6 @@ from loaders.index.previews import with_texts
 from loaders.parse.record import line_check
 
 Places = tuple[np.ndarray, np.ndarray, np.ndarray]  # offsets, lengths, checks of the lines
-_PLACE = (S.OFFSET, S.NBYTES, S.LINE_CHECK)
 
 
 def stored_places(stored: Stored, rel: str) -> Places:
@@ -28,9 +27,9 @@ def stored_places(stored: Stored, rel: str) -> Places:
     once)."""
     rows = stored.frame[stored.frame[S.FILE] == rel]
     if stored.previews is not None and S.LINE_CHECK not in rows.columns:
-        rows = with_texts(rows[[S.ROW]], stored.previews, _PLACE, keys=False)
+        rows = with_texts(rows[[S.ROW]], stored.previews, S.LINE_PLACE, keys=False)
     rows = rows.drop_duplicates(S.OFFSET)
-    return tuple(rows[name].to_numpy(np.int64) for name in _PLACE)
+    return tuple(rows[name].to_numpy(np.int64) for name in S.LINE_PLACE)
 
 
 def lines_unchanged(path: Path, places: Places) -> bool:

@@ -32,9 +32,6 @@ class Previews(Protocol):
     def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         """The preview columns of these rows (S.ROW values), in their order."""
 
-    def table(self) -> pa.Table:
-        """The preview columns of every row."""
-
     @property
     def held_bytes(self) -> int:
         """What they take in memory."""
@@ -48,9 +45,6 @@ class HeldPreviews:
 
     def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         return self._table.select(list(columns)).take(pa.array(rows, pa.int64()))
-
-    def table(self) -> pa.Table:
-        return self._table
 
     @property
     def held_bytes(self) -> int:
@@ -89,9 +83,6 @@ class FilePreviews:
         base = np.cumsum(sizes) - sizes  # each group's first row among the groups read
         local = rows - self._starts[groups][at] + base[at]
         return self._read(groups.tolist(), columns).take(pa.array(local, pa.int64()))
-
-    def table(self) -> pa.Table:
-        return self._read(list(range(len(self._starts) - 1)))
 
     def _read(self, groups: list[int], columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         with self._lock:

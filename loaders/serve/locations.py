@@ -15,7 +15,6 @@ from loaders import schema as S
 from loaders.index.previews import Previews, with_texts
 from loaders.serve.sample import Location
 
-_PLACE = (S.OFFSET, S.NBYTES, S.LINE_CHECK)
 # bits of the packed (file, line, item): 16 for the file's code, 32 for the line, 16 for the
 # item; a run past them (65,536 files, 4e9 lines, a line of 65,536 samples) packs by field
 _FILE_BITS, _ITEM_BITS, _LINE_BITS = 16, 16, 32
@@ -73,7 +72,7 @@ class Locations:
         """The Location of each key, in order; KeyError names the first one not found."""
         rows = self._frame.iloc[self._rows(keys)]
         if self._previews is not None:
-            rows = with_texts(rows, self._previews, _PLACE)
+            rows = with_texts(rows, self._previews, S.LINE_PLACE)
         columns = [rows[name].to_numpy() for name in (S.LINE, S.OFFSET, S.NBYTES, S.STEP,
                                                       S.ITEM)]
         checks = [None if pd.isna(c) else int(c) for c in rows[S.LINE_CHECK].tolist()]

@@ -167,8 +167,8 @@ class Run:
         """Where every sample (trained or left out) is: the columns of a Location only."""
         frames = [f for f in (self.samples, self.left_out) if f is not None and len(f)]
         frames = frames or [self.samples]
-        columns = [c for c in (S.FILE, S.LINE, S.ITEM, S.STEP, S.ROW, S.OFFSET, S.NBYTES,
-                               S.LINE_CHECK) if c in frames[0].columns]
+        columns = [c for c in (S.FILE, S.LINE, S.ITEM, S.STEP, S.ROW, *S.LINE_PLACE)
+                   if c in frames[0].columns]
         return pd.concat([f[columns] for f in frames], ignore_index=True)
 
     def groups(self, group_key: str | None = None) -> Groups:
