@@ -1,5 +1,6 @@
 # Sourced by start.sh and tests/run.sh: make .venv and install a requirements file into it,
-# skipping pip when the file has not changed since the last install.
+# skipping pip when the file has not changed since the last install; then build the index's
+# C kernel when it is missing or stale (scripts/build_kernel.py).
 # usage: ensure_venv REQUIREMENTS_FILE
 ensure_venv() {
   local req="$1" here venv stamp want
@@ -19,4 +20,7 @@ ensure_venv() {
   fi
   VENV_PY="$venv/bin/python"
   export VENV_PY
+  # the index build's C loops (loaders/index/kernel.c); without a compiler the board still
+  # runs, its index about 2x slower, and this says so
+  "$VENV_PY" "$here/scripts/build_kernel.py" --quiet >&2 || true
 }

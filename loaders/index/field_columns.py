@@ -15,6 +15,7 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.formats.context import context_of
+from loaders.index import kernel
 from loaders.index.extras import Report
 from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
@@ -120,6 +121,9 @@ def _plain_sums(values: list, lengths: list[int]) -> np.ndarray:
             starts = np.cumsum(np.array(lengths)[used]) - np.array(lengths)[used]
             out[used] = np.add.reduceat(flat, starts)
         return out
+    fast = kernel.head_sums(values, lengths)
+    if fast is not None:
+        return fast
     try:
         return np.array([sum(v if len(v) == k else v[:k], 0.0) if v.__class__ is list and k
                          else math.nan for v, k in zip(values, lengths)], dtype=np.float64)

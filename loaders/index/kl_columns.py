@@ -8,6 +8,7 @@ from itertools import chain
 import numpy as np
 
 from loaders import schema as S
+from loaders.index import kernel
 from loaders.index.field_columns import Report, numeric_heads
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array
@@ -92,6 +93,9 @@ def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np
         return numeric_heads(parts, [lengths[i] for i in rows])
     if set(map(type, parts)) != {list}:
         return None
+    fast = kernel.flat_heads(parts, [lengths[i] for i in rows])
+    if fast is not None:
+        return fast
     heads = [v if len(v) == lengths[i] else v[:lengths[i]] for v, i in zip(parts, rows)]
     try:
         return np.fromiter(chain.from_iterable(heads), np.float64,

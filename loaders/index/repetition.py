@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from loaders import schema as S
+from loaders.index import kernel
 
 GRAM = 4
 MIN_WORDS = 16  # fewer words say too little: their score is 0
@@ -31,5 +32,8 @@ _MIN_CHARS = 2 * MIN_WORDS - 1
 
 def repetitions(texts: list[str]) -> np.ndarray:
     """repetition() of every text; a text too short to hold MIN_WORDS words is 0 unread."""
+    fast = kernel.repetitions(texts, S.REPETITION_CHARS, MIN_WORDS, _MIN_CHARS)
+    if fast is not None:
+        return fast
     return np.array([repetition(t) if len(t) >= _MIN_CHARS else 0.0 for t in texts],
                     dtype=np.float64)

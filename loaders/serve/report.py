@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from loaders import schema as S
+from loaders.index import kernel
 from loaders.serve.run import Run
 
 
@@ -25,6 +26,7 @@ def summary_dict(run: Run, max_problems: int = 50) -> dict:
         "seconds": round(run.seconds, 4),
         "cache": run.cache,
         "index": str(run.index_path) if run.index_path else None,
+        "kernel": kernel.MISSING or "C",  # the index build's loops (loaders/index/kernel.c)
     }
 
 
@@ -36,6 +38,8 @@ def summary_text(info: dict) -> str:
         f"bad lines: {info['bad_lines']}, non-finite values: {info['nan_values']}, "
         f"length mismatches: {info['length_mismatches']}, truncated: {info['truncated']}",
     ]
+    if info["kernel"] != "C":
+        lines.append(f"index kernel: {info['kernel']}")
     if info["pending_bytes"]:
         lines.append(f"pending (half-written) bytes at file ends: {info['pending_bytes']}")
     lines += [f"  {p['file']}:{p['line']}: {p['reason']}" for p in info["problems"]]

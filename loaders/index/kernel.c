@@ -1,0 +1,251 @@
+/* The index build's per-sample loops in C: what is a Python loop over samples in
+ * loaders/index/kernel.py, done here over the parsed batch without a bytecode a value.
+ *
+ * Every function gives exactly what its Python twin gives, or None where a value is not of
+ * the plain kinds it knows (float, int, bool, None, list, str): the caller then takes the
+ * Python path, which reads that value as it always has.  So a build with this module and one
+ * without it index every dump to the same numbers (tests/test_index_kernel.py).
+ *
+ * Built by scripts/build_kernel.py (start.sh and tests/run.sh call it) with
+ * -DKERNEL_SOURCE="<sha256 of this file>": kernel.py uses the module only when that matches
+ * the source beside it, so an edit here never runs stale code.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef KERNEL_SOURCE
+#define KERNEL_SOURCE "unknown"
+#endif
+
+/* ---- float arrays ------------------------------------------------------------------- */
+
+/* One parsed JSON value as np.fromiter(..., np.float64) reads it: 1 plain, 0 odd (the caller
+ * falls back to Python), -1 error set. */
+static int as_double(PyObject *item, double *out) {
+    if (PyFloat_CheckExact(item)) {
+        *out = PyFloat_AS_DOUBLE(item);
+        return 1;
+    }
+    if (item == Py_None) {
+        *out = NAN;
+        return 1;
+    }
+    if (PyLong_Check(item)) {  /* int and bool: float(v), correctly rounded */
+        double v = PyLong_AsDouble(item);
+        if (v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();  /* too large for a double: Python's path names it */
+            return 0;
+        }
+        *out = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* lengths[i] as a Py_ssize_t, -1 with an error set when it is not an int. */
+static Py_ssize_t length_at(PyObject *lengths, Py_ssize_t i) {
+    return PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
+}
+
+static int check_pair(PyObject *parts, PyObject *lengths) {
+    if (!PyList_CheckExact(parts) || !PyList_CheckExact(lengths) ||
+        PyList_GET_SIZE(parts) != PyList_GET_SIZE(lengths)) {
+        PyErr_SetString(PyExc_TypeError, "expected two lists of one length");
+        return -1;
+    }
+    return 0;
+}
+
+/* flat_heads(parts, lengths) -> bytes | None: the first lengths[i] numbers of every list in
+ * parts, end to end as float64 (kl_columns._flat's fromiter over its heads). */
+static PyObject *flat_heads(PyObject *self, PyObject *args) {
+    PyObject *parts, *lengths;
+    if (!PyArg_ParseTuple(args, "OO", &parts, &lengths) || check_pair(parts, lengths) < 0)
+        return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(parts), total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        Py_ssize_t n = length_at(lengths, i);
+        if (n < 0 && PyErr_Occurred()) return NULL;
+        if (!PyList_CheckExact(part) || n < 0 || PyList_GET_SIZE(part) < n) Py_RETURN_NONE;
+        total += n;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(double));
+    if (out == NULL) return NULL;
+    double *at = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
+        for (Py_ssize_t j = 0; j < n; j++) {
+            int kind = as_double(PyList_GET_ITEM(part, j), at++);
+            if (kind <= 0) {
+                Py_DECREF(out);
+                if (kind < 0) return NULL;
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    return out;
+}
+
+/* head_sums(parts, lengths) -> bytes | None: sum(part[:n], 0.0) of every list (NaN where
+ * the part is no list or n is 0), as builtin sum adds on the interpreter it is built for
+ * (field_columns._plain_sums).  None where a value is not a float or a machine-size int. */
+static PyObject *head_sums(PyObject *self, PyObject *args) {
+    PyObject *parts, *lengths;
+    if (!PyArg_ParseTuple(args, "OO", &parts, &lengths) || check_pair(parts, lengths) < 0)
+        return NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    Py_RETURN_NONE;  /* 3.12's sum compensates its rounding: Python's path stays the rule */
+#else
+    Py_ssize_t count = PyList_GET_SIZE(parts);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    if (out == NULL) return NULL;
+    double *at = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *part = PyList_GET_ITEM(parts, i);
+        Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
+        if (n == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+        if (!PyList_CheckExact(part) || n <= 0) { at[i] = NAN; continue; }
+        if (PyList_GET_SIZE(part) < n) n = PyList_GET_SIZE(part);
+        double total = 0.0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            PyObject *item = PyList_GET_ITEM(part, j);
+            if (PyFloat_CheckExact(item)) { total += PyFloat_AS_DOUBLE(item); continue; }
+            if (PyLong_Check(item)) {
+                int overflow;
+                long value = PyLong_AsLongAndOverflow(item, &overflow);
+                if (!overflow && !(value == -1 && PyErr_Occurred())) {
+                    total += (double)value;
+                    continue;
+                }
+                PyErr_Clear();
+            }
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        at[i] = total;
+    }
+    return out;
+#endif
+}
+
+/* ---- repetition ----------------------------------------------------------------------- */
+
+typedef struct { Py_ssize_t start, len; uint64_t hash; } Word;
+
+static uint64_t mix(uint64_t h) {  /* splitmix64's finalizer */
+    h ^= h >> 30; h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27; h *= 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
+static int same_word(const Word *a, const Word *b, const char *data, int kind) {
+    return a->len == b->len && a->hash == b->hash &&
+           memcmp(data + a->start * kind, data + b->start * kind, (size_t)a->len * kind) == 0;
+}
+
+/* The words of text[from:] as str.split() finds them (runs of Py_UNICODE_ISSPACE). */
+static Py_ssize_t split_words(PyObject *text, Py_ssize_t from, Word *words) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text), count = 0, i = from;
+    while (i < size) {
+        while (i < size && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+        if (i >= size) break;
+        Word *w = &words[count++];
+        uint64_t h = 0x9e3779b97f4a7c15ULL;
+        w->start = i;
+        while (i < size) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (Py_UNICODE_ISSPACE(ch)) break;
+            h = (h ^ ch) * 0x100000001b3ULL;
+            i++;
+        }
+        w->len = i - w->start;
+        w->hash = mix(h);
+    }
+    return count;
+}
+
+/* 1 - distinct word 4-grams / 4-grams (repetition.repetition), grams compared word by
+ * word: a hash only finds the candidates. */
+static double repetition_of(PyObject *text, Py_ssize_t tail, Py_ssize_t min_words,
+                            Word *words, Py_ssize_t *table, Py_ssize_t slots) {
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = split_words(text, size > tail ? size - tail : 0, words);
+    if (n < min_words) return 0.0;
+    Py_ssize_t grams = n - 3, distinct = 0;
+    int kind = PyUnicode_KIND(text);
+    const char *data = (const char *)PyUnicode_DATA(text);
+    for (Py_ssize_t s = 0; s < slots; s++) table[s] = -1;
+    for (Py_ssize_t g = 0; g < grams; g++) {
+        uint64_t h = mix(words[g].hash ^ mix(words[g + 1].hash ^ mix(words[g + 2].hash ^
+                         mix(words[g + 3].hash))));
+        Py_ssize_t s = (Py_ssize_t)(h & (uint64_t)(slots - 1));
+        for (;; s = (s + 1) & (slots - 1)) {
+            Py_ssize_t other = table[s];
+            if (other < 0) { table[s] = g; distinct++; break; }
+            if (same_word(&words[g], &words[other], data, kind) &&
+                same_word(&words[g + 1], &words[other + 1], data, kind) &&
+                same_word(&words[g + 2], &words[other + 2], data, kind) &&
+                same_word(&words[g + 3], &words[other + 3], data, kind)) break;
+        }
+    }
+    return 1.0 - (double)distinct / (double)grams;
+}
+
+/* repetitions(texts, tail, min_words, min_chars) -> bytes: float64 per text; a text
+ * shorter than min_chars is 0 unread (repetition.repetitions). */
+static PyObject *repetitions(PyObject *self, PyObject *args) {
+    PyObject *texts;
+    Py_ssize_t tail, min_words, min_chars;
+    if (!PyArg_ParseTuple(args, "O!nnn", &PyList_Type, &texts, &tail, &min_words, &min_chars))
+        return NULL;
+    if (tail < 1 || min_words < 4) {
+        PyErr_SetString(PyExc_ValueError, "tail >= 1 and min_words >= 4");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(texts), slots = 16;
+    while (slots < 2 * tail) slots <<= 1;  /* a tail of `tail` chars holds < tail grams */
+    Word *words = PyMem_Malloc(sizeof(Word) * (size_t)(tail / 2 + 2));
+    Py_ssize_t *table = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)slots);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    if (words == NULL || table == NULL || out == NULL) {
+        PyMem_Free(words); PyMem_Free(table); Py_XDECREF(out);
+        return PyErr_NoMemory();
+    }
+    double *at = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_CheckExact(text)) {
+            PyMem_Free(words); PyMem_Free(table); Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        at[i] = PyUnicode_GET_LENGTH(text) < min_chars ? 0.0
+                : repetition_of(text, tail, min_words, words, table, slots);
+    }
+    PyMem_Free(words); PyMem_Free(table);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"flat_heads", flat_heads, METH_VARARGS, "float64 bytes of each list's first n numbers"},
+    {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},
+    {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__kernel(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE", KERNEL_SOURCE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,58 @@
+"""The index build's per-sample loops, in C when kernel.c is built (scripts/build_kernel.py),
+else None and the caller's Python path runs.
+
+Each function gives the same numbers as the Python it stands in for, or None where a value
+is not of the plain kinds the C knows; the caller then runs its Python path for the batch.
+So with or without the build, a dump indexes to the same summary (tests/test_index_kernel.py);
+only the time differs (docs/benchmarks.md).
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+_SOURCE = Path(__file__).with_name("kernel.c")
+
+
+def _load() -> tuple[object | None, str]:
+    """(the built module, "") when it was built from kernel.c as it is now; else (None, why)."""
+    try:
+        from loaders.index import _kernel  # type: ignore[attr-defined]
+    except ImportError:
+        return None, "not built (scripts/build_kernel.py): the Python path runs"
+    want = hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:16]
+    if want != _kernel.SOURCE:
+        return None, "built from another kernel.c (scripts/build_kernel.py): the Python path runs"
+    return _kernel, ""
+
+
+_C, MISSING = _load()  # MISSING: why the C path is not used ("" when it is)
+
+
+def flat_heads(parts: list, lengths: list[int]) -> np.ndarray | None:
+    """Each list's first lengths[i] numbers end to end as float64 (None -> NaN), as
+    np.fromiter reads them; None when a part is not a list of plain numbers."""
+    if _C is None:
+        return None
+    out = _C.flat_heads(parts, lengths)
+    return None if out is None else np.frombuffer(out, dtype=np.float64)
+
+
+def head_sums(parts: list, lengths: list[int]) -> np.ndarray | None:
+    """sum(part[:n], 0.0) of each list (NaN where it is no list or n is 0); None when a
+    value is not a float or a machine-size int (Python's sum is the rule then)."""
+    if _C is None:
+        return None
+    out = _C.head_sums(parts, lengths)
+    return None if out is None else np.frombuffer(out, dtype=np.float64).copy()
+
+
+def repetitions(texts: list[str], tail: int, min_words: int, min_chars: int
+                ) -> np.ndarray | None:
+    """repetition.repetitions' scores; None when a text is not a str."""
+    if _C is None:
+        return None
+    out = _C.repetitions(texts, tail, min_words, min_chars)
+    return None if out is None else np.frombuffer(out, dtype=np.float64).copy()

@@ -1,0 +1,152 @@
+"""loaders/index/kernel: the C loops give the Python path's numbers, bit for bit, or None.
+
+Each function is checked against the Python it stands in for on values made to reach its
+edges (every string kind, Unicode whitespace, long tails, odd numbers), and a whole dump is
+summarized twice, with the C module and without it, to the same columns.
+"""
+import random
+import subprocess
+import sys
+from itertools import chain
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from loaders import schema as S
+from loaders.index import kernel
+from loaders.index.repetition import _MIN_CHARS, MIN_WORDS, repetition
+from loaders.index.summary import SummaryBatch
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_kernel_is_built_from_the_source_beside_it():
+    # tests/run.sh builds it: a run without it would test only the Python path
+    assert kernel.MISSING == "", kernel.MISSING
+
+
+def test_a_kernel_built_from_another_source_is_not_used(tmp_path):
+    copy = tmp_path / "loaders"
+    subprocess.run(["cp", "-r", str(ROOT / "loaders"), str(copy)], check=True)
+    (copy / "index" / "kernel.c").write_text((copy / "index" / "kernel.c").read_text() + "\n")
+    out = subprocess.run([sys.executable, "-c", "from loaders.index import kernel; "
+                          "print(kernel.MISSING); print(kernel.flat_heads([[1.0]], [1]))"],
+                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "another kernel.c" in out and out.strip().endswith("None")
+
+
+_SPACES = [" ", "  ", "\n", "\t", "\u3000", "\xa0", "\x1c", "\u2028", "\x85", " \r\n "]
+_WORDS = ["the", "answer", "is", "4.", "x", "é", "日本", "\U0001f600", "a\u200bb", "",
+          "thé", "ÿ", "Ā"]
+
+
+def _text(rng: random.Random) -> str:
+    vocab = rng.sample(_WORDS, rng.randint(1, len(_WORDS)))
+    words = [rng.choice(vocab) for _ in range(rng.choice([3, 15, 16, 17, 40, 400, 900]))]
+    text = "".join(w + rng.choice(_SPACES) for w in words)
+    return rng.choice(["", " ", "\u3000"]) + text[: rng.choice([len(text), 31, 1023, 1024,
+                                                                   1025, 3000])]
+
+
+def test_repetitions_equal_the_python_scores():
+    rng = random.Random(7)
+    texts = [_text(rng) for _ in range(3000)] + [
+        "a " * 600, "é " * 15 + "é", "x" * 5000, "", " " * 2000, "w" * 31, "\U0001f600 " * 700]
+    fast = kernel.repetitions(texts, S.REPETITION_CHARS, MIN_WORDS, _MIN_CHARS)
+    slow = [repetition(t) if len(t) >= _MIN_CHARS else 0.0 for t in texts]
+    assert fast.tolist() == slow
+    assert 0.0 < max(slow) < 1.0  # the texts reach both ends
+    assert kernel.repetitions(["a b", 3], S.REPETITION_CHARS, MIN_WORDS, _MIN_CHARS) is None
+
+
+def _fromiter(parts, lengths):
+    heads = [p if len(p) == n else p[:n] for p, n in zip(parts, lengths)]
+    return np.fromiter(chain.from_iterable(heads), np.float64, sum(lengths))
+
+
+def test_flat_heads_equal_fromiter():
+    rng = random.Random(3)
+    kinds = [lambda: rng.uniform(-30, 1), lambda: rng.randint(-5, 5), lambda: None,
+             lambda: True, lambda: 2 ** 62 + 1, lambda: float("inf"), lambda: -0.0,
+             lambda: 10 ** 300]
+    parts = [[rng.choice(kinds)() for _ in range(rng.randint(0, 40))] for _ in range(500)]
+    lengths = [rng.randint(0, len(p)) for p in parts]
+    fast = kernel.flat_heads(parts, lengths)
+    assert fast.tobytes() == _fromiter(parts, lengths).tobytes()
+
+
+@pytest.mark.parametrize("odd", [["1.5"], [[1.0]], [10 ** 400], [{}], (1.0,)])
+def test_flat_heads_leave_odd_values_to_python(odd):
+    assert kernel.flat_heads([[0.5, 1.0], odd], [2, 1]) is None
+
+
+def test_flat_heads_refuse_a_list_shorter_than_its_length():
+    assert kernel.flat_heads([[0.5]], [2]) is None
+
+
+def test_head_sums_equal_builtin_sum():
+    if sys.version_info >= (3, 12):
+        pytest.skip("3.12's sum compensates: the kernel leaves it to Python")
+    rng = random.Random(5)
+    parts = [[rng.choice([rng.uniform(-1e3, 1e3), rng.randint(-9, 9), True, 1e-17, 2 ** 60])
+              for _ in range(rng.randint(0, 60))] for _ in range(500)] + ["text", None, {}]
+    lengths = [rng.randint(0, len(p) + 3) if isinstance(p, list) else 4 for p in parts]
+    fast = kernel.head_sums(parts, lengths)
+    slow = [sum(p[:n], 0.0) if p.__class__ is list and n else float("nan")
+            for p, n in zip(parts, lengths)]
+    assert fast.tobytes() == np.array(slow).tobytes()
+    assert kernel.head_sums([[1.0, None]], [2]) is None
+    assert kernel.head_sums([[1.0, 2 ** 70]], [2]) is None
+
+
+def _lines(rng: random.Random) -> list[dict]:
+    """Samples of the board's format, with some odd values among them."""
+    out = []
+    for i in range(400):
+        n = rng.randint(0, 70)
+        obj = {"step": i // 50, "prompt": f"q{i % 37} " * rng.randint(1, 9),
+               "response": " ".join(rng.choice(["go", "on", "é", "x"]) for _ in range(
+                   rng.randint(0, 300))),
+               "response_tokens": [f"t{j}" for j in range(n)],
+               "logprobs": [rng.uniform(-5, 0) for _ in range(n)],
+               "ref_logprobs": [rng.uniform(-5, 0) for _ in range(n + rng.choice([0, 0, 2]))],
+               "values": [rng.uniform(-1, 1) for _ in range(n)],
+               "token_rewards": [rng.choice([0, 0.0, 1e-3]) for _ in range(n)],
+               "reward": rng.random()}
+        odd = rng.randrange(12)
+        if odd == 0 and n:
+            obj["logprobs"][0] = None
+        elif odd == 1 and n:
+            obj["values"][-1] = "0.5"
+        elif odd == 2:
+            obj["token_rewards"] = 3
+        elif odd == 3 and n:
+            obj["ref_logprobs"][n // 2] = True
+        elif odd == 4:
+            obj["response"] = [{"role": "assistant", "content": "a b c d " * 9}]
+        out.append(orjson.loads(orjson.dumps(obj)))
+    return out
+
+
+def _summary(objs: list[dict]) -> tuple[dict, list]:
+    batch, problems = SummaryBatch(), []
+    for i, obj in enumerate(objs):
+        batch.add(obj, (S.FILE, i + 1, 0, i, 9, 0, 0), problems)
+    return batch.finish(), problems
+
+
+def test_a_dump_summarizes_to_the_same_columns_with_and_without_the_kernel(monkeypatch):
+    objs = _lines(random.Random(11))
+    with_c, problems_c = _summary(objs)
+    monkeypatch.setattr(kernel, "_C", None)
+    without, problems_py = _summary(objs)
+    assert problems_c == problems_py and problems_c  # the odd values were reported
+    assert with_c.keys() == without.keys()
+    for name, column in with_c.items():
+        other = without[name]
+        if isinstance(column, np.ndarray):
+            assert column.tobytes() == other.tobytes(), name
+        else:
+            assert column == other, name
