@@ -70,3 +70,26 @@ def test_blank_and_crlf_lines(tmp_path):
     rows = result.rows
     assert list(zip(rows[S.LINE], rows[S.STEP])) == [(1, 0), (3, 1)]
     assert result.problems == []
+
+
+def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeypatch):
+    from loaders.index import pool
+
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(400)])
+    chunks = plan_chunks(str(path), path.name, 0, 0, path.stat().st_size, target=2000)
+    alone = pool.scan_inline(chunks, 0, None, lambda columns: columns)
+    mine, taking = [], pool._while_workers_start
+
+    def recorded(futures):
+        for i in taking(futures):
+            mine.append(i)
+            yield i
+
+    monkeypatch.setattr(pool, "INLINE_BYTES", 0)
+    monkeypatch.setattr(pool, "_while_workers_start", recorded)
+    shared = pool.scan_all(chunks)
+    # the workers take ~0.2 s to start: the last chunk at least is taken back and scanned here
+    assert mine and mine[0] == len(chunks) - 1 and len(mine) < len(chunks)
+    assert [r.chunk for r in shared] == chunks
+    assert [list(r.rows[S.OFFSET]) for r in shared] == [list(r.rows[S.OFFSET]) for r in alone]
+    assert [r.lines for r in shared] == [r.lines for r in alone]
