@@ -5,8 +5,8 @@ from loaders.index import token_bins as D
 
 
 def _layout(lengths, per_group=7):
-    order = [(i, int(n)) for i, n in enumerate(lengths)]
-    return D.Layout(order, {i: i // per_group for i in range(len(lengths))})
+    rows = np.arange(len(lengths))
+    return D.Layout((rows, np.asarray(lengths, dtype=np.int64)), rows // per_group)
 
 
 def test_bins_by_token_and_by_bin_agree_and_count_every_finite_token():
@@ -18,6 +18,7 @@ def test_bins_by_token_and_by_bin_agree_and_count_every_finite_token():
     values[::13] = np.nan
     groups = 50 // 7 + 1
     width = D.REL_BINS + layout.edges[1].shape[1] - 1
+    assert width == layout.width
     _, by_bin_count, by_bin_mean = D.binned("m", values, layout, groups)
     _, count, mean = D._binned_by_token("m", values, np.isfinite(values), layout,
                                         (groups, width))

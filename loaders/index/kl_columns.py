@@ -10,6 +10,7 @@ import numpy as np
 from loaders import schema as S
 from loaders.index import kernel
 from loaders.index.field_columns import Report, numeric_heads
+from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array
 
@@ -23,7 +24,9 @@ class LogRatios:
     def __init__(self) -> None:
         self._policy: list[np.ndarray] = []
         self._reference: list[np.ndarray] = []
-        self.order: list[tuple[int, int]] = []  # (row, n) of each sample kept, in order
+        self._rows: list[np.ndarray] = []  # each sample kept, in order: its row
+        self._lengths: list[np.ndarray] = []  # and its n
+        self._order: Order | None = None
 
     def add(self, objs: list[dict], first: int, lengths: list[int], report: Report) -> None:
         """Samples numbered from `first`, with their aligned lengths."""
@@ -37,7 +40,10 @@ class LogRatios:
         else:
             self._policy.append(pair[0])
             self._reference.append(pair[1])
-        self.order.extend((first + i, lengths[i]) for i in both)
+        kept = np.array(both, dtype=np.int64)
+        self._order = None
+        self._rows.append(first + kept)
+        self._lengths.append(np.asarray(lengths, dtype=np.int64)[kept])
 
     def _one(self, obj: dict, n: int, i: int, report: Report) -> bool:
         try:
@@ -50,9 +56,17 @@ class LogRatios:
         self._reference.append(pair[1])
         return True
 
+    @property
+    def order(self) -> Order:
+        """(rows, n) of the samples kept, in order: the layout of arrays(); one object
+        until the next add (a Layout is shared by the metrics laid out alike)."""
+        if self._order is None:
+            self._order = _joined(self._rows), _joined(self._lengths)
+        return self._order
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(policy, reference) logprobs of the samples in `order`, end to end."""
-        if not self.order:
+        if not self._policy:
             return np.zeros(0), np.zeros(0)
         return np.concatenate(self._policy), np.concatenate(self._reference)
 
@@ -61,10 +75,9 @@ class LogRatios:
         rows = len(cols[S.STEP])
         for name in KL_COLUMNS:
             cols[name] = np.full(rows, math.nan)
-        if not self.order:
+        at, lengths = self.order
+        if not len(at):
             return
-        at = np.array([row for row, _ in self.order], dtype=np.int64)
-        lengths = np.array([n for _, n in self.order], dtype=np.int64)
         starts = np.cumsum(lengths) - lengths
         sums = kl.segment_sums(policy - reference, starts)
         bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(
@@ -77,6 +90,10 @@ class LogRatios:
         cols[S.LOG_RATIO_SUM] = cols[S.kl_sum(S.K1)].copy()
         cols[S.LOG_RATIO_MEAN] = cols[S.kl_mean(S.K1)].copy()
         cols[S.NAN_COUNT][at] += bad
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _head(values: object, n: int) -> object:

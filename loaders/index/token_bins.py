@@ -11,26 +11,52 @@ import numpy as np
 
 REL_BINS = 32
 ABS_TOKENS = 512
+Order = tuple[np.ndarray, np.ndarray]  # (row, n) of each sample, in the values' order
 
 
 class Layout:
     """Where each sample's tokens and position bins sit in a metric's concatenated values."""
 
-    def __init__(self, order: list[tuple[int, int]], sample_group: dict[int, int]) -> None:
-        self.rows = [row for row, _ in order]
-        self.lengths = np.array([n for _, n in order], dtype=np.int64)
+    def __init__(self, order: Order, group_of_row: np.ndarray
+                 ) -> None:
+        """order: the samples' rows and lengths, in the values' order; group_of_row: the
+        group of every row."""
+        rows, self.lengths = order
+        self.rows = rows.tolist()
         self.starts = np.cumsum(self.lengths) - self.lengths
-        self.groups = np.array([sample_group[row] for row in self.rows], dtype=np.int64)
-        n = self.lengths[:, None]
-        rel = (np.arange(REL_BINS + 1) * n + REL_BINS - 1) // REL_BINS  # first pos of each bin
-        absolute = np.minimum(np.arange(int(-(-self.lengths.max() // ABS_TOKENS)) + 1)
-                              * ABS_TOKENS, n)
-        # bin edges as offsets into the concatenated values: consecutive bins tile them
-        self.edges = [self.starts[:, None] + rel, self.starts[:, None] + absolute]
+        self.groups = group_of_row[rows]
+        self.width = REL_BINS + int(-(-self.lengths.max() // ABS_TOKENS))  # bins a group
+        self._edges: list[np.ndarray] | None = None
+        self._token_keys: np.ndarray | None = None
         self._by_group = np.argsort(self.groups, kind="stable")
         ordered = self.groups[self._by_group]
         self._runs = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
         self._run_group = ordered[self._runs]
+
+    @property
+    def edges(self) -> list[np.ndarray]:
+        """Each sample's relative, then absolute, bin edges as offsets into the concatenated
+        values (consecutive bins tile them); made once, for the by-bin path only."""
+        if self._edges is None:
+            n = self.lengths[:, None]
+            rel = (np.arange(REL_BINS + 1) * n + REL_BINS - 1) // REL_BINS  # each bin's first
+            absolute = np.minimum(np.arange(self.width - REL_BINS + 1) * ABS_TOKENS, n)
+            self._edges = [self.starts[:, None] + rel, self.starts[:, None] + absolute]
+        return self._edges
+
+    def token_keys(self) -> np.ndarray:
+        """Each token's relative bin, then each token's absolute bin, as a flat index into a
+        (groups x width) table: position p of n is in relative bin floor(p * REL_BINS / n)
+        (the bin whose first position, ceil(b * n / REL_BINS), is the last at or before p)
+        and absolute bin p // ABS_TOKENS.  Made once for every metric laid out alike."""
+        if self._token_keys is None:
+            sample = np.repeat(np.arange(len(self.lengths)), self.lengths)
+            position = np.arange(len(sample)) - self.starts[sample]
+            first = self.groups[sample] * self.width
+            self._token_keys = np.concatenate((
+                first + position * REL_BINS // self.lengths[sample],
+                first + REL_BINS + position // ABS_TOKENS))
+        return self._token_keys
 
     def per_group(self, per_sample: np.ndarray, groups: int) -> np.ndarray:
         """Sums of per-sample rows by group (groups x columns)."""
@@ -45,7 +71,7 @@ def binned(name: str, values: np.ndarray, layout: Layout, groups: int
     the absolute ones (shape groups x bins).  Segment sums by reduceat: no per-token index
     arrays and no cumulative sum whose rounding a huge value would spoil."""
     finite = np.isfinite(values)
-    width = REL_BINS + layout.edges[1].shape[1] - 1
+    width = layout.width
     if len(values) < len(layout.lengths) * width:  # short responses: fewer tokens than bins
         return _binned_by_token(name, values, finite, layout, (groups, width))
     whole = bool(finite.all())  # the usual case: counts are the bins' widths
@@ -71,14 +97,8 @@ def binned(name: str, values: np.ndarray, layout: Layout, groups: int
 
 def _binned_by_token(name: str, values: np.ndarray, finite: np.ndarray, layout: Layout,
                      shape: tuple[int, int]) -> tuple[str, np.ndarray, np.ndarray]:
-    """_binned's result by each token's bin: position p of n is in relative bin
-    floor(p * REL_BINS / n) (the bin whose first position, ceil(b * n / REL_BINS), is the
-    last at or before p) and absolute bin p // ABS_TOKENS."""
-    sample = np.repeat(np.arange(len(layout.lengths)), layout.lengths)
-    position = np.arange(len(values)) - layout.starts[sample]
-    first = layout.groups[sample] * shape[1]
-    keys = np.concatenate((first + position * REL_BINS // layout.lengths[sample],
-                           first + REL_BINS + position // ABS_TOKENS))
+    """_binned's result by each token's bin (Layout.token_keys)."""
+    keys = layout.token_keys()
     clean = np.where(finite, values, 0.0)
     size = shape[0] * shape[1]
     count = np.bincount(keys, np.tile(finite.astype(np.float64), 2), size).reshape(shape)

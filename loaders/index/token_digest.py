@@ -19,7 +19,7 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
-from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, binned
+from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse.arrays import BadField, pack_floats
 
 HOT_KEEP = 12  # token strings a group keeps per metric
@@ -63,50 +63,60 @@ class TokenDigest:
                         continue
 
     def attach(self, cols: dict, policy: np.ndarray, reference: np.ndarray,
-               order: list[tuple[int, int]]) -> list[bytes | None]:
+               order: Order) -> list[bytes | None]:
         """Each group's digest on its first row, None elsewhere (the batch's policy and
         reference logprobs of the samples in `order`, (row, n) each, are reused: nothing
         is parsed twice)."""
         out: list[bytes | None] = [None] * len(cols[S.STEP])
         if not self._rows:
             return out
-        files, steps, flags = cols[S.FILE], cols[S.STEP], cols[S.VALIDATION]
-        keys = [(files[i], int(steps[i]), bool(flags[i])) for i in self._rows]
-        group_of = {key: g for g, key in enumerate(dict.fromkeys(keys))}
-        groups = [group_of[key] for key in keys]
-        first = {g: row for g, row in reversed(list(zip(groups, self._rows)))}
+        group_of_row, first = _groups(cols, np.array(self._rows, dtype=np.int64))
         tokens = dict(zip(self._rows, self._tokens))
-        sample_group = dict(zip(self._rows, groups))
         layouts: dict[int, Layout] = {}  # metrics of one source share their layout
         parts, hot = [], {}
         where = (cols[S.OFFSET], cols.get(S.ITEM))
         for name, (values, kept) in _metric_arrays(policy, reference, order,
                                                    self._extra).items():
-            layout = layouts.setdefault(id(kept), Layout(kept, sample_group))
+            layout = layouts.setdefault(id(kept), Layout(kept, group_of_row))
             parts.append(binned(name, values, layout, len(first)))
             if name in HOT_METRICS:
                 hot[name] = _hot(values, layout, tokens, where, len(first), self._positions)
         parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
                  for name, counts, means in parts]
-        for g, row_index in first.items():
+        for g, row_index in enumerate(first):
             out[row_index] = _encode(parts, {m: h[g] for m, h in hot.items()}, g)
         return out
 
 
-Segments = tuple[np.ndarray, list[tuple[int, int]]]  # values, then (row, length) in order
+def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """The digest group of every row of the batch (by file, step and validation; -1 for a
+    row not in `rows`), and each group's first row."""
+    files = cols[S.FILE]
+    codes = {name: i for i, name in enumerate(dict.fromkeys(files))}
+    file_codes = np.fromiter(map(codes.__getitem__, files), np.int64, len(files))
+    keys = np.stack([file_codes[rows], np.asarray(cols[S.STEP], dtype=np.int64)[rows],
+                     np.asarray(cols[S.VALIDATION], dtype=np.int64)[rows]], axis=1)
+    _, first, groups = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    group_of_row = np.full(len(files), -1, dtype=np.int64)
+    group_of_row[rows] = groups.reshape(-1)
+    return group_of_row, rows[first].tolist()
 
 
-def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: list[tuple[int, int]],
+Segments = tuple[np.ndarray, Order]  # values, then (row, length) of their samples in order
+
+
+def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: Order,
                    extra: dict[str, dict[int, bytes]]) -> dict[str, Segments]:
     """Each stored metric's values over its samples, concatenated, and their (row, n)."""
     out: dict[str, Segments] = {}
-    if order:
+    if len(order[0]):
         with np.errstate(over="ignore", invalid="ignore"):
             r = policy - reference
             out["logprob"], out[S.K3] = (policy, order), (np.expm1(-r) + r, order)
     for name, packed in extra.items():
         if packed:
-            order = [(row, len(part) // 8) for row, part in packed.items()]
+            order = (np.fromiter(packed.keys(), np.int64, len(packed)),
+                     np.fromiter(map(len, packed.values()), np.int64, len(packed)) // 8)
             out[name] = (np.frombuffer(b"".join(packed.values()), dtype=np.float64), order)
     return out
 
