@@ -150,3 +150,15 @@ def test_a_dump_summarizes_to_the_same_columns_with_and_without_the_kernel(monke
             assert column.tobytes() == other.tobytes(), name
         else:
             assert column == other, name
+
+
+def test_column_and_list_lengths_equal_their_comprehensions():
+    objs = [{"a": [1, 2]}, {}, {"a": None}, {"a": "text"}, {"a": {"k": 1}}, {"a": (1,)},
+            {"a": 3.5}, {"a": True}, {"a": []}, {"b": 1}]
+    values = kernel.column(objs, "a")
+    assert values == [o.get("a") for o in objs]
+    assert [v is o.get("a") for v, o in zip(values, objs)] == [True] * len(objs)
+    lengths = kernel.list_lengths(values)
+    assert lengths.tolist() == [len(v) if isinstance(v, list) else -1 for v in values]
+    assert kernel.list_lengths([[1], np.zeros(3)]) is None  # an array: measured by Python
+    assert kernel._C.column([{"a": 1}, ["not a dict"]], "a") is None  # Python's path reads it

@@ -36,7 +36,7 @@ def numbers(values: list) -> np.ndarray | None:
 
 def column(objs: list[dict], key: str, keys: set[str]) -> list:
     """The key's value in every sample (None where missing)."""
-    return [o.get(key) for o in objs] if key in keys else [None] * len(objs)
+    return kernel.column(objs, key) if key in keys else [None] * len(objs)
 
 
 def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.ndarray:
@@ -74,6 +74,9 @@ def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def _lengths(values: list) -> np.ndarray:
     """Each value's length, -1 for what is not a list or array."""
+    fast = kernel.list_lengths(values)
+    if fast is not None:
+        return fast
     if all(issubclass(kind, (list, np.ndarray)) for kind in set(map(type, values))):
         return np.fromiter(map(len, values), np.int64, len(values))
     return np.array([len(v) if isinstance(v, (list, np.ndarray)) else -1 for v in values],

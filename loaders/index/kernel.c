@@ -133,6 +133,50 @@ static PyObject *head_sums(PyObject *self, PyObject *args) {
 #endif
 }
 
+/* ---- fields ------------------------------------------------------------------------- */
+
+/* column(objs, key) -> list | None: [o.get(key) for o in objs]; None when one is not a dict. */
+static PyObject *column(PyObject *self, PyObject *args) {
+    PyObject *objs, *key;
+    if (!PyArg_ParseTuple(args, "O!U", &PyList_Type, &objs, &key)) return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(objs);
+    PyObject *out = PyList_New(count);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *obj = PyList_GET_ITEM(objs, i);
+        if (!PyDict_CheckExact(obj)) { Py_DECREF(out); Py_RETURN_NONE; }
+        PyObject *value = PyDict_GetItemWithError(obj, key);
+        if (value == NULL && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+        value = value == NULL ? Py_None : value;
+        Py_INCREF(value);
+        PyList_SET_ITEM(out, i, value);
+    }
+    return out;
+}
+
+/* list_lengths(values) -> bytes | None: int64 len of each list, -1 for anything else but an
+ * array (None then: Python's path measures arrays). */
+static PyObject *list_lengths(PyObject *self, PyObject *args) {
+    PyObject *values;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &values)) return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(values);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    if (out == NULL) return NULL;
+    int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyList_GET_ITEM(values, i);
+        if (PyList_Check(value)) { at[i] = PyList_GET_SIZE(value); continue; }
+        if (value == Py_None || PyUnicode_Check(value) || PyLong_Check(value) ||
+            PyFloat_Check(value) || PyDict_Check(value) || PyTuple_Check(value)) {
+            at[i] = -1;
+            continue;
+        }
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 /* ---- repetition ----------------------------------------------------------------------- */
 
 typedef struct { Py_ssize_t start, len; uint64_t hash; } Word;
@@ -233,6 +277,8 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"column", column, METH_VARARGS, "each dict's value under a key, None where missing"},
+    {"list_lengths", list_lengths, METH_VARARGS, "int64 bytes of each list's length, -1 else"},
     {"flat_heads", flat_heads, METH_VARARGS, "float64 bytes of each list's first n numbers"},
     {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},

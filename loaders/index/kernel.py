@@ -56,3 +56,21 @@ def repetitions(texts: list[str], tail: int, min_words: int, min_chars: int
         return None
     out = _C.repetitions(texts, tail, min_words, min_chars)
     return None if out is None else np.frombuffer(out, dtype=np.float64).copy()
+
+
+def column(objs: list[dict], key: str) -> list:
+    """[o.get(key) for o in objs], in one C pass when built."""
+    if _C is not None:
+        out = _C.column(objs, key)
+        if out is not None:
+            return out
+    return [o.get(key) for o in objs]
+
+
+def list_lengths(values: list) -> np.ndarray | None:
+    """Each value's length when it is a list, -1 when it is a scalar, text, dict or None;
+    None when one is something else (an array: the caller measures it)."""
+    if _C is None:
+        return None
+    out = _C.list_lengths(values)
+    return None if out is None else np.frombuffer(out, dtype=np.int64)

@@ -30,11 +30,12 @@ class LogRatios:
 
     def add(self, objs: list[dict], first: int, lengths: list[int], report: Report) -> None:
         """Samples numbered from `first`, with their aligned lengths."""
-        both = [i for i, (o, n) in enumerate(zip(objs, lengths)) if n and o.get(
-            S.LOGPROBS) is not None and o.get(S.REF_LOGPROBS) is not None]
+        policy, reference = kernel.column(objs, S.LOGPROBS), kernel.column(objs, S.REF_LOGPROBS)
+        both = [i for i, (p, r, n) in enumerate(zip(policy, reference, lengths))
+                if n and p is not None and r is not None]
         if not both:
             return
-        pair = _flat(objs, both, lengths, S.LOGPROBS), _flat(objs, both, lengths, S.REF_LOGPROBS)
+        pair = _flat(policy, both, lengths), _flat(reference, both, lengths)
         if pair[0] is None or pair[1] is None:  # something odd in a list: sample by sample
             both = [i for i in both if self._one(objs[i], lengths[i], i, report)]
         else:
@@ -102,10 +103,10 @@ def _head(values: object, n: int) -> object:
     return values[:n] if isinstance(values, (list, np.ndarray)) and len(values) != n else values
 
 
-def _flat(objs: list[dict], rows: list[int], lengths: list[int], key: str) -> np.ndarray | None:
-    """The key's first n numbers of every sample in rows, end to end; None when one of them
-    is not a plain list of numbers."""
-    parts = [objs[i][key] for i in rows]
+def _flat(values: list, rows: list[int], lengths: list[int]) -> np.ndarray | None:
+    """The first n numbers of every sample's value in rows, end to end; None when one of
+    them is not a plain list of numbers."""
+    parts = [values[i] for i in rows]
     if set(map(type, parts)) == {np.ndarray}:  # a Parquet dump's: already numbers
         return numeric_heads(parts, [lengths[i] for i in rows])
     if set(map(type, parts)) != {list}:
