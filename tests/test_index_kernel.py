@@ -162,3 +162,11 @@ def test_column_and_list_lengths_equal_their_comprehensions():
     assert lengths.tolist() == [len(v) if isinstance(v, list) else -1 for v in values]
     assert kernel.list_lengths([[1], np.zeros(3)]) is None  # an array: measured by Python
     assert kernel._C.column([{"a": 1}, ["not a dict"]], "a") is None  # Python's path reads it
+
+
+def test_list_lengths_leave_a_list_subclass_to_python():
+    class Sized(list):  # as loaders.parse.columnar.Tokens: a len of its own
+        def __len__(self):
+            return 7
+
+    assert kernel.list_lengths([[1], Sized()]) is None

@@ -154,8 +154,8 @@ static PyObject *column(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* list_lengths(values) -> bytes | None: int64 len of each list, -1 for anything else but an
- * array (None then: Python's path measures arrays). */
+/* list_lengths(values) -> bytes | None: int64 len of each list, -1 for a scalar, text, dict,
+ * tuple or None; None for anything else (an array, a list subclass: Python's path). */
 static PyObject *list_lengths(PyObject *self, PyObject *args) {
     PyObject *values;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &values)) return NULL;
@@ -165,9 +165,12 @@ static PyObject *list_lengths(PyObject *self, PyObject *args) {
     int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *value = PyList_GET_ITEM(values, i);
-        if (PyList_Check(value)) { at[i] = PyList_GET_SIZE(value); continue; }
-        if (value == Py_None || PyUnicode_Check(value) || PyLong_Check(value) ||
-            PyFloat_Check(value) || PyDict_Check(value) || PyTuple_Check(value)) {
+        /* exact types only: a list subclass may have a len of its own (a Parquet dump's
+         * token texts, loaders.parse.columnar.Tokens) */
+        if (PyList_CheckExact(value)) { at[i] = PyList_GET_SIZE(value); continue; }
+        if (value == Py_None || PyBool_Check(value) || PyUnicode_CheckExact(value) ||
+            PyLong_CheckExact(value) ||
+            PyFloat_CheckExact(value) || PyDict_CheckExact(value) || PyTuple_CheckExact(value)) {
             at[i] = -1;
             continue;
         }

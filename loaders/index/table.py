@@ -62,7 +62,8 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     # a block a column: no consolidating copy of the run (a wide run's many blocks are only
     # slower to add a column to, which pandas warns of)
-    frame = sorted_parts(tables).to_pandas(self_destruct=True, split_blocks=True)
+    frame = _text_decoded(sorted_parts(tables)).to_pandas(self_destruct=True,
+                                                          split_blocks=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = frame[S.FILE].astype("string")
@@ -70,6 +71,16 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         frame[S.TRUNCATED] = truncated(frame)
         frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
+
+
+def _text_decoded(table: pa.Table) -> pa.Table:
+    """The schema's text columns that came as codes (a prompt preview, a finish reason) as
+    text, decoded by Arrow: pandas would make each value a Python str to type them."""
+    for at, field in enumerate(table.schema):
+        if S.SUMMARY_DTYPES.get(field.name) == "string" and pa.types.is_dictionary(field.type):
+            table = table.set_column(at, field.name, table.column(at).cast(
+                field.type.value_type))
+    return table
 
 
 def truncated(frame: pd.DataFrame) -> np.ndarray:
