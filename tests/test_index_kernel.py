@@ -170,3 +170,10 @@ def test_list_lengths_leave_a_list_subclass_to_python():
             return 7
 
     assert kernel.list_lengths([[1], Sized()]) is None
+
+
+def test_take_reads_every_key_in_one_pass_as_column_does():
+    objs = [{"a": 1, "b": [2]}, {"b": None}, {"c": "x"}]
+    taken = kernel.take(objs, ("a", "b", "c", "d"))
+    assert taken == [kernel.column(objs, k) for k in ("a", "b", "c", "d")]
+    assert kernel.take([{"a": 1}, "no dict"], ("a",)) is None

@@ -154,6 +154,34 @@ static PyObject *column(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* take(objs, keys) -> list | None: [column(objs, key) for key in keys], in one pass over the
+ * samples (each sample's dict is read once, while it is in cache, for every key); None when
+ * one is not a dict. */
+static PyObject *take(PyObject *self, PyObject *args) {
+    PyObject *objs, *keys;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &objs, &PyTuple_Type, &keys)) return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(objs), width = PyTuple_GET_SIZE(keys);
+    PyObject *out = PyList_New(width);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < width; k++) {
+        PyObject *values = PyList_New(count);
+        if (values == NULL) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, k, values);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *obj = PyList_GET_ITEM(objs, i);
+        if (!PyDict_CheckExact(obj)) { Py_DECREF(out); Py_RETURN_NONE; }
+        for (Py_ssize_t k = 0; k < width; k++) {
+            PyObject *value = PyDict_GetItemWithError(obj, PyTuple_GET_ITEM(keys, k));
+            if (value == NULL && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+            value = value == NULL ? Py_None : value;
+            Py_INCREF(value);
+            PyList_SET_ITEM(PyList_GET_ITEM(out, k), i, value);
+        }
+    }
+    return out;
+}
+
 /* list_lengths(values) -> bytes | None: int64 len of each list, -1 for a scalar, text, dict,
  * tuple or None; None for anything else (an array, a list subclass: Python's path). */
 static PyObject *list_lengths(PyObject *self, PyObject *args) {
@@ -281,6 +309,7 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"column", column, METH_VARARGS, "each dict's value under a key, None where missing"},
+    {"take", take, METH_VARARGS, "the columns of several keys in one pass"},
     {"list_lengths", list_lengths, METH_VARARGS, "int64 bytes of each list's length, -1 else"},
     {"flat_heads", flat_heads, METH_VARARGS, "float64 bytes of each list's first n numbers"},
     {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},

@@ -74,3 +74,9 @@ def list_lengths(values: list) -> np.ndarray | None:
         return None
     out = _C.list_lengths(values)
     return None if out is None else np.frombuffer(out, dtype=np.int64)
+
+
+def take(objs: list[dict], keys: tuple[str, ...]) -> list[list] | None:
+    """[column(objs, key) for key in keys] in one C pass over the samples (each sample's dict
+    read once, while it is in cache); None without the build or when one is no dict."""
+    return None if _C is None else _C.take(objs, keys)

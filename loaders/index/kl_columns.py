@@ -9,7 +9,7 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.index import kernel
-from loaders.index.field_columns import Report, numeric_heads
+from loaders.index.field_columns import Report, column, numeric_heads
 from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array
@@ -28,9 +28,11 @@ class LogRatios:
         self._lengths: list[np.ndarray] = []  # and its n
         self._order: Order | None = None
 
-    def add(self, objs: list[dict], first: int, lengths: list[int], report: Report) -> None:
-        """Samples numbered from `first`, with their aligned lengths."""
-        policy, reference = kernel.column(objs, S.LOGPROBS), kernel.column(objs, S.REF_LOGPROBS)
+    def add(self, objs: list[dict], first: int, lengths: list[int], report: Report,
+            keys: set[str]) -> None:
+        """Samples numbered from `first`, with their aligned lengths and their keys (a
+        Fields: its columns)."""
+        policy, reference = column(objs, S.LOGPROBS, keys), column(objs, S.REF_LOGPROBS, keys)
         both = [i for i, (p, r, n) in enumerate(zip(policy, reference, lengths))
                 if n and p is not None and r is not None]
         if not both:

@@ -77,9 +77,10 @@ class SummaryBatch:
             found.append((i, reason))
 
         part = _summarize(objs, wheres, report, self._prompt_ids)
-        self._ratios.add(objs, self._done, part[S.RESPONSE_LEN].tolist(), report)
+        keys = part.pop(_FIELDS)
+        self._ratios.add(objs, self._done, part[S.RESPONSE_LEN].tolist(), report, keys)
         _report(found, problems, wheres, after)
-        self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES))
+        self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES), keys)
         self._parts.append(part)
         self._done += len(objs)
 
@@ -107,6 +108,7 @@ def where_of(file: str, line: int, rank: int, offset: int, nbytes: int = 0,
 
 
 _PLACES = "\0places"  # a part's trained-token places, handed to the digest
+_FIELDS = "\0fields"  # and its keys with their columns (field_columns.Fields)
 
 
 def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
@@ -136,7 +138,8 @@ def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
     keys = set().union(*objs)
     turns = T.conversations(objs, keys)
     places = T.trained_views(objs, keys, cols)  # drops only known keys: `keys` still holds
-    cols[S.STEP] = np.array([o[S.STEP] for o in objs], dtype=np.int64)
+    keys = F.Fields(objs, keys)  # after the cut: its columns are the cut samples'
+    cols[S.STEP] = np.array(F.column(objs, S.STEP, keys), dtype=np.int64)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],
@@ -149,6 +152,7 @@ def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
     cols.update(T.conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))
     cols[S.NAN_COUNT] = bad
     cols[_PLACES] = places
+    cols[_FIELDS] = keys
     return cols
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from loaders import schema as S
-from loaders.index import kernel
+from loaders.index.field_columns import column
 from loaders.index.grouping import prompt_id
 from loaders.index.repetition import repetitions
 from loaders.parse.text import text_of
@@ -22,7 +22,7 @@ def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
     """The key's text in every sample ("" where missing)."""
     if key not in keys:
         return [""] * len(objs)
-    values = kernel.column(objs, key)
+    values = column(objs, key, keys)
     if set(map(type, values)) <= {str}:
         return values
     return [v if v.__class__ is str else text_of(v) for v in values]

@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
+from loaders.index.field_columns import column
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse.arrays import BadField, pack_floats
 
@@ -44,18 +45,21 @@ class TokenDigest:
         self._positions: dict[int, np.ndarray] = {}
 
     def add(self, objs: list[dict], first: int, lengths: np.ndarray,
-            places: list[np.ndarray | None]) -> None:
-        """Samples numbered from `first` in the batch, with their aligned lengths.
-        `places`: of a multi-turn sample cut to its trained tokens, each token's place in
-        the whole response, so a hot token opens at its place in the token views."""
+            places: list[np.ndarray | None], keys: set[str]) -> None:
+        """Samples numbered from `first` in the batch, with their aligned lengths and their
+        keys (a Fields: its columns). `places`: of a multi-turn sample cut to its trained
+        tokens, each token's place in the whole response, so a hot token opens at its
+        place in the token views."""
         kept = np.flatnonzero(lengths > 0).tolist()
         self._rows.extend(first + i for i in kept)
         self._positions.update((first + i, places[i]) for i in kept if places[i] is not None)
-        tokens = [objs[i].get(S.RESPONSE_TOKENS) for i in kept]
-        self._tokens.extend(t if isinstance(t, (list, np.ndarray)) else None for t in tokens)
-        for name in EXTRA:
-            for i in (i for i in kept if name in objs[i]):
-                values, n = objs[i].get(name), int(lengths[i])
+        tokens = column(objs, S.RESPONSE_TOKENS, keys)
+        self._tokens.extend(t if isinstance(t, (list, np.ndarray)) else None
+                            for t in map(tokens.__getitem__, kept))
+        for name in (name for name in EXTRA if name in keys):
+            extra = column(objs, name, keys)
+            for i in (i for i in kept if extra[i] is not None):
+                values, n = extra[i], int(lengths[i])
                 if isinstance(values, (list, np.ndarray)) and len(values) >= n:
                     try:
                         self._extra[name][first + i] = pack_floats(values, n)
