@@ -177,3 +177,8 @@ def test_take_reads_every_key_in_one_pass_as_column_does():
     taken = kernel.take(objs, ("a", "b", "c", "d"))
     assert taken == [kernel.column(objs, k) for k in ("a", "b", "c", "d")]
     assert kernel.take([{"a": 1}, "no dict"], ("a",)) is None
+
+
+def test_column_takes_any_key_a_dict_can_hold():
+    objs = [{1: "one"}, {}]
+    assert kernel.column(objs, 1) == ["one", None]

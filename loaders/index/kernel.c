@@ -138,7 +138,7 @@ static PyObject *head_sums(PyObject *self, PyObject *args) {
 /* column(objs, key) -> list | None: [o.get(key) for o in objs]; None when one is not a dict. */
 static PyObject *column(PyObject *self, PyObject *args) {
     PyObject *objs, *key;
-    if (!PyArg_ParseTuple(args, "O!U", &PyList_Type, &objs, &key)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &objs, &key)) return NULL;
     Py_ssize_t count = PyList_GET_SIZE(objs);
     PyObject *out = PyList_New(count);
     if (out == NULL) return NULL;
