@@ -80,8 +80,8 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     alone = pool.scan_inline(chunks, 0, None, lambda columns: columns)
     mine, taking = [], pool._while_workers_start
 
-    def recorded(futures):
-        for i in taking(futures):
+    def recorded(waiting, running):
+        for i in taking(waiting, running):
             mine.append(i)
             yield i
 

@@ -45,15 +45,12 @@ static int as_double(PyObject *item, double *out) {
     return 0;
 }
 
-/* lengths[i] as a Py_ssize_t, -1 with an error set when it is not an int. */
-static Py_ssize_t length_at(PyObject *lengths, Py_ssize_t i) {
-    return PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
-}
-
-static int check_pair(PyObject *parts, PyObject *lengths) {
-    if (!PyList_CheckExact(parts) || !PyList_CheckExact(lengths) ||
-        PyList_GET_SIZE(parts) != PyList_GET_SIZE(lengths)) {
-        PyErr_SetString(PyExc_TypeError, "expected two lists of one length");
+/* The (parts, lengths) arguments: two lists of one length; 0, or -1 with an error set. */
+static int parse_pair(PyObject *args, PyObject **parts, PyObject **lengths) {
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, parts, &PyList_Type, lengths))
+        return -1;
+    if (PyList_GET_SIZE(*parts) != PyList_GET_SIZE(*lengths)) {
+        PyErr_SetString(PyExc_ValueError, "parts and lengths differ in length");
         return -1;
     }
     return 0;
@@ -63,12 +60,11 @@ static int check_pair(PyObject *parts, PyObject *lengths) {
  * parts, end to end as float64 (kl_columns._flat's fromiter over its heads). */
 static PyObject *flat_heads(PyObject *self, PyObject *args) {
     PyObject *parts, *lengths;
-    if (!PyArg_ParseTuple(args, "OO", &parts, &lengths) || check_pair(parts, lengths) < 0)
-        return NULL;
+    if (parse_pair(args, &parts, &lengths) < 0) return NULL;
     Py_ssize_t count = PyList_GET_SIZE(parts), total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *part = PyList_GET_ITEM(parts, i);
-        Py_ssize_t n = length_at(lengths, i);
+        Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
         if (n < 0 && PyErr_Occurred()) return NULL;
         if (!PyList_CheckExact(part) || n < 0 || PyList_GET_SIZE(part) < n) Py_RETURN_NONE;
         total += n;
@@ -96,8 +92,7 @@ static PyObject *flat_heads(PyObject *self, PyObject *args) {
  * (field_columns._plain_sums).  None where a value is not a float or a machine-size int. */
 static PyObject *head_sums(PyObject *self, PyObject *args) {
     PyObject *parts, *lengths;
-    if (!PyArg_ParseTuple(args, "OO", &parts, &lengths) || check_pair(parts, lengths) < 0)
-        return NULL;
+    if (parse_pair(args, &parts, &lengths) < 0) return NULL;
 #if PY_VERSION_HEX >= 0x030C0000
     Py_RETURN_NONE;  /* 3.12's sum compensates its rounding: Python's path stays the rule */
 #else

@@ -4,8 +4,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
 from loaders.formats import BY_NAME
@@ -93,24 +94,37 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
             progress(done, total)
 
     context = multiprocessing.get_context("forkserver")
+    waiting = deque(range(len(chunks)))  # chunks not handed out yet, in order
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {pool.submit(scan_chunk, c): i for i, c in enumerate(chunks)}
-        for i in _while_workers_start(list(futures)):
+        running: dict[Future, int] = {}
+
+        def hand_out() -> None:
+            if waiting:
+                i = waiting.popleft()
+                running[pool.submit(scan_chunk, chunks[i])] = i
+
+        for _ in range(IN_FLIGHT * workers):
+            hand_out()
+        for i in _while_workers_start(waiting, running):
             keep(i, scan_chunk(chunks[i]))
-        for future in as_completed([f for f in futures if not f.cancelled()]):
-            keep(futures[future], future.result())
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                keep(running.pop(future), future.result())
+                hand_out()
     return results
 
 
-def _while_workers_start(futures: list[Future]) -> Iterator[int]:
-    """The chunks this process takes back from the pool's queue, last first, and scans
-    itself while the workers start (a fork server and each worker import the parser,
-    about 0.2 s with every core idle but for that): one at a time, until a worker has
-    sent a result or none is left waiting."""
-    for i in range(len(futures) - 1, 0, -1):
-        if any(f.done() for f in futures[:i]) or not futures[i].cancel():
-            return
-        yield i
+IN_FLIGHT = 2  # chunks a worker holds at once: the next is at hand when one is done
+
+
+def _while_workers_start(waiting: deque[int], running: dict[Future, int]) -> Iterator[int]:
+    """The chunks this process scans itself, last first, while the workers start (a fork
+    server and each worker import the parser, about 0.2 s with every core idle but for
+    that): one at a time, until a worker has sent a result or none is left waiting.  Never
+    one handed to the pool (a cancelled future breaks 3.11's pool if a worker dies)."""
+    while waiting and not any(future.done() for future in running):
+        yield waiting.pop()
 
 
 def _tabular(task: Task) -> bool:
