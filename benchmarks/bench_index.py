@@ -1,7 +1,7 @@
 """The cold index against the parse limit, on every shape the index-speed goals name.
 
     python benchmarks/bench_index.py [--dir /tmp/rl-board-bench] [--shapes medium,large,long,
-        parquet] [--repeat 2]
+        parquet] [--repeat 2] [--before CHECKOUT]
 
 Each shape is generated once (samples/generate_dump.py; `parquet` is `large` converted by
 `python -m loaders convert`) and kept in DIR for the next run.  Per shape, interleaved and best
@@ -10,6 +10,8 @@ orjson over every line, every core) and the cold index (`python -m loaders DIR -
 --no-cache` in a fresh process, its wall time less the interpreter's start and imports),
 with the peak RSS of its process tree.  Then the reopen (the stored index, a cache hit).
 `real` (2 x 8 x 1,024 samples of up to 8,192 tokens, 7.6 GB) is left out unless named.
+--before runs an earlier checkout's cold index beside each of this one's (make it with
+`git worktree add /tmp/before REV`, and its kernel with its own scripts/build_kernel.py).
 """
 from __future__ import annotations
 
@@ -37,10 +39,10 @@ SHAPES = {
 }
 
 
-def run(args: list[str]) -> tuple[str, float, int]:
+def run(args: list[str], cwd: Path = ROOT) -> tuple[str, float, int]:
     """stdout, wall seconds and peak RSS of the process tree of a child process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     with PeakRss(proc.pid) as rss:
         out, _ = proc.communicate()
     if proc.returncode != 0:
@@ -74,15 +76,20 @@ def warm(root: Path) -> None:
                     pass
 
 
-def measure(root: Path, limit_root: Path, repeat: int, start_s: float) -> dict:
+def measure(root: Path, limit_root: Path, repeat: int, start_s: float,
+            before: tuple[Path, float] | None = None) -> dict:
+    """`before`: another checkout and its start-up time, whose cold index runs interleaved
+    with this one's (the same dumps, the same minutes of a machine whose speed drifts)."""
     warm(root)
     warm(limit_root)
-    limits, colds, peaks = [], [], []
+    limits, colds, peaks, earlier = [], [], [], []
+    cold = [sys.executable, "-m", "loaders", str(root), "--json", "--no-cache"]
     for _ in range(repeat):
         out, _, _ = run([sys.executable, str(LIMIT), str(limit_root)])
         limits.append(float(out.split("parse_limit_s=")[1].split()[0]))
-        out, wall, peak = run([sys.executable, "-m", "loaders", str(root), "--json",
-                               "--no-cache"])
+        if before:
+            earlier.append(run(cold, before[0])[1] - before[1])
+        out, wall, peak = run(cold)
         colds.append(wall - start_s)
         peaks.append(peak)
     samples = orjson.loads(out)["samples"]
@@ -90,12 +97,13 @@ def measure(root: Path, limit_root: Path, repeat: int, start_s: float) -> dict:
     _, reopen, reopen_rss = run([sys.executable, "-m", "loaders", str(root), "--json"])
     return {"samples": samples, "bytes": size_of(root), "limit_bytes": size_of(limit_root),
             "parse_limit_s": min(limits), "cold_s": min(colds), "peak_rss": min(peaks),
-            "reopen_s": reopen - start_s, "reopen_rss": reopen_rss}
+            "reopen_s": reopen - start_s, "reopen_rss": reopen_rss,
+            "before_s": min(earlier) if earlier else None}
 
 
-def startup() -> float:
+def startup(cwd: Path = ROOT) -> float:
     """The interpreter's start and the loader's imports, subtracted from every wall time."""
-    return min(run([sys.executable, "-c", "import loaders, loaders.__main__"])[1]
+    return min(run([sys.executable, "-c", "import loaders, loaders.__main__"], cwd)[1]
                for _ in range(3))
 
 
@@ -107,6 +115,8 @@ def report(name: str, r: dict) -> str:
                 f"(goal >= 5x); file {r['limit_bytes'] / r['bytes']:.1f}x smaller (goal >= 5x)")
     else:
         what = f"{ratio:.2f}x the parse limit (goal <= {goal}x)"
+    if r.get("before_s"):
+        what += f" (before: {r['before_s']:.2f} s = {r['before_s'] / r['parse_limit_s']:.2f}x)"
     return (f"{name:8s} {r['samples']:>9,} samples {r['bytes'] / 1e6:>7,.0f} MB | parse limit "
             f"{r['parse_limit_s']:6.2f} s | cold index {r['cold_s']:6.2f} s = {what} | peak RSS "
             f"{r['peak_rss'] / 1e6:,.0f} MB = {r['peak_rss'] / r['limit_bytes']:.2f}x dump"
@@ -119,16 +129,19 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/rl-board-bench"))
     parser.add_argument("--shapes", default="medium,large,long,parquet")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="another checkout (a git worktree of an "
+                        "earlier commit): its cold index too, interleaved with this one's")
     args = parser.parse_args()
     if not LIMIT.exists():
         raise SystemExit(f"the yardstick {LIMIT} is missing (../shared/bench beside the checkout)")
     start_s = startup()
     print(f"interpreter start and imports: {start_s:.2f} s (subtracted); yardstick {LIMIT}")
+    before = (args.before.resolve(), startup(args.before.resolve())) if args.before else None
     results = {}
     for name in args.shapes.split(","):
         root = made(args.dir, name)
         limit_root = made(args.dir, "large") if name == "parquet" else root
-        results[name] = measure(root, limit_root, args.repeat, start_s)
+        results[name] = measure(root, limit_root, args.repeat, start_s, before)
         print(report(name, results[name]), flush=True)
     out = ROOT / "benchmarks" / "out" / "bench_index.json"
     out.parent.mkdir(exist_ok=True)
