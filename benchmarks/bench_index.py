@@ -115,7 +115,9 @@ def report(name: str, r: dict) -> str:
                 f"(goal >= 5x); file {r['limit_bytes'] / r['bytes']:.1f}x smaller (goal >= 5x)")
     else:
         what = f"{ratio:.2f}x the parse limit (goal <= {goal}x)"
-    if r.get("before_s"):
+    if r.get("before_s") and name == "parquet":
+        what += f" (before: {r['before_s']:.2f} s = {r['parse_limit_s'] / r['before_s']:.2f}x)"
+    elif r.get("before_s"):
         what += f" (before: {r['before_s']:.2f} s = {r['before_s'] / r['parse_limit_s']:.2f}x)"
     return (f"{name:8s} {r['samples']:>9,} samples {r['bytes'] / 1e6:>7,.0f} MB | parse limit "
             f"{r['parse_limit_s']:6.2f} s | cold index {r['cold_s']:6.2f} s = {what} | peak RSS "
