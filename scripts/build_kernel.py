@@ -43,10 +43,10 @@ def built_from() -> str | None:
 def build() -> str:
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
-        return "no C compiler (cc): the index runs its Python path, about 2x slower"
+        return "no C compiler (cc): the index runs its Python path, about 1.3x slower"
     include = sysconfig.get_paths()["include"]
     if not (Path(include) / "Python.h").exists():
-        return f"no Python.h in {include}: the index runs its Python path, about 2x slower"
+        return f"no Python.h in {include}: the index runs its Python path, about 1.3x slower"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / target().name
         cmd = [compiler, "-O3", "-shared", "-fPIC", "-std=c99", "-Wall",

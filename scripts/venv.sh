@@ -21,7 +21,7 @@ ensure_venv() {
   VENV_PY="$venv/bin/python"
   export VENV_PY
   # the index build's C loops (loaders/index/kernel.c); without a compiler the board still
-  # runs, its index about 2x slower, and this says so
+  # runs, its index about 1.3x slower, and this says so
   "$VENV_PY" "$here/scripts/build_kernel.py" --quiet >&2 || true
   # the board's bytecode, once: each index worker imports the parser, and where
   # PYTHONDONTWRITEBYTECODE is set it would compile it from source every time (~60 ms a start)
