@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
-from loaders.serve.heap import give_back
+from loaders.heap import give_back
 from loaders.serve.run import IndexWrittenOver
 from pages import exposure, live, routes, state
 from pages.figures.text import literal

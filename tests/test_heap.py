@@ -1,11 +1,11 @@
-"""loaders.serve.heap: freed heap pages go back to the system after a load."""
+"""loaders.heap: freed heap pages go back to the system after a load."""
 from __future__ import annotations
 
 import sys
 
 import pytest
 
-from loaders.serve.heap import give_back
+from loaders.heap import give_back
 
 
 def _rss_mb() -> float:

@@ -38,3 +38,20 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
     finish = keyed(open_run(tmp_path, use_cache=False))[S.LAST_FINISH]  # read by row
     assert finish.tolist()[:9] == ["stop"] * 3 + ["length"] * 3 + [""] * 3
     assert set(parts[S.FILE].astype(str)) == {f"rollout_data_rank_{r}.jsonl" for r in range(3)}
+
+
+def test_a_run_sorted_a_few_columns_at_a_time_equals_one_whole_take():
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from loaders.index import parts
+
+    rng = np.random.default_rng(4)
+    columns = {f"c{i}": rng.normal(size=50) for i in range(2 * parts.TAKEN_AT_ONCE + 3)}
+    columns["text"] = [f"t{i}" for i in range(50)]
+    columns["codes"] = pa.array([f"k{i % 3}" for i in range(50)]).dictionary_encode()
+    table = pa.table(columns)
+    order = pc.sort_indices(table, sort_keys=[("c0", "ascending")])
+    held = [table]
+    assert parts._taken(held, order).equals(table.take(order)) and held == []

@@ -146,6 +146,8 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     if status == "hit":
         return stored, status
     parts = in_file_order([w.dump.rel for w in works], frames + bundles)
+    # the parts alone hold the rows now: combine lets each column go as it sorts it
+    del results, bundles, by_file, frames
     if stored is not None:
         parts.insert(0, part_of(stored.rows_of(keep)))
     return _capped(parts, states, problems, dropped, works), status
@@ -155,10 +157,12 @@ def _capped(parts: list[Part], states: dict[str, FileState], problems: list[dict
             dropped: dict[str, set[str]], works: list[Work]) -> Stored:
     """The new index, its extra columns capped over the whole run, one note a file that
     lost some (in its worker, `dropped`, or here)."""
-    parts, lost = cap_extras(parts)
+    capped, lost = cap_extras(parts)
+    if capped is not parts:
+        parts.clear()  # the caller's list: only `capped` holds the rows
     counts = {f: len(dropped.get(f, set()) | lost.get(f, set())) for f in {*dropped, *lost}}
     problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
-    return Stored(combine(parts), states, problems)
+    return Stored(combine(capped), states, problems)
 
 
 def _apply(work: Work, results: list[ChunkResult]

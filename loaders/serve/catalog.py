@@ -16,11 +16,11 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from loaders.find.remote import RemotePath, as_path, is_url
+from loaders.heap import give_back
 from loaders.index.chunk import Progress
 from loaders.serve.budget import BUDGET, run_bytes
 from loaders.serve.dir_walk import DirWalk, listing_of, walk_dir
 from loaders.serve.grow import grown
-from loaders.serve.heap import give_back
 from loaders.serve.memo import Memo
 from loaders.serve.run import DumpError, Run, open_run
 from loaders.serve.watch import Load, Stalled, stall_seconds
