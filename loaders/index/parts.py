@@ -137,22 +137,38 @@ def _plain(part: Part) -> Part:
 
 def _same_types(parts: list[Part]) -> list[Part]:
     """Every column of one kind in all parts: text wherever one part has it as text and
-    another as anything but text or nulls."""
+    another as anything but text or nulls; and plain text wherever one part has it as codes
+    and another as plain text (a followed run's new parts beside its stored rows), decoded
+    by Arrow in the parts that have codes."""
     kinds: dict[str, set[str]] = {}
+    coded: dict[str, set[bool]] = {}
     for part in parts:
         for field in part.schema:
             kinds.setdefault(field.name, set()).add(_kind(field.type))
+            coded.setdefault(field.name, set()).add(pa.types.is_dictionary(field.type))
     mixed = {name for name, found in kinds.items() if "text" in found and found - {
         "text", "null"}}
-    if not mixed:
+    decode = {name for name, found in coded.items() if len(found) == 2} - mixed
+    if not mixed and not decode:
         return parts
-    return [_as_text(part, mixed.intersection(part.column_names)) for part in parts]
+    return [_decoded(_as_text(part, mixed.intersection(part.column_names)),
+                     decode.intersection(part.column_names)) for part in parts]
 
 
 def _kind(kind: pa.DataType) -> str:
     if pa.types.is_null(kind):
         return "null"
+    if pa.types.is_dictionary(kind):  # codes of text are text
+        kind = kind.value_type
     return "text" if pa.types.is_string(kind) or pa.types.is_large_string(kind) else str(kind)
+
+
+def _decoded(part: Part, names: set[str]) -> Part:
+    for name in names:
+        at, field = part.schema.get_field_index(name), part.schema.field(name)
+        if pa.types.is_dictionary(field.type):
+            part = part.set_column(at, name, part.column(at).cast(field.type.value_type))
+    return part
 
 
 def _as_text(part: Part, names: set[str]) -> Part:
