@@ -182,3 +182,21 @@ def test_take_reads_every_key_in_one_pass_as_column_does():
 def test_column_takes_any_key_a_dict_can_hold():
     objs = [{1: "one"}, {}]
     assert kernel.column(objs, 1) == ["one", None]
+
+
+def test_odd_containers_and_numbers_go_to_python():
+    class Lazy(list):  # a list subclass with a len of its own, as the outer list
+        def __len__(self):
+            return 3
+
+    class Twisted(int):
+        def __float__(self):
+            return 99.0
+
+    assert kernel.list_lengths(Lazy([[1, 2]])) is None
+    assert kernel._C.column(Lazy([{"a": 1}]), "a") is None
+    assert kernel.take(Lazy([{"a": 1}]), ("a",)) is None
+    assert kernel.repetitions(Lazy(["a b"]), 1024, 16, 31) is None
+    assert kernel.flat_heads([[Twisted(5)]], [1]) is None  # np.fromiter calls __float__
+    with pytest.raises(ValueError):
+        kernel.repetitions(["a b"], 2 ** 61, 16, 31)  # the buffers would not fit

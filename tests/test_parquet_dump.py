@@ -225,3 +225,16 @@ def test_a_crashed_writers_temp_file_is_removed_by_the_next(tmp_path):
     os.utime(other, (1, 1))
     DumpWriter(tmp_path, rank=0, format="parquet").close()
     assert not old.exists() and young.exists() and other.exists()  # rank 1 cleans its own
+
+
+def test_a_list_valued_group_key_reads_back_as_no_group_id(tmp_path):
+    # a list is no group id (grouping.usable_group_id); read back from Parquet it is an
+    # array, which crashed the group lookup
+    samples = [{"step": 0, "prompt": f"p{i % 2}", "response": "r", "reward": 1.0,
+                "uid": [i % 2]} for i in range(4)]
+    for fmt in ("jsonl", "parquet"):
+        with DumpWriter(tmp_path / fmt, rank=0, format=fmt) as writer:
+            writer.write_many(samples)
+    jsonl, parquet = (open_run(tmp_path / f, use_cache=False).samples for f in ("jsonl", "parquet"))
+    assert len(parquet) == 4 and (parquet[S.GROUP_SOURCE] == S.GROUP_BY_PROMPT).all()
+    assert parquet[S.GROUP_ID].tolist() == jsonl[S.GROUP_ID].tolist()

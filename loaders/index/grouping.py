@@ -4,6 +4,8 @@ Both are summary columns, so the Groups and Prompts pages never parse a line to 
 """
 from __future__ import annotations
 
+import numpy as np
+
 from loaders import schema as S
 from loaders.index.extras import FieldProblem
 from loaders.parse.arrays import BadField
@@ -46,8 +48,10 @@ def prompt_id(prompt: str) -> int:
 
 
 def usable_group_id(value: object) -> bool:
-    """A trainer's group id can be any value but a missing one, "", a list or a dict."""
-    return value is not None and value != "" and not isinstance(value, (list, dict))
+    """A trainer's group id can be any value but a missing one, "", a list or a dict (or
+    an array: a list read back from a Parquet dump)."""
+    return value is not None and not isinstance(value, (list, dict, np.ndarray)) and (
+        value != "")
 
 
 def group_id(key: str, value: object) -> int:

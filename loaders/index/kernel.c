@@ -33,7 +33,7 @@ static int as_double(PyObject *item, double *out) {
         *out = NAN;
         return 1;
     }
-    if (PyLong_Check(item)) {  /* int and bool: float(v), correctly rounded */
+    if (PyLong_CheckExact(item) || PyBool_Check(item)) {  /* float(v), correctly rounded */
         double v = PyLong_AsDouble(item);
         if (v == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();  /* too large for a double: Python's path names it */
@@ -47,8 +47,11 @@ static int as_double(PyObject *item, double *out) {
 
 /* The (parts, lengths) arguments: two lists of one length; 0, or -1 with an error set. */
 static int parse_pair(PyObject *args, PyObject **parts, PyObject **lengths) {
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, parts, &PyList_Type, lengths))
+    if (!PyArg_ParseTuple(args, "OO", parts, lengths)) return -1;
+    if (!PyList_CheckExact(*parts) || !PyList_CheckExact(*lengths)) {
+        PyErr_SetString(PyExc_TypeError, "parts and lengths must be lists");
         return -1;
+    }
     if (PyList_GET_SIZE(*parts) != PyList_GET_SIZE(*lengths)) {
         PyErr_SetString(PyExc_ValueError, "parts and lengths differ in length");
         return -1;
@@ -134,6 +137,7 @@ static PyObject *head_sums(PyObject *self, PyObject *args) {
 static PyObject *column(PyObject *self, PyObject *args) {
     PyObject *objs, *key;
     if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &objs, &key)) return NULL;
+    if (!PyList_CheckExact(objs)) Py_RETURN_NONE;  /* a subclass: Python reads it */
     Py_ssize_t count = PyList_GET_SIZE(objs);
     PyObject *out = PyList_New(count);
     if (out == NULL) return NULL;
@@ -155,6 +159,7 @@ static PyObject *column(PyObject *self, PyObject *args) {
 static PyObject *take(PyObject *self, PyObject *args) {
     PyObject *objs, *keys;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &objs, &PyTuple_Type, &keys)) return NULL;
+    if (!PyList_CheckExact(objs)) Py_RETURN_NONE;  /* a subclass: Python reads it */
     Py_ssize_t count = PyList_GET_SIZE(objs), width = PyTuple_GET_SIZE(keys);
     PyObject *out = PyList_New(width);
     if (out == NULL) return NULL;
@@ -182,6 +187,7 @@ static PyObject *take(PyObject *self, PyObject *args) {
 static PyObject *list_lengths(PyObject *self, PyObject *args) {
     PyObject *values;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &values)) return NULL;
+    if (!PyList_CheckExact(values)) Py_RETURN_NONE;  /* a subclass: Python reads it */
     Py_ssize_t count = PyList_GET_SIZE(values);
     PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
     if (out == NULL) return NULL;
@@ -275,8 +281,9 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
     Py_ssize_t tail, min_words, min_chars;
     if (!PyArg_ParseTuple(args, "O!nnn", &PyList_Type, &texts, &tail, &min_words, &min_chars))
         return NULL;
-    if (tail < 1 || min_words < 4) {
-        PyErr_SetString(PyExc_ValueError, "tail >= 1 and min_words >= 4");
+    if (!PyList_CheckExact(texts)) Py_RETURN_NONE;  /* a subclass: Python reads it */
+    if (tail < 1 || tail > (1 << 24) || min_words < 4) {
+        PyErr_SetString(PyExc_ValueError, "1 <= tail <= 2**24 and min_words >= 4");
         return NULL;
     }
     Py_ssize_t count = PyList_GET_SIZE(texts), slots = 16;
