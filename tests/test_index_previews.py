@@ -80,7 +80,10 @@ def test_growth_holds_its_previews_until_saved_then_the_index_has_them(tmp_path,
     with open(root / "rollout_data_rank_1.jsonl", "ab") as handle:
         handle.write(line_of(make_sample(3, prompt="late prompt", response="late answer")))
     unsaved = grown(run, save=False)
-    assert isinstance(unsaved.previews, previews.HeldPreviews)
+    # the new rows' texts are held; the old ones are read where they were, not again
+    assert isinstance(unsaved.previews, previews.LayeredPreviews)
+    assert unsaved.previews.below is run.previews
+    assert unsaved.previews.grown.held_bytes > 0
     assert unsaved.step_rows(3)[S.PROMPT].tolist() == ["late prompt"]
     saved(unsaved)
     reopened = open_run(root)
@@ -119,3 +122,31 @@ def test_an_index_written_over_in_place_is_never_read_as_the_run_s(tmp_path, sma
         run.step_rows(2)
     again = open_run(root)  # a new open reads the new file through the trust checks
     assert not again.samples.empty and again.step_rows(2)[S.PROMPT].str.startswith("p2-").all()
+
+
+def test_growth_between_saves_reads_no_old_text_and_shows_every_text_as_a_parse_does(
+        tmp_path, small_groups, monkeypatch):
+    root = _dump(tmp_path / "run", steps=3)
+    run = open_run(root)
+    reads = []
+    take = type(run.previews).take
+    monkeypatch.setattr(type(run.previews), "take",
+                        lambda self, rows, *a: reads.append(len(rows)) or take(self, rows, *a))
+    for step in (4, 5):  # two growths without a save: layers on layers
+        for rank in range(2):
+            with open(root / f"rollout_data_rank_{rank}.jsonl", "ab") as handle:
+                handle.write(line_of(make_sample(step, seed=step + rank, prompt=f"late {step}",
+                                                 response=f"late answer {step}.{rank}")))
+        run = grown(run, save=False)
+    assert reads == []  # no text of the indexed rows was read to grow
+    parsed = open_run(root, use_cache=False)
+    pd.testing.assert_frame_equal(_texts(run), _texts(parsed))
+    picked = run.samples.sample(9, random_state=3)  # old and new rows, any order
+    pd.testing.assert_frame_equal(
+        run.with_previews(picked)[list(S.TEXT_PREVIEWS)].reset_index(drop=True),
+        parsed.with_previews(parsed.samples.loc[picked.index])[list(S.TEXT_PREVIEWS)]
+        .reset_index(drop=True))
+    saved(run)
+    reopened = open_run(root)
+    assert reopened.cache == "hit"
+    pd.testing.assert_frame_equal(_texts(reopened), _texts(parsed))

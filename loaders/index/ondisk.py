@@ -121,10 +121,16 @@ class Stored:
     problems: list[dict]  # those marked "index" are about the cache itself: never saved
     previews: Previews | None = None  # the text previews, when not in the frame
 
-    def rows_of(self, files: set[str]) -> pd.DataFrame:
-        """The samples of these files, with their text previews, as the index holds them."""
+    def rows_of(self, files: set[str], texts: bool = True) -> pd.DataFrame:
+        """The samples of these files, with their text previews, as the index holds them;
+        without `texts`, as a served run holds them (numbered by S.ROW)."""
         rows = self.frame[self.frame[S.FILE].astype("string").isin(files)]
-        return stored_frame(rows, self.previews)
+        return stored_frame(rows, self.previews) if texts else rows
+
+    @property
+    def served(self) -> bool:
+        """Its frame is numbered by S.ROW and its previews are read apart."""
+        return self.previews is not None and S.ROW in self.frame.columns
 
 
 def index_note(place: Path, reason: str) -> dict:

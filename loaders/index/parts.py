@@ -44,6 +44,15 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
                         type=pa.string())
 
 
+def numbered(parts: list[Part], first: int) -> list[Part]:
+    """The parts with their rows numbered in S.ROW, first, first + 1, ... in order."""
+    out = []
+    for part in parts:
+        out.append(part.append_column(S.ROW, pa.array(np.arange(first, first + len(part)))))
+        first += len(part)
+    return out
+
+
 def part_of(frame: pd.DataFrame) -> Part:
     """A frame (the stored index's rows a refresh keeps) as a part."""
     return pa.Table.from_pandas(frame, preserve_index=False)
@@ -61,7 +70,7 @@ def cap_extras(parts: list[Part]) -> tuple[list[Part], dict[str, set[str]]]:
     is capped by its worker; together they may still hold more), and by file, the extra
     columns dropped here that had a value in one of its rows."""
     extra = {name for part in parts for name in part.column_names
-             if name not in S.SUMMARY_DTYPES}
+             if name not in S.BOARD_COLUMNS}
     if len(extra) <= S.MAX_EXTRA_COLUMNS:
         return parts, {}
     gone = extra.difference(kept_extras(extra))

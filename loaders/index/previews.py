@@ -99,6 +99,47 @@ class FilePreviews:
         return 0
 
 
+class LayeredPreviews:
+    """A followed run's previews between two saves of its index: rows numbered below `first`
+    are read where they were (its index file, or the layers before), the rows it grew by
+    since are held in memory, numbered first, first + 1, ... So a growth reads no old text:
+    its cost follows the new bytes, not the run (a save writes them all, every so often)."""
+
+    def __init__(self, below: Previews, first: int, grown: HeldPreviews) -> None:
+        self.below, self.first, self.grown = below, first, grown
+
+    def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
+        rows = np.asarray(rows, dtype=np.int64)
+        new = rows >= self.first
+        if not new.any():
+            return self.below.take(rows, columns)
+        if new.all():
+            return self.grown.take(rows - self.first, columns)
+        both = pa.concat_tables([self.below.take(rows[~new], columns),
+                                 self.grown.take(rows[new] - self.first, columns)],
+                                promote_options="permissive")
+        at = np.concatenate([np.flatnonzero(~new), np.flatnonzero(new)])
+        return both.take(pa.array(np.argsort(at, kind="stable"), pa.int64()))
+
+    @property
+    def held_bytes(self) -> int:
+        return self.below.held_bytes + self.grown.held_bytes
+
+
+def next_row(frame: pd.DataFrame) -> int:
+    """The first S.ROW no row of a served frame has."""
+    return int(frame[S.ROW].max()) + 1 if len(frame) else 0
+
+
+def grown_previews(frame: pd.DataFrame, below: Previews, first: int
+                   ) -> tuple[pd.DataFrame, LayeredPreviews]:
+    """A grown run's served frame and previews: its rows numbered from `first` on (what it
+    grew by, with their texts) held in memory, the others read as before."""
+    new = frame[frame[S.ROW] >= first].sort_values(S.ROW)
+    layer = LayeredPreviews(below, first, held(new))
+    return frame.drop(columns=[c for c in (*S.READ_BY_ROW, S.KEY) if c in frame.columns]), layer
+
+
 def held(frame: pd.DataFrame) -> HeldPreviews:
     """The READ_BY_ROW columns of a frame that still has them, held in memory."""
     return HeldPreviews(pa.Table.from_pandas(frame[list(S.READ_BY_ROW)], preserve_index=False))

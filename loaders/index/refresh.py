@@ -22,8 +22,9 @@ from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundl
 from loaders.index.line_checks import Places, lines_unchanged, stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
-from loaders.index.parts import Part, cap_extras, part_of, shifted, table_of
+from loaders.index.parts import Part, cap_extras, numbered, part_of, shifted, table_of
 from loaders.index.pool import Scanner, scan_all
+from loaders.index.previews import next_row
 from loaders.index.table import combine
 
 PlacesOf = Callable[[str], Places]  # a file's indexed lines (line_checks.stored_places)
@@ -117,12 +118,15 @@ def _work_for(dump: DumpFile, old: FileState | None, places: PlacesOf | None = N
 
 
 def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | None = None,
-            stale: Collection[str] = (), scan: Scanner | None = None) -> tuple[Stored, str]:
+            stale: Collection[str] = (), scan: Scanner | None = None, texts: bool = True
+            ) -> tuple[Stored, str]:
     """The up-to-date index and the cache status: "hit", "partial" or "miss".
 
     Files named in `stale` (a sample read found their bytes changed) are parsed again whole.
     `scan` runs the chunk scans (pool.scan_all here; loaders.index.on_ray maps the same
-    scan_chunk over a Ray cluster).
+    scan_chunk over a Ray cluster).  Without `texts` (a served `stored`: a followed run
+    between saves), the rows kept are not given their texts again: the new rows are numbered
+    from previews.next_row on, with their own texts, the kept ones keep their S.ROW.
     """
     old_files = stored.files if stored else {}
     places = functools.partial(stored_places, stored) if stored is not None else None
@@ -149,7 +153,10 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     # the parts alone hold the rows now: combine lets each column go as it sorts it
     del results, bundles, by_file, frames
     if stored is not None:
-        parts.insert(0, part_of(stored.rows_of(keep)))
+        texts = texts or not stored.served
+        if not texts:
+            parts = numbered(parts, next_row(stored.frame))
+        parts.insert(0, part_of(stored.rows_of(keep, texts)))
     return _capped(parts, states, problems, dropped, works), status
 
 

@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from loaders import schema as S
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
 from loaders.index.ondisk import Stored, save_index, save_kept
 from loaders.index.pool import scan_all, scan_inline
-from loaders.index.previews import served
+from loaders.index.previews import grown_previews, next_row, served
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
@@ -60,17 +61,20 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     """
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
+    first = next_row(run.samples)  # the rows grown by are numbered from here (unsaved)
     fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems, run.previews),
-                            progress, stale=run.stale_files, scan=scan_growth)
+                            progress, stale=run.stale_files, scan=scan_growth, texts=save)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)
     if status == "hit" and (metric_files, stamp) == (run.metric_files, run.metric_stamp):
         return run
-    index_path, previews = run.index_path, fresh.previews
+    index_path, previews, frame = run.index_path, fresh.previews, fresh.frame
     if status != "hit" and save:
         index_path, previews = save_kept(run.root, fresh)
-    samples, previews = served(fresh.frame, previews)  # unsaved growth: previews held
+    elif status != "hit" and S.ROW in frame.columns:  # unsaved: only the new rows' held
+        frame, previews = grown_previews(frame, run.previews, first)
+    samples, previews = served(frame, previews)
     return Run(run.root, samples, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files, stamp,
                previews=previews)
