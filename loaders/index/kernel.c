@@ -45,6 +45,13 @@ static int as_double(PyObject *item, double *out) {
     return 0;
 }
 
+/* A bytes object of count float64s to fill (at: its first), or NULL with an error set. */
+static PyObject *float64s(Py_ssize_t count, double **at) {
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    if (out != NULL) *at = (double *)PyBytes_AS_STRING(out);
+    return out;
+}
+
 /* The (parts, lengths) arguments: two lists of one length; 0, or -1 with an error set. */
 static int parse_pair(PyObject *args, PyObject **parts, PyObject **lengths) {
     if (!PyArg_ParseTuple(args, "OO", parts, lengths)) return -1;
@@ -72,9 +79,9 @@ static PyObject *flat_heads(PyObject *self, PyObject *args) {
         if (!PyList_CheckExact(part) || n < 0 || PyList_GET_SIZE(part) < n) Py_RETURN_NONE;
         total += n;
     }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(double));
+    double *at;
+    PyObject *out = float64s(total, &at);
     if (out == NULL) return NULL;
-    double *at = (double *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *part = PyList_GET_ITEM(parts, i);
         Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
@@ -100,9 +107,9 @@ static PyObject *head_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;  /* 3.12's sum compensates its rounding: Python's path stays the rule */
 #else
     Py_ssize_t count = PyList_GET_SIZE(parts);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    double *at;
+    PyObject *out = float64s(count, &at);
     if (out == NULL) return NULL;
-    double *at = (double *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *part = PyList_GET_ITEM(parts, i);
         Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(lengths, i));
@@ -290,12 +297,12 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
     while (slots < 2 * tail) slots <<= 1;  /* a tail of `tail` chars holds < tail grams */
     Word *words = PyMem_Malloc(sizeof(Word) * (size_t)(tail / 2 + 2));
     Py_ssize_t *table = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)slots);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    double *at = NULL;
+    PyObject *out = float64s(count, &at);
     if (words == NULL || table == NULL || out == NULL) {
         PyMem_Free(words); PyMem_Free(table); Py_XDECREF(out);
         return PyErr_NoMemory();
     }
-    double *at = (double *)PyBytes_AS_STRING(out);
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *text = PyList_GET_ITEM(texts, i);
         if (!PyUnicode_CheckExact(text)) {
