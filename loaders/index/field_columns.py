@@ -17,6 +17,7 @@ from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index import kernel
 from loaders.index.extras import Report
+from loaders.index.fields import column
 from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
@@ -32,34 +33,6 @@ def numbers(values: list) -> np.ndarray | None:
         return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
     except (OverflowError, TypeError, ValueError):
         return None
-
-
-class Fields(set):
-    """A batch's keys, and each key's value in every sample, taken for every key at once
-    on first use (kernel.take: each sample read once, not once a key)."""
-
-    def __init__(self, objs: list[dict], keys: set[str]) -> None:
-        super().__init__(keys)
-        self._objs = objs
-        self._columns: dict[str, list] | None = None
-
-    def column(self, key: str) -> list:
-        if key not in self:
-            return [None] * len(self._objs)
-        if self._columns is None:
-            names = tuple(self)
-            taken = kernel.take(self._objs, names)
-            self._columns = dict(zip(names, taken)) if taken is not None else {}
-        if key not in self._columns:  # the Python path, a key at a time
-            self._columns[key] = [o.get(key) for o in self._objs]
-        return self._columns[key]
-
-
-def column(objs: list[dict], key: str, keys: set[str]) -> list:
-    """The key's value in every sample (None where missing)."""
-    if isinstance(keys, Fields):
-        return keys.column(key)
-    return kernel.column(objs, key) if key in keys else [None] * len(objs)
 
 
 def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.ndarray:

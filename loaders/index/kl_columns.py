@@ -9,7 +9,8 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.index import kernel
-from loaders.index.field_columns import Report, column, numeric_heads
+from loaders.index.field_columns import Report, numeric_heads
+from loaders.index.fields import column
 from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array

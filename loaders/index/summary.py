@@ -16,6 +16,7 @@ from loaders import schema as S
 from loaders.index import field_columns as F
 from loaders.index import turn_columns as T
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
+from loaders.index.fields import Fields, column
 from loaders.index.kl_columns import LogRatios
 from loaders.index.text_columns import text_columns
 from loaders.index.token_digest import TokenDigest
@@ -138,8 +139,8 @@ def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
     keys = set().union(*objs)
     turns = T.conversations(objs, keys)
     places = T.trained_views(objs, keys, cols)  # drops only known keys: `keys` still holds
-    keys = F.Fields(objs, keys)  # after the cut: its columns are the cut samples'
-    cols[S.STEP] = np.array(F.column(objs, S.STEP, keys), dtype=np.int64)
+    keys = Fields(objs, keys)  # after the cut: its columns are the cut samples'
+    cols[S.STEP] = np.array(column(objs, S.STEP, keys), dtype=np.int64)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],

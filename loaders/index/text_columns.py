@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from loaders import schema as S
-from loaders.index.field_columns import column
+from loaders.index.fields import column
 from loaders.index.grouping import prompt_id
 from loaders.index.repetition import repetitions
 from loaders.parse.text import text_of

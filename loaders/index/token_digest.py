@@ -19,7 +19,7 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
-from loaders.index.field_columns import column
+from loaders.index.fields import column
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse.arrays import BadField, pack_floats
 
