@@ -109,7 +109,7 @@ def where_of(file: str, line: int, rank: int, offset: int, nbytes: int = 0,
 
 
 _PLACES = "\0places"  # a part's trained-token places, handed to the digest
-_FIELDS = "\0fields"  # and its keys with their columns (field_columns.Fields)
+_FIELDS = "\0fields"  # and its keys with their columns (fields.Fields)
 
 
 def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
