@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from loaders.health.check import check
+from loaders.health.signals import HEALTH_COLUMNS
 from loaders.serve.report import summary_dict, summary_text
 from loaders.serve.run import DumpError, open_run
 
@@ -58,7 +59,7 @@ def print_alerts(args: argparse.Namespace) -> int:
         print(f"error: no such directory: {root}", file=sys.stderr)
         return 2
     try:
-        samples = open_run(root, use_cache=not args.no_cache).samples
+        samples = open_run(root, use_cache=not args.no_cache).columns(HEALTH_COLUMNS)
     except DumpError:
         samples = None  # a run dir with metrics only
     try:

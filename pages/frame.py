@@ -66,7 +66,7 @@ def frame(config: BoardConfig) -> View | None:
     following = live.follow(base, run_dir, run, named_dir(config))
     show_summary(run)
     run = choose_split(run).trained()
-    if run.samples.empty:
+    if not run.size:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return None
     live.keep_newest(run.steps, following)

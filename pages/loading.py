@@ -146,9 +146,8 @@ SIDEBAR_KINDS = 3
 
 def show_summary(run: loaders.Run) -> None:
     """Samples, steps and bad lines, with every recorded problem as file:line: reason."""
-    frame = run.samples
     st.sidebar.caption(
-        f"{len(frame):,} samples · {len(run.steps):,} steps · "
+        f"{run.size:,} samples · {len(run.steps):,} steps · "
         f"{run.bad_lines:,} bad lines · {run.nan_values:,} non-finite values · "
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     if not run.problems and not run.pending_bytes:

@@ -115,5 +115,5 @@ def legend(members: list[Member]) -> None:
         chips.append(f'<span style="display:inline-block;margin:0 12px 4px 0">'
                      f'<span style="color:{m.colour};font-size:1.3em">■</span> '
                      f"<b>{html.escape(m.label)}</b> <small>{html.escape(m.name)} · "
-                     f"{len(m.run.samples):,} samples · {span}</small></span>")
+                     f"{m.run.size:,} samples · {span}</small></span>")
     st.html("<div>" + "".join(chips) + "</div>")

@@ -54,7 +54,7 @@ def _table(members: list[Member], view: View, a: int, b: int,
     left, right = st.columns([1, 2])
     how = left.radio("Match prompts by", [AUTO, BY_ID, BY_TEXT], key="match",
                      bind="query-params", horizontal=True)
-    column, described = match_column([m.run.samples for m in members], how)
+    column, described = match_column([m.run for m in members], how)
     summaries = [prompt_summary(m.run, -1 if s is None else s, column,
                                 view.options.pass_threshold) for m, s in zip(members, at)]
     table = build.ordered(matched_prompts(summaries, a, b))
@@ -87,7 +87,7 @@ def _link(member: Member, step: int, key: str) -> str:
 def _runs_side_by_side(members: list[Member], view: View, column: str, key: str,
                        at: list[int | None]) -> dict[int, pd.DataFrame]:
     found = {i: answers(m.run, s, column, key) if s is not None
-             else m.run.with_previews(m.run.samples.iloc[:0])
+             else m.run.with_previews(m.run.numbers.step(-1))
              for i, (m, s) in enumerate(zip(members, at))}
     per_row = min(PER_ROW, len(members))
     for start in range(0, len(members), per_row):

@@ -181,10 +181,10 @@ def _group_options(defaults: DisplayOptions) -> tuple[str, float]:
 def choose_left_out(run: loaders.Run) -> bool:
     """Show the samples the trainer did not train on (filtered, aborted, errored)?  They
     are counted here, shown in the tables on request, and never in a statistic."""
-    count = 0 if run.left_out is None else len(run.left_out)
+    count = 0 if run.left_out is None else run.left_out.size
     if not count:
         return False
-    reasons = run.left_out[S.EXCLUDED_BY].value_counts()
+    reasons = run.left_out.read([S.EXCLUDED_BY])[S.EXCLUDED_BY].value_counts()
     st.sidebar.caption(f"{count} samples left out of training: " + literal(
         ", ".join(f"{reason} {n}" for reason, n in reasons.items())))
     return st.sidebar.toggle("Show left-out samples in tables", key="left_out",

@@ -10,6 +10,7 @@ import pytest
 
 from loaders import open_run
 from loaders import schema as S
+from loaders.index.numbers import Numbers
 
 SEEDS, LINES = 30, 40
 # Mutation kinds that still crash open_run because of an open bug in the data core.  They
@@ -75,14 +76,14 @@ def _opened(tmp_path):
 def test_the_check_catches_a_lost_sample(tmp_path):
     dump, run = _opened(tmp_path)
     with pytest.raises(AssertionError, match="got lost"):
-        fuzz.check_run(dump, replace(run, samples=run.samples.iloc[1:]))
+        fuzz.check_run(dump, replace(run, numbers=Numbers(held=run.samples.iloc[1:])))
 
 
 def test_the_check_catches_a_sample_counted_twice(tmp_path):
     dump, run = _opened(tmp_path)
     doubled = run.samples.iloc[[0, 0, *range(1, len(run.samples))]]
     with pytest.raises(AssertionError, match="more than one sample"):
-        fuzz.check_run(dump, replace(run, samples=doubled))
+        fuzz.check_run(dump, replace(run, numbers=Numbers(held=doubled)))
 
 
 def test_the_check_catches_a_kept_line_also_reported(tmp_path):
@@ -98,7 +99,7 @@ def test_the_check_catches_a_wrong_step(tmp_path):
     dump, run = _opened(tmp_path)
     shifted = run.samples.assign(**{S.STEP: run.samples[S.STEP] + 1})
     with pytest.raises(AssertionError, match="kept with step"):
-        fuzz.check_run(dump, replace(run, samples=shifted))
+        fuzz.check_run(dump, replace(run, numbers=Numbers(held=shifted)))
 
 
 def test_colliding_keys_keep_every_value_and_the_board_columns(tmp_path):

@@ -120,9 +120,11 @@ def test_left_out_samples_are_kept_counted_and_out_of_the_statistics(tmp_path, e
     run = _run(tmp_path, samples)
     assert run.samples[S.EXCLUDED].tolist() == [False, False, True]
     trained = run.trained()
-    assert len(trained.samples) == 2 and trained.left_out[S.EXCLUDED_BY].tolist() == [reason]
+    left_out = trained.left_out.read()
+    assert len(trained.samples) == 2 and left_out[S.EXCLUDED_BY].tolist() == [reason]
+    assert trained.left_out.size == 1 and trained.left_out.step(1).equals(left_out)
     assert trained.step_stats.loc[1, S.stat(S.REWARD, "mean")] == 0.5
-    key = keyed(trained, trained.left_out)[S.KEY].iloc[0]
+    key = keyed(trained, left_out)[S.KEY].iloc[0]
     assert trained.sample(key).scalars[S.REWARD] == 100.0  # still opens
     found = trained.groups().step(1, GroupOptions())
     assert found.left_out_samples == 1 and found.table[S.GROUP_SIZE].sum() == 2

@@ -14,8 +14,8 @@ from loaders import schema as S
 from loaders.health.check import check
 from loaders.health.config import DEFAULTS, load_config
 from loaders.health.robust import deviation
-from loaders.health.rules import rank_imbalance
 from loaders.health.signals import health_signals, zero_variance_share
+from loaders.health.special import rank_imbalance
 
 
 def _alerts(tmp_path, rows, samples=None):

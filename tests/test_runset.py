@@ -32,7 +32,7 @@ def _runs(root, names=("base", "ablation", "third")):
 
 
 def _table(runs, steps, how, a=0, b=1):
-    column, _ = match_column([r.samples for r in runs], how)
+    column, _ = match_column(runs, how)
     return column, matched_prompts([prompt_summary(r, s, column) for r, s in zip(runs, steps)],
                                    a, b)
 
@@ -74,9 +74,9 @@ def test_text_does_not_match_prompts_rewritten_with_a_system_prompt_but_ids_do(t
 
 def test_auto_falls_back_to_text_when_a_run_has_no_id(tmp_path):
     runs = _runs(write_runs(tmp_path))
-    column, described = match_column([r.samples for r in runs])
+    column, described = match_column(runs)
     assert column == S.PROMPT_ID and "prompt text" in described
-    assert match_column([r.samples for r in runs[:2]])[0] == "example_id"
+    assert match_column(runs[:2])[0] == "example_id"
     _, table = _table(runs, [2, 2, 2], BY_TEXT, a=0, b=2)
     third = table[S.run_column(MEAN, 2)].dropna()
     assert sorted(third.tolist()) == [0.5, 0.5, 0.5] and table[S.RUNS_WITH].max() == 3

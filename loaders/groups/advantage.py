@@ -18,6 +18,9 @@ MODES = (GRPO, DR_GRPO, RLOO)
 LABELS = {GRPO: "GRPO: (r − mean) / std", DR_GRPO: "Dr. GRPO: r − mean",
           RLOO: "RLOO: r − mean of the others"}
 EPSILON = 1e-6
+# the columns trainer_column looks for
+TRAINER_COLUMNS = tuple(column for key in S.ADVANTAGE_KEYS
+                        for column in (extra_column(key), extra_column(S.extra_array_mean(key))))
 
 
 def derived(rewards: pd.Series, groups: list[pd.Series], mode: str = GRPO) -> pd.Series:

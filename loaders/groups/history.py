@@ -12,6 +12,8 @@ import pandas as pd
 from loaders import schema as S
 from loaders.groups.table import FLAT
 
+# every column prompt_steps reads (and the prompt id, to find a prompt's preview)
+HISTORY_COLUMNS = (S.PROMPT_ID, S.STEP, S.GROUP_ID, S.REWARD, S.RESPONSE_LEN)
 REGRESSED_BELOW = 0.5  # "lost" after being solved: a later pass rate at or below this
 MIN_STEPS = 2  # a prompt seen once has no history to put in a category
 

@@ -9,6 +9,7 @@ from loaders.index.extras import extra_column
 
 DEFAULT_PASS = 0.5  # a reward at or above it passes: 1 vs 0, 1 vs -1 and 1.0 vs 0.1 alike
 FLAT = 1e-12  # rewards closer than this are equal
+CORRECT_COLUMNS = tuple(extra_column(key) for key in S.CORRECT_KEYS)  # correct_column's
 
 
 def correct_column(frame: pd.DataFrame) -> str | None:
@@ -30,7 +31,12 @@ def pass_rule(frame: pd.DataFrame, threshold: float = DEFAULT_PASS) -> str:
 def passed(frame: pd.DataFrame, threshold: float = DEFAULT_PASS) -> tuple[pd.Series, str]:
     """(pass per sample, the rule): the trainer's correctness key when it logged one
     (> 0.5), else reward >= threshold.  A missing reward does not pass."""
-    column = correct_column(frame)
+    return passes(frame, correct_column(frame), threshold)
+
+
+def passes(frame: pd.DataFrame, column: str | None, threshold: float = DEFAULT_PASS
+           ) -> tuple[pd.Series, str]:
+    """passed, by the correctness column found over the whole run (None: by reward)."""
     if column is not None:
         return (frame[column] > 0.5).fillna(False), f"{column} > 0.5"
     return (frame[S.REWARD] >= threshold).fillna(False), f"reward ≥ {threshold:g}"

@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from loaders.health.config import CONFIG_NAME, load_config
-from loaders.health.rules import Alert, evaluate
-from loaders.health.signals import health_signals
+from loaders.health.rules import Alert, evaluated
+from loaders.health.signals import dump_signals, signals_of
+from loaders.health.special import trained_rank_tokens
 from loaders.metrics import MetricFrame, load_metrics
 
 
@@ -20,10 +21,31 @@ class Health:
     config: dict
 
 
-def check(run_dir: Path, samples: pd.DataFrame | None, metrics_path: Path | None = None,
-          config_path: Path | None = None, metric_files: dict[Path, str] | None = None
-          ) -> Health:
-    """Metrics from the run dir (and metrics_path), signals, and the alerts they raise.
+@dataclass(frozen=True)
+class DumpFacts:
+    """What the checks need of the dump's samples, by step: made from a frame (`of`), or a
+    few steps at a time and stacked (`stacked`), since each step's are its own."""
+    signals: pd.DataFrame | None  # signals.dump_signals
+    ranks: tuple[pd.DataFrame, pd.DataFrame] | None  # special.trained_rank_tokens
+
+    @classmethod
+    def of(cls, samples: pd.DataFrame | None) -> DumpFacts:
+        return cls(dump_signals(samples), trained_rank_tokens(samples))
+
+    @classmethod
+    def stacked(cls, parts: list[DumpFacts]) -> DumpFacts:
+        signals = [p.signals for p in parts if p.signals is not None]
+        ranks = [p.ranks for p in parts if p.ranks is not None]
+        return cls(pd.concat(signals) if signals else None,
+                   (pd.concat([r[0] for r in ranks]), pd.concat([r[1] for r in ranks]))
+                   if ranks else None)
+
+
+def check(run_dir: Path, samples: pd.DataFrame | DumpFacts | None,
+          metrics_path: Path | None = None, config_path: Path | None = None,
+          metric_files: dict[Path, str] | None = None) -> Health:
+    """Metrics from the run dir (and metrics_path), signals, and the alerts they raise,
+    over the dump's samples (or their DumpFacts, made already).
 
     A problem with the thresholds file is a note beside the metrics' own (the pages show
     them), never an error: the defaults stand in for what could not be used."""
@@ -32,5 +54,6 @@ def check(run_dir: Path, samples: pd.DataFrame | None, metrics_path: Path | None
     # the run dir's own alerts.toml may not lead out of it; a path given explicitly may
     within = None if config_path else run_dir
     config = load_config(config_path or run_dir / CONFIG_NAME, metrics.notes, within)
-    signals = health_signals(metrics.frame, samples)
-    return Health(metrics, signals, evaluate(signals, samples, config), config)
+    facts = samples if isinstance(samples, DumpFacts) else DumpFacts.of(samples)
+    signals = signals_of(metrics.frame, facts.signals)
+    return Health(metrics, signals, evaluated(signals, facts.ranks, config), config)

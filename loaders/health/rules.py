@@ -10,7 +10,13 @@ import pandas as pd
 from loaders import schema as S
 from loaders.health.alerts import STRONG, Alert, Drill, Scored, Test, hits_of, severities
 from loaders.health.incidents import into_incidents
-from loaders.health.special import memory_risk, rank_imbalance, reward_hacking, zero_variance
+from loaders.health.special import (
+    imbalanced_ranks,
+    memory_risk,
+    reward_hacking,
+    trained_rank_tokens,
+    zero_variance,
+)
 from loaders.metric_names import DUMP_TOKEN_MEANS
 
 Gate = Callable[[Scored, Test, dict], pd.Series]  # where a test may count at all
@@ -104,9 +110,15 @@ def _gated(rule: TrendRule, test: Test, scored: Scored, settings: dict) -> pd.Se
 
 def evaluate(signals: pd.DataFrame, samples: pd.DataFrame | None, cfg: dict) -> list[Alert]:
     """Every rule, grouped into incidents, sorted by step then severity (strong first)."""
+    return evaluated(signals, trained_rank_tokens(samples), cfg)
+
+
+def evaluated(signals: pd.DataFrame, ranks: tuple[pd.DataFrame, pd.DataFrame] | None,
+              cfg: dict) -> list[Alert]:
+    """evaluate, from the per-rank tokens (special.trained_rank_tokens) already made."""
     scored = Scored(signals, cfg)
     alerts = [a for rule in TREND_RULES for a in trend_rule(rule, scored, cfg)]
     alerts += (memory_risk(scored, cfg) + reward_hacking(scored, cfg)
-               + zero_variance(scored, cfg) + rank_imbalance(samples, cfg))
+               + zero_variance(scored, cfg) + imbalanced_ranks(ranks, cfg))
     alerts = into_incidents(alerts, int(cfg["incidents"]["max_gap"]))
     return sorted(alerts, key=lambda a: (a.step, a.severity != STRONG, a.rule, a.key))

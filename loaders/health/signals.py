@@ -47,6 +47,11 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# every column of the dump that health_signals and the rules read
+HEALTH_COLUMNS = (S.STEP, S.REWARD, S.RESPONSE_LEN, S.kl_mean(S.K3), *DUMP_TOKEN_MEANS.values(),
+                  S.TRUNCATED, S.REPETITION, S.GROUP_ID, S.RANK, S.EXCLUDED, S.VALIDATION)
+
+
 def trained_rows(samples: pd.DataFrame) -> pd.DataFrame:
     """The samples a training signal may count: not left out, not validation."""
     keep = np.ones(len(samples), dtype=bool)
@@ -120,16 +125,27 @@ def group_counts(samples: pd.DataFrame, min_group: int = 2) -> pd.Series:
     return group_signals(samples, min_group)[S.H_GROUPS]
 
 
+def dump_signals(samples: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The signals the dump's trained samples imply, by step (None: no such sample)."""
+    if samples is None or samples.empty:
+        return None
+    trained = trained_rows(samples)
+    return _from_dump(trained) if not trained.empty else None
+
+
 def health_signals(metrics: pd.DataFrame | None, samples: pd.DataFrame | None) -> pd.DataFrame:
     """One row per step; the trainer's metrics win over what the dump implies (and then the
     dump's standard error, which is about the dump's samples, is dropped with its value)."""
+    return signals_of(metrics, dump_signals(samples))
+
+
+def signals_of(metrics: pd.DataFrame | None, dump: pd.DataFrame | None) -> pd.DataFrame:
+    """health_signals, from the dump's signals (dump_signals) already made."""
     parts = []
     if metrics is not None and not metrics.empty:
         parts.append(_from_metrics(metrics))
-    if samples is not None and not samples.empty:
-        trained = trained_rows(samples)
-        if not trained.empty:
-            parts.append(_from_dump(trained))
+    if dump is not None:
+        parts.append(dump.copy())
     if not parts:
         return pd.DataFrame(index=pd.Index([], name=S.STEP))
     signals = parts[0]

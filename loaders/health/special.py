@@ -139,14 +139,28 @@ def rank_tokens(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return tokens, z.where(error > 0, np.sign(deviation) * np.inf).where(deviation != 0, 0.0)
 
 
+def trained_rank_tokens(samples: pd.DataFrame | None
+                        ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """rank_tokens of the trained samples (None: no sample)."""
+    if samples is None or samples.empty:
+        return None
+    return rank_tokens(trained_rows(samples))
+
+
 def rank_imbalance(samples: pd.DataFrame | None, cfg: dict) -> list[Alert]:
     """One rank's tokens far from the median rank's in the same step: by `k` standard
     errors and by `rel` of the median. Strong when the same rank stays off for `persist`
     steps and was extreme."""
+    return imbalanced_ranks(trained_rank_tokens(samples), cfg)
+
+
+def imbalanced_ranks(ranks: tuple[pd.DataFrame, pd.DataFrame] | None, cfg: dict
+                     ) -> list[Alert]:
+    """rank_imbalance, from trained_rank_tokens already made."""
     rule = cfg["rank_imbalance"]
-    if samples is None or samples.empty:
+    if ranks is None:
         return []
-    tokens, z = rank_tokens(trained_rows(samples))
+    tokens, z = ranks
     if tokens.shape[1] < rule["min_ranks"]:
         return []
     median = tokens.median(axis=1)

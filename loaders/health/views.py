@@ -4,8 +4,12 @@ from __future__ import annotations
 import pandas as pd
 
 from loaders import schema as S
+from loaders.index.numbers import Numbers, stacked
 from loaders.metric_names import memory_device, memory_kind, metric_for, stage_columns
 
+RANK_READS = (S.RANK, S.STEP, S.RESPONSE_LEN, S.REWARD)  # what rank_table reads
+QUALITY_READS = (S.STEP, S.PROMPT_CHARS, S.RESPONSE_LEN, S.TRUNCATED, S.NAN_COUNT,
+                 S.LENGTH_MISMATCH)  # what quality reads
 RANK_VALUES = {"samples": None, "tokens": S.RESPONSE_LEN, "mean response length": S.RESPONSE_LEN,
                "mean reward": S.REWARD}
 
@@ -73,3 +77,14 @@ def quality(samples: pd.DataFrame, metrics: pd.DataFrame | None = None) -> pd.Da
         if aborted is not None:  # the same column the inference_anomaly alert reads
             out["aborted ratio"] = metrics[aborted].reindex(out.index)
     return out
+
+
+def rank_table_of(numbers: Numbers, value: str) -> pd.DataFrame:
+    """rank_table over a served run's samples, a few steps at a time."""
+    parts = numbers.per_step(RANK_READS, lambda rows: rank_table(rows, value))
+    return pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+def quality_of(numbers: Numbers, metrics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """quality over a served run's samples, a few steps at a time."""
+    return stacked(numbers.per_step(QUALITY_READS, lambda rows: quality(rows, metrics)))

@@ -15,6 +15,7 @@ from typing import BinaryIO
 import orjson
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from loaders import schema as S
@@ -28,6 +29,7 @@ from loaders.index.cachedir import (
     user_cache_dir,
 )
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
+from loaders.index.numbers import IndexColumns, number_columns
 from loaders.index.previews import (
     ROW_GROUP_ROWS,
     FilePreviews,
@@ -40,8 +42,9 @@ from loaders.index.stale_marks import without_marked
 from loaders.index.table import empty_frame
 from loaders.index.trust import (
     Untrusted,
-    check_frame,
     check_inside,
+    check_rows,
+    check_types,
     checked_problems,
     checked_states,
 )
@@ -116,10 +119,20 @@ def index_dir(root: Path) -> Path:
 
 @dataclass
 class Stored:
-    frame: pd.DataFrame  # without the text previews (numbered by S.ROW) when `previews` is set
+    # without the text previews (numbered by S.ROW) when `previews` is set; None while it
+    # is left in the index file it was read from (`numbers`), read whole only when asked
+    held: pd.DataFrame | None
     files: dict[str, FileState]
     problems: list[dict]  # those marked "index" are about the cache itself: never saved
     previews: Previews | None = None  # the text previews, when not in the frame
+    numbers: IndexColumns | None = None  # the number columns, when left in the file
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The whole summary frame (read from the index file the first time, if left there)."""
+        if self.held is None:
+            self.held = self.numbers.read([*self.numbers.names, S.ROW])
+        return self.held
 
     def rows_of(self, files: set[str], texts: bool = True) -> pd.DataFrame:
         """The samples of these files, with their text previews, as the index holds them;
@@ -130,7 +143,8 @@ class Stored:
     @property
     def served(self) -> bool:
         """Its frame is numbered by S.ROW and its previews are read apart."""
-        return self.previews is not None and S.ROW in self.frame.columns
+        return self.previews is not None and (
+            self.held is None or S.ROW in self.held.columns)
 
 
 def index_note(place: Path, reason: str) -> dict:
@@ -165,8 +179,9 @@ def load_index(root: Path) -> Stored | None:
 
 
 def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
-    """The index in handle, its text previews left in the file (read by row later, through
-    a descriptor of their own: the file replaced on disk meanwhile does not change them)."""
+    """The index in handle, checked, its columns left in the file: read by column or by
+    row later, through a descriptor of their own (the file replaced on disk meanwhile does
+    not change them)."""
     schema = pq.read_schema(handle)
     meta = orjson.loads((schema.metadata or {}).get(_META_KEY, b"null"))
     if not isinstance(meta, dict):
@@ -177,25 +192,38 @@ def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
         kind = schema.field(name).type if name in schema.names else None
         if kind is None or not _READ_BY_ROW_TYPES[name](kind):
             raise Untrusted(f"column {name!r} missing or of type {kind}")
-    # read: all but what is read by row later (where each line is: read, checked, let go)
-    numbers = [name for name in schema.names
-               if name not in S.READ_BY_ROW or name in (S.OFFSET, S.NBYTES)]
-    stored = _from_table(pq.read_table(handle, columns=numbers), meta, root)
-    stored.previews = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
-    return stored
-
-
-def _from_table(table: pa.Table, meta: dict, root: Path) -> Stored:
-    """The index of this version in table, with meta its metadata; raises Untrusted."""
     if meta.keys() != {"version", "files", "problems"}:
         raise Untrusted(f"malformed metadata: keys {sorted(meta)[:8]}")
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
-    # an index of no rows (a run of empty files) keeps no column types: Arrow writes an
-    # empty category column as null, so such a frame is the schema's own empty one
-    frame = table.to_pandas() if table.num_rows else empty_frame()
-    check_frame(frame, {rel for rel, state in files.items() if state.format in BY_NAME})
-    return Stored(without_texts(frame), files, checked_problems(meta["problems"]))
+    numbers = number_columns(schema.names)
+    file = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
+    try:
+        columns = _checked(file, numbers, {rel for rel, state in files.items()
+                                           if state.format in BY_NAME})
+    except BaseException:
+        file.close()
+        raise
+    problems = checked_problems(meta["problems"])
+    if columns is None:  # an index of no rows (a run of empty files)
+        return Stored(without_texts(empty_frame()), files, problems, file)
+    return Stored(None, files, problems, file, columns)
+
+
+def _checked(file: FilePreviews, numbers: list[str], dump_files: set[str]
+             ) -> IndexColumns | None:
+    """The number columns of the index in `file`, once their types (those of its first row
+    group: a Parquet file has one type a column), its files and its places are checked;
+    None when it has no row.  Arrow writes an empty category column as null, so an index of
+    no rows keeps no column types: its frame is the schema's own empty one."""
+    if not file.num_rows:
+        return None
+    check_types(file.read([0], numbers).to_pandas())
+    columns = IndexColumns(file, numbers)
+    places = file.read(None, [S.LINE, S.ITEM, S.OFFSET, S.NBYTES])
+    check_rows(columns.categories(S.FILE), {name: pc.min(places.column(name)).as_py()
+                                            for name in places.column_names}, dump_files)
+    return columns
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
+from collections.abc import Sequence
 from typing import BinaryIO, Protocol
 
 import numpy as np
@@ -75,19 +76,46 @@ class FilePreviews:
 
     def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
         rows = np.asarray(rows, dtype=np.int64)
-        groups, at = np.unique(np.searchsorted(self._starts, rows, side="right") - 1,
-                               return_inverse=True)
-        if not len(groups):
-            return self._read([], columns).slice(0, 0)
-        sizes = np.diff(self._starts)[groups]
-        base = np.cumsum(sizes) - sizes  # each group's first row among the groups read
-        local = rows - self._starts[groups][at] + base[at]
-        return self._read(groups.tolist(), columns).take(pa.array(local, pa.int64()))
+        if not len(rows):
+            return self.read([], columns).slice(0, 0)
+        # a row group at a time: rows spread over the run never have all of it read at once
+        group_of = np.searchsorted(self._starts, rows, side="right") - 1
+        order = np.argsort(group_of, kind="stable")
+        groups, first = np.unique(group_of[order], return_index=True)
+        bounds = np.append(first, len(order))
+        parts = [self.read([int(g)], columns).take(pa.array(
+                     rows[order[start:stop]] - self._starts[g], pa.int64()))
+                 for g, start, stop in zip(groups, bounds[:-1], bounds[1:])]
+        table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        return table.take(pa.array(np.argsort(order), pa.int64()))  # in the order asked
 
-    def _read(self, groups: list[int], columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
+    @property
+    def names(self) -> list[str]:
+        """The file's column names."""
+        return list(self._file.schema_arrow.names)
+
+    def close(self) -> None:
+        self._handle.close()
+
+    @property
+    def num_rows(self) -> int:
+        return int(self._starts[-1])
+
+    def groups_between(self, start: int, stop: int) -> tuple[list[int], int]:
+        """The row groups holding rows start..stop-1, and the first row of the first."""
+        first = int(np.searchsorted(self._starts, start, side="right") - 1)
+        last = int(np.searchsorted(self._starts, max(stop - 1, start), side="right") - 1)
+        first, last = max(first, 0), min(last, len(self._starts) - 2)
+        return list(range(first, last + 1)), int(self._starts[first])
+
+    def read(self, groups: list[int] | None, columns: Sequence[str] = S.READ_BY_ROW
+             ) -> pa.Table:
+        """These row groups (every one when None), these columns."""
         with self._lock:
             try:  # one fstat a read: a file written over would give other rows' values
                 if _stamp(self._handle) == self._stamp:
+                    if groups is None:
+                        return self._file.read(columns=list(columns))
                     return self._file.read_row_groups(groups, columns=list(columns))
             except (OSError, pa.ArrowException):
                 pass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat as st
+from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 
@@ -123,6 +124,16 @@ def _resolves_inside(real_root: str, path: str, rel: str) -> None:
 def check_frame(frame: pd.DataFrame, dump_files: set[str]) -> None:
     """Every schema column with its dtype, extras numeric or text, rows of the dump files
     listed with their own keys, and no negative place in a file."""
+    check_types(frame)
+    files = frame[S.FILE].cat.categories if len(frame) else []
+    places = {name: frame[name].min() for name in (S.LINE, S.OFFSET, S.NBYTES, S.ITEM)
+              if len(frame) and name in frame.columns}
+    check_rows(files, places, dump_files)
+
+
+def check_types(frame: pd.DataFrame) -> None:
+    """Every schema column with its dtype, extras numeric or text (a frame of some rows of
+    an index: a Parquet file has one type a column)."""
     for name, dtype in S.SUMMARY_DTYPES.items():
         if name in S.READ_BY_ROW and name not in frame.columns:  # left in the file, read by
             continue  # row: ondisk checks their type there
@@ -133,12 +144,16 @@ def check_frame(frame: pd.DataFrame, dump_files: set[str]) -> None:
         column = frame[name]
         if not (_has_dtype(column, "string") or pd.api.types.is_numeric_dtype(column.dtype)):
             raise Untrusted(f"column {_shown(name)} is {column.dtype}")
-    files = frame[S.FILE].cat.categories if len(frame) else []
+
+
+def check_rows(files: Iterable[str], least: dict[str, int], dump_files: set[str]) -> None:
+    """Rows only of the dump files listed (`files`: the index's file names), and no
+    negative place in a file (`least`: the smallest value of each place column)."""
     stray = [f for f in files if f not in dump_files]
     if stray:
         raise Untrusted(f"samples of a file it does not index: {_shown(stray[0])}")
-    for name in (S.LINE, S.OFFSET, S.NBYTES, S.ITEM):
-        if len(frame) and name in frame.columns and frame[name].min() < 0:
+    for name, value in least.items():
+        if value is not None and value < 0:
             raise Untrusted(f"negative {name}")
 
 

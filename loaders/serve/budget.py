@@ -39,17 +39,25 @@ def budget_bytes() -> int:
     return int((mb if mb > 0 else DEFAULT_MB) * 2**20)
 
 
+# what a run whose numbers stay in its index file keeps a sample, once every page ran: where
+# each sample is (16 bytes, loaders/serve/locations.py) and the per-step and per-prompt tables
+READ_RUN_BYTES = 32
+
+
 def frame_bytes(frame: pd.DataFrame) -> int:
     """What a summary frame takes in memory, its text included."""
     return int(frame.memory_usage(deep=True, index=True).sum())
 
 
 def run_bytes(run: Run) -> int:
-    """A loaded run's share of the budget: its summary frame twice over, since the views
-    the pages use (train/validation part, trained samples) copy its rows, and the text
-    previews it holds in memory (none when they are read from its index file)."""
+    """A loaded run's share of the budget: the summary frame it holds (none when its
+    numbers are read from its index file) twice over, since a view's part of it may copy
+    its rows, and the text previews it holds in memory (none when read from the file)."""
     held = run.previews.held_bytes if run.previews is not None else 0
-    return 2 * frame_bytes(run.samples) + held
+    frame = run.numbers.held
+    if frame is None:  # what it keeps of its numbers once its pages ran
+        return run.numbers.size * READ_RUN_BYTES + held
+    return 2 * frame_bytes(frame) + held
 
 
 _Entry = tuple[weakref.ref, weakref.ref, int]  # holder, value, bytes

@@ -3,17 +3,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from loaders import schema as S
 from loaders.groups import advantage as adv
-from loaders.groups.history import previews, prompt_steps, prompt_table
-from loaders.groups.table import DEFAULT_PASS, group_table, mix, pass_rule, passed
+from loaders.groups.history import HISTORY_COLUMNS, previews, prompt_steps, prompt_table
+from loaders.groups.table import (
+    CORRECT_COLUMNS,
+    DEFAULT_PASS,
+    correct_column,
+    group_table,
+    mix,
+    pass_rule,
+    passed,
+    passes,
+)
 from loaders.index.extras import extra_column
+from loaders.index.numbers import Numbers, stacked
 from loaders.serve.memo import Memo
 
+T = TypeVar("T")
 # rows with these READ_BY_ROW columns (Run.with_previews): a whole-run table reads only the
 # prompt, and no key
 Texts = Callable[..., pd.DataFrame]
@@ -39,25 +51,42 @@ class StepGroups:
 
 class Groups:
     """Group tables, members and prompt history of one run's samples (trained ones, plus
-    the left-out ones when asked).  `group_key` names a column to group by instead of the
-    indexed group id (the board's --group-key)."""
+    the left-out ones when asked), read a step (or the columns a whole-run table needs) at
+    a time.  `group_key` names a column to group by instead of the indexed group id (the
+    board's --group-key)."""
 
-    def __init__(self, samples: pd.DataFrame, left_out: pd.DataFrame,
+    def __init__(self, samples: Numbers, left_out: Numbers | None,
                  group_key: str | None = None,
                  texts: Texts = lambda rows, *columns, **keys: rows) -> None:
-        self.samples = with_group_key(samples, group_key)
-        self.left_out = with_group_key(left_out, group_key)
+        self.numbers, self.left_out, self.group_key = samples, left_out, group_key
         self._texts = texts  # rows with their text previews (Run.with_previews)
         self._memo: Memo[tuple, object] = Memo(size=64)
+
+    def _step_rows(self, numbers: Numbers | None, step: int) -> pd.DataFrame:
+        if numbers is None:
+            return self.numbers.step(step).iloc[:0]
+        return with_group_key(numbers.step(step), self.group_key)
+
+    def trained_rows(self, step: int) -> pd.DataFrame:
+        """One step's trained samples, their group ids as grouped."""
+        return self._step_rows(self.numbers, step)
+
+    def _per_step(self, names: tuple[str, ...], make: Callable[[pd.DataFrame], T]
+                  ) -> list[T]:
+        """make() of every sample's columns `names` (and the group key's, its group ids as
+        grouped), a few steps at a time."""
+        key = extra_column(self.group_key) if self.group_key else None
+        return self.numbers.per_step([*names, S.GROUP_SOURCE, *([key] if key else [])],
+                                     lambda rows: make(with_group_key(rows, self.group_key)))
 
     def rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
         """One step's samples with their advantage and pass columns added."""
         return self._memo.get(("rows", step, options), lambda: self._rows(step, options))
 
     def _rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
-        rows = self.samples[self.samples[S.STEP] == step]
+        rows = self._step_rows(self.numbers, step)
         if options.show_left_out:
-            more = self.left_out[self.left_out[S.STEP] == step]
+            more = self._step_rows(self.left_out, step)
             rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
         rows = self._texts(rows).copy()
         rows[S.ADVANTAGE] = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
@@ -69,14 +98,31 @@ class Groups:
 
     def _step(self, step: int, options: GroupOptions) -> StepGroups:
         rows = self.rows(step, options)
-        outside = self.left_out[self.left_out[S.STEP] == step]
+        outside = self._step_rows(self.left_out, step)
         table = group_table(rows, rows[S.ADVANTAGE], rows[S.PASSED],
                             S.kl_mean(options.kl_estimator), outside)
-        trained = self.samples.loc[self.samples[S.STEP] == step, S.GROUP_ID]
-        source = adv.source(self.samples, options.advantage)
-        rule = pass_rule(self.samples, options.pass_threshold)
+        trained = self._step_rows(self.numbers, step)[S.GROUP_ID]
         wholly_out = outside.loc[~outside[S.GROUP_ID].isin(trained), S.GROUP_ID].nunique()
-        return StepGroups(table, mix(table), source, rule, len(outside), int(wholly_out))
+        return StepGroups(table, mix(table), self.source(options.advantage),
+                          self.rule(options.pass_threshold), len(outside), int(wholly_out))
+
+    def source(self, advantage: str) -> str:
+        """Where the run's advantages come from (adv.source over every sample)."""
+        return self._memo.get(("source", advantage), lambda: adv.source(
+            self.numbers.read(adv.TRAINER_COLUMNS), advantage))
+
+    def rule(self, threshold: float) -> str:
+        """What passing means in this run (pass_rule over every sample)."""
+        return pass_rule(self._correct_frame(), threshold)
+
+    def _correct_frame(self) -> pd.DataFrame:
+        """A row of each correctness column the run has a value of (what correct_column
+        looks for over the whole run), read once."""
+        def read() -> pd.DataFrame:
+            frame = self.numbers.read(CORRECT_COLUMNS)
+            return pd.DataFrame({name: frame[name].dropna().head(1).reset_index(drop=True)
+                                 for name in frame.columns})
+        return self._memo.get(("correct",), read)
 
     def members(self, step: int, group_id: int, options: GroupOptions) -> pd.DataFrame:
         """Every answer of one group, best reward first."""
@@ -89,8 +135,15 @@ class Groups:
         return self._memo.get(("history", threshold), lambda: self._history(threshold))
 
     def _history(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-        steps = prompt_steps(self.samples, passed(self.samples, threshold)[0])
-        first = self.samples.drop_duplicates(S.PROMPT_ID)  # the previews of one row a prompt
+        correct = correct_column(self._correct_frame())
+        def of(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+            # a prompt's steps, and its first row (whose preview is read) in these steps
+            return (prompt_steps(samples, passes(samples, correct, threshold)[0]),
+                    samples.drop_duplicates(S.PROMPT_ID)[[S.ROW, S.PROMPT_ID]])
+        parts = self._per_step((S.ROW, *HISTORY_COLUMNS, *CORRECT_COLUMNS), of)
+        steps = stacked([p[0] for p in parts]).sort_values(
+            [S.PROMPT_ID, S.STEP], kind="stable").reset_index(drop=True)
+        first = stacked([p[1] for p in parts]).drop_duplicates(S.PROMPT_ID)
         return steps, prompt_table(steps, previews(self._texts(first, (S.PROMPT,), keys=False)))
 
     def prompt(self, prompt_id: int, threshold: float = DEFAULT_PASS) -> pd.DataFrame:

@@ -15,9 +15,10 @@ from pathlib import Path
 from loaders import schema as S
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
+from loaders.index.numbers import Numbers, served_numbers
 from loaders.index.ondisk import Stored, save_index, save_kept
 from loaders.index.pool import scan_all, scan_inline
-from loaders.index.previews import grown_previews, next_row, served
+from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
@@ -37,6 +38,18 @@ def scan_growth(chunks: list[Task], progress: Progress | None = None,
     return scan_inline(chunks, total, progress, convert)
 
 
+def _served(run: Run, stored: Stored, fresh: Stored, save: bool
+            ) -> tuple[Numbers, Previews, Path | None]:
+    """What the grown run serves: its index saved (read from the file), or held."""
+    if save:
+        path, previews = save_kept(run.root, fresh)
+        return *served_numbers(fresh.frame, None, previews), path
+    frame, previews = fresh.frame, fresh.previews
+    if S.ROW in frame.columns:  # unsaved: only the new rows' previews held, numbered on
+        frame, previews = grown_previews(frame, run.previews, next_row(stored.frame))
+    return *served_numbers(frame, None, previews), run.index_path
+
+
 def known_dumps(run: Run) -> list[DumpFile]:
     """The files the run indexed (dumps, metric jsonl and skipped ones), as a walk lists them."""
     rels = sorted(run.files, key=natural_key)
@@ -46,7 +59,13 @@ def known_dumps(run: Run) -> list[DumpFile]:
 
 def saved(run: Run) -> Path | None:
     """Write the run's index (frame, file states, problems) as the on-disk cache."""
-    return save_index(run.root, Stored(run.samples, run.files, run.problems, run.previews))
+    return save_index(run.root, _stored(run))
+
+
+def _stored(run: Run) -> Stored:
+    """The index as run holds it: its frame, or its numbers left in its index file."""
+    numbers = run.numbers
+    return Stored(numbers.held, run.files, run.problems, run.previews, numbers.file)
 
 
 def grown(run: Run, listing: Listing | None = None, progress: Progress | None = None,
@@ -61,20 +80,17 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
     """
     started = time.perf_counter()
     dumps = list(listing.dumps) if listing is not None else known_dumps(run)
-    first = next_row(run.samples)  # the rows grown by are numbered from here (unsaved)
-    fresh, status = refresh(dumps, Stored(run.samples, run.files, run.problems, run.previews),
-                            progress, stale=run.stale_files, scan=scan_growth, texts=save)
+    stored = _stored(run)
+    fresh, status = refresh(dumps, stored, progress, stale=run.stale_files, scan=scan_growth,
+                            texts=save)
     metric_files = (run_metric_files(run.root, listing.logs, fresh.files)
                     if listing is not None else run.metric_files)
     stamp = metric_stamp(run.root, metric_files)
     if status == "hit" and (metric_files, stamp) == (run.metric_files, run.metric_stamp):
         return run
-    index_path, previews, frame = run.index_path, fresh.previews, fresh.frame
-    if status != "hit" and save:
-        index_path, previews = save_kept(run.root, fresh)
-    elif status != "hit" and S.ROW in frame.columns:  # unsaved: only the new rows' held
-        frame, previews = grown_previews(frame, run.previews, first)
-    samples, previews = served(frame, previews)
-    return Run(run.root, samples, fresh.files, fresh.problems, status,
+    index_path, previews, numbers = run.index_path, run.previews, run.numbers
+    if status != "hit":
+        numbers, previews, index_path = _served(run, stored, fresh, save)
+    return Run(run.root, numbers, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files, stamp,
                previews=previews)

@@ -8,20 +8,20 @@ from loaders.serve.run import Run
 
 def summary_dict(run: Run, max_problems: int = 50) -> dict:
     """The CLI's JSON object: counts, capped problem list, timing and cache status."""
-    frame = run.samples
+    flags = run.columns([S.LENGTH_MISMATCH, S.TRUNCATED])
     return {
         "dir": str(run.root),
         "files": len(run.files),
         "formats": run.formats,
-        "steps": int(frame[S.STEP].nunique()),
-        "samples": len(frame),
+        "steps": len(run.steps),
+        "samples": run.size,
         "bad_lines": run.bad_lines,
         "problems": [{"file": p["file"], "line": p["line"], "reason": p["reason"]}
                      for p in run.problems[:max_problems]],
         "problems_total": len(run.problems),
         "nan_values": run.nan_values,
-        "length_mismatches": int(frame[S.LENGTH_MISMATCH].sum()),
-        "truncated": int(frame[S.TRUNCATED].sum()),
+        "length_mismatches": int(flags[S.LENGTH_MISMATCH].sum()),
+        "truncated": int(flags[S.TRUNCATED].sum()),
         "pending_bytes": run.pending_bytes,
         "seconds": round(run.seconds, 4),
         "cache": run.cache,

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
-import numpy as np
 import pandas as pd
 
 from loaders import schema as S
@@ -15,17 +14,19 @@ from loaders.find.remote import RemoteError, as_path, is_url
 from loaders.find.remote_walk import scan_url
 from loaders.find.walk import Listing, scan
 from loaders.formats import BY_NAME, no_known_format
-from loaders.health.check import Health
+from loaders.health.check import DumpFacts, Health
+from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.chunk import Progress
+from loaders.index.numbers import Numbers, served_numbers, stacked
 from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
 from loaders.index.pool import Scanner
 
 # raised by a read by row; the pages catch it from here (they import no index module)
 from loaders.index.previews import IndexWrittenOver as IndexWrittenOver
-from loaders.index.previews import Previews, served, with_texts
+from loaders.index.previews import Previews, with_texts
 from loaders.index.refresh import refresh
 from loaders.index.stale_marks import mark_stale
-from loaders.index.steps import step_stats
+from loaders.index.steps import STEP_STATS_COLUMNS, step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
 from loaders.serve.groups import Groups
 from loaders.serve.memo import Memo
@@ -53,9 +54,10 @@ class Run:
     Memo; what changed on disk since is only seen by opening it again (Catalog.refresh)."""
 
     root: Path
-    # one row per sample, sorted by (step, rank, file, line); its text previews are read
-    # per shown row (step_rows, with_previews) from `previews`, by S.ROW
-    samples: pd.DataFrame
+    # one row per sample, sorted by (step, rank, file, line), read by column or by step
+    # (loaders.index.numbers); its text previews are read per shown row (step_rows,
+    # with_previews) from `previews`, by S.ROW
+    numbers: Numbers
     files: dict[str, FileState]
     problems: list[dict]  # {file, line, reason, dropped}, capped per file
     cache: str  # "miss", "hit" or "partial"
@@ -69,7 +71,7 @@ class Run:
     _stale: StaleFiles = field(default_factory=StaleFiles, repr=False)
     # samples the trainer did not train on (filtered, aborted, errored), once trained() split
     # them off: shown apart, never in a statistic
-    left_out: pd.DataFrame | None = field(default=None, repr=False)
+    left_out: Numbers | None = field(default=None, repr=False)
     previews: Previews | None = field(default=None, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
     _steps: Memo[int, pd.DataFrame] = field(default_factory=lambda: Memo(size=4), init=False,
@@ -87,24 +89,43 @@ class Run:
         return sum(f.pending_bytes for f in self.files.values())
 
     @property
+    def samples(self) -> pd.DataFrame:
+        """Every sample's numbers as one frame: what a view must not ask for (it holds the
+        whole run); a view reads the columns it needs (`columns`) or a step (`step_rows`)."""
+        return self._memo.get("samples", self.numbers.read)
+
+    @property
+    def size(self) -> int:
+        """How many samples."""
+        return self.numbers.size
+
+    def columns(self, names: Iterable[str]) -> pd.DataFrame:
+        """Every sample, only these columns (those the run has): read, not kept."""
+        return self.numbers.read(names)
+
+    @property
+    def column_names(self) -> list[str]:
+        return self.numbers.columns
+
+    @property
     def nan_values(self) -> int:
-        return self._memo.get("nan_values", lambda: int(self.samples[S.NAN_COUNT].sum()))
+        return self._memo.get("nan_values", lambda: int(
+            self.columns([S.NAN_COUNT])[S.NAN_COUNT].sum()))
 
     @property
     def steps(self) -> list[int]:
-        """The run's steps, ascending (a pass over every sample: once, not every rerun)."""
-        return list(self._memo.get("steps", lambda: tuple(
-            sorted(self.samples[S.STEP].unique().tolist()))))
+        """The run's steps, ascending."""
+        return list(self.numbers.steps)
 
     @property
     def step_stats(self) -> pd.DataFrame:
         """Per-step aggregates (mean, std, min, max, quantiles), indexed by step."""
-        return self._memo.get("step_stats", lambda: step_stats(self.samples))
+        return self._memo.get("step_stats", lambda: stacked(
+            self.numbers.per_step(STEP_STATS_COLUMNS, step_stats)))
 
     def step_rows(self, step: int) -> pd.DataFrame:
         """The summary rows of one step, with their text previews."""
-        return self._steps.get(step, lambda: self.with_previews(
-            self.samples[self.samples[S.STEP] == step]))
+        return self._steps.get(step, lambda: self.with_previews(self.numbers.step(step)))
 
     def with_previews(self, rows: pd.DataFrame, columns: tuple[str, ...] = S.READ_BY_ROW,
                       keys: bool = True) -> pd.DataFrame:
@@ -122,7 +143,7 @@ class Run:
     def token_digests(self) -> list[Digest]:
         """The token digests of the run's samples (one per file and step), read once."""
         def read() -> list[Digest]:
-            rows = self.samples[[S.ROW, S.STEP, S.FILE]]
+            rows = self.columns([S.ROW, S.STEP, S.FILE])
             return digests(self.with_previews(rows, (S.TOKEN_DIGEST,), keys=False))
         return self._memo.get("token_digests", read)
 
@@ -165,17 +186,14 @@ class Run:
 
     def _all_samples(self) -> pd.DataFrame:
         """Where every sample (trained or left out) is: the columns of a Location only."""
-        frames = [f for f in (self.samples, self.left_out) if f is not None and len(f)]
-        frames = frames or [self.samples]
-        columns = [c for c in (S.FILE, S.LINE, S.ITEM, S.STEP, S.ROW, *S.LINE_PLACE)
-                   if c in frames[0].columns]
-        return pd.concat([f[columns] for f in frames], ignore_index=True)
+        names = (S.FILE, S.LINE, S.ITEM, S.STEP, S.ROW, *S.LINE_PLACE)
+        parts = [n.read(names) for n in (self.numbers, self.left_out) if n is not None]
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
     def groups(self, group_key: str | None = None) -> Groups:
         """GRPO groups and prompt history; `group_key` names a key to group by instead."""
         return self._memo.get(("groups", group_key), lambda: Groups(
-            self.samples, self.left_out if self.left_out is not None else self.samples[:0],
-            group_key, self.with_previews))
+            self.numbers, self.left_out, group_key, self.with_previews))
 
     @property
     def stale_files(self) -> frozenset[str]:
@@ -185,7 +203,8 @@ class Run:
 
     @property
     def has_validation(self) -> bool:
-        return bool(self.samples[S.VALIDATION].any())
+        return self._memo.get("has_validation", lambda: bool(
+            self.columns([S.VALIDATION])[S.VALIDATION].any()))
 
     def health(self, metrics_path: str | None = None) -> Health:
         """Training metrics (run dir, plus metrics_path), health signals and alerts.
@@ -197,11 +216,16 @@ class Run:
 
     def _health(self, metrics_path: str | None) -> Health:
         if not metrics_path:
-            return checked_health(self.root, self.samples, None, self.metric_files)
+            return checked_health(self.root, self._dump_facts(), None, self.metric_files)
         extra = self._walks.get(metrics_path, lambda: walk_metrics(Path(metrics_path),
                                                                    self._dumps()))
-        return checked_health(self.root, self.samples, Path(metrics_path),
+        return checked_health(self.root, self._dump_facts(), Path(metrics_path),
                               {**self.metric_files, **extra.files})
+
+    def _dump_facts(self) -> DumpFacts:
+        """What the health checks need of the samples, made a few steps at a time, once."""
+        return self._memo.get("dump_facts", lambda: DumpFacts.stacked(
+            self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of)))
 
     def _dumps(self) -> frozenset[Path]:
         return frozenset(self.root / rel for rel, state in self.files.items()
@@ -209,20 +233,26 @@ class Run:
 
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
-        def make() -> Run:
-            keep = (self.samples[S.VALIDATION] == validation).to_numpy()
-            return replace(self, samples=_rows(self.samples, keep),
-                           _walks=self._walks, _stale=self._stale)
-        return self._memo.get(("part", validation), make)
+        return self._memo.get(("part", validation), lambda: replace(
+            self, numbers=self._part((S.VALIDATION, validation)),
+            _walks=self._walks, _stale=self._stale))
 
     def trained(self) -> Run:
         """The samples the trainer trained on, as a run; the rest go to `left_out`."""
         def make() -> Run:
-            out = self.samples[S.EXCLUDED].to_numpy()
-            return replace(self, samples=_rows(self.samples, ~out),
-                           left_out=_rows(self.samples, out),
-                           _walks=self._walks, _stale=self._stale)
+            numbers = self._part((S.EXCLUDED, False))
+            left_out = self.numbers.part((S.EXCLUDED, True))
+            return replace(self, numbers=numbers, _walks=self._walks, _stale=self._stale,
+                           left_out=None if numbers is self.numbers else left_out)
         return self._memo.get("trained", make)
+
+    def _part(self, condition: tuple[str, bool]) -> Numbers:
+        """numbers with only the rows that meet condition; numbers itself when every row
+        does (a run with no validation or left-out sample: no filter per read)."""
+        column, value = condition
+        every = self._memo.get(("every", condition), lambda: bool(
+            (self.columns([column])[column].to_numpy(dtype=bool) == value).all()))
+        return self.numbers if every else self.numbers.part(condition)
 
     def unchanged(self, newer: Run) -> bool:
         """True when newer, the same dir opened again, saw no change at all (dumps, metric
@@ -234,12 +264,6 @@ class Run:
         dumps = self._dumps()
         return all(walk_metrics(Path(path), dumps) == self._walks.peek(path)
                    for path in self._walks.computed())
-
-
-def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
-    """frame's rows where keep holds, renumbered; frame itself when that is every row (a run
-    with no validation or left-out sample: no copy of it per view)."""
-    return frame if keep.all() else frame[keep].reset_index(drop=True)
 
 
 def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
@@ -277,9 +301,9 @@ def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None
         index_path, previews = save_kept(root, fresh)
     elif use_cache:
         index_path = index_dir(root) / "index.parquet"
-    samples, previews = served(fresh.frame, previews)
+    numbers, previews = served_numbers(fresh.held, fresh.numbers, previews)
     # metric logs on object storage are not read (see loaders.find.remote_walk)
     metric_files = {} if is_url(root) else run_metric_files(root, listing.logs, fresh.files)
-    return Run(root, samples, fresh.files, fresh.problems, status,
+    return Run(root, numbers, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files,
                metric_stamp(root, metric_files), previews=previews)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from loaders.find.remote import is_url
-from loaders.health.check import Health, check
+from loaders.health.check import DumpFacts, Health, check
 from loaders.health.config import CONFIG_NAME
 from loaders.index.ondisk import FileState
 from loaders.index.refresh import METRICS
@@ -44,7 +44,7 @@ def walk_metrics(path: Path, exclude: frozenset[Path]) -> MetricWalk:
     return MetricWalk(files, metrics_fingerprint(files))
 
 
-def checked_health(root: Path, samples: pd.DataFrame, extra: Path | None,
+def checked_health(root: Path, samples: pd.DataFrame | DumpFacts, extra: Path | None,
                    files: dict[Path, str]) -> Health:
     """Metrics, signals and alerts; what alerts.toml could not set is a note in
     health.metrics.notes, and the defaults stand in for it."""

@@ -19,6 +19,7 @@ import pandas as pd
 from loaders import schema as S
 from loaders.groups.table import DEFAULT_PASS, passed
 from loaders.index.extras import extra_column
+from loaders.index.numbers import stacked
 from loaders.index.steps import _wins as wins  # the Rewards page's win rate, ties excluded
 from loaders.metrics.collect import TIME, load_metrics
 from loaders.serve.memo import Memo
@@ -38,6 +39,7 @@ def nearest_step(steps: Sequence[int], wanted: int) -> int | None:
     return int(values[np.argmin(np.abs(values - wanted) * 2 + (values > wanted))])
 
 
+_ID_COLUMNS = tuple(extra_column(key) for key in S.MATCH_ID_KEYS)
 CURVE_COLUMNS = (S.REWARD, S.REF_REWARD, *map(S.kl_mean, S.KL_ESTIMATORS), S.RESPONSE_LEN)
 
 
@@ -50,7 +52,8 @@ def curve_stats(run: Run) -> pd.DataFrame:
     """Per step: sample count, mean and std of the compared columns (CURVE_COLUMNS) and the
     win rate, as Run.step_stats names them; without its quantiles (most of its cost), so
     four big runs open in well under a second.  Kept with the run."""
-    return _memo(run).get("curves", lambda: _curve_stats(run.samples))
+    return _memo(run).get("curves", lambda: stacked(
+        run.numbers.per_step((S.STEP, *CURVE_COLUMNS), _curve_stats)))
 
 
 def _curve_stats(samples: pd.DataFrame) -> pd.DataFrame:
@@ -98,23 +101,26 @@ def warm_health(runs: Sequence[Run], metrics_path: str | None = None) -> None:
 def _warm(runs: list[Run], metrics_path: str | None) -> None:
     for run in runs:
         run.health(metrics_path)
-        if len(run.samples):  # the key -> place lookup, built on a run's first text read
-            run.texts(run.with_previews(run.samples.head(1))[S.KEY].tolist())
+        if run.size:  # the key -> place lookup, built on a run's first text read
+            run.texts(run.step_rows(run.steps[0]).head(1)[S.KEY].tolist())
 
 
-def id_column(frames: Sequence[pd.DataFrame]) -> str | None:
-    """The first dataset id column (schema.MATCH_ID_KEYS) every frame has values of."""
-    for key in S.MATCH_ID_KEYS:
-        column = extra_column(key)
-        if all(column in f.columns and f[column].notna().any() for f in frames):
-            return column
-    return None
+def id_column(runs: Sequence[Run]) -> str | None:
+    """The first dataset id column (schema.MATCH_ID_KEYS) every run has values of."""
+    having = [_memo(run).get("ids", lambda run=run: _id_columns(run)) for run in runs]
+    return next((c for c in _ID_COLUMNS if all(c in columns for columns in having)), None)
 
 
-def match_column(frames: Sequence[pd.DataFrame], how: str = AUTO) -> tuple[str, str]:
+def _id_columns(run: Run) -> frozenset[str]:
+    """The id columns run has a value of (read once: a column at a time)."""
+    return frozenset(column for column in _ID_COLUMNS if column in run.column_names
+                     and run.columns([column])[column].notna().any())
+
+
+def match_column(runs: Sequence[Run], how: str = AUTO) -> tuple[str, str]:
     """(column to match prompts on, what it is for the page): a shared id column for "id"
     (and for "auto" when there is one), else the prompt text's hash."""
-    column = id_column(frames) if how in (AUTO, BY_ID) else None
+    column = id_column(runs) if how in (AUTO, BY_ID) else None
     if column is not None:
         return column, f"the id `{column}` every run logged"
     why = " (not every run logged one id key)" if how == BY_ID else ""

@@ -83,6 +83,10 @@ def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     return fig
 
 
+# every column never_beaten_prompts reads (S.ROW: a row's preview is read by it)
+NEVER_BEATEN_READS = (S.ROW, S.STEP, S.PROMPT_ID, S.REWARD, S.REF_REWARD, S.REWARD_GAP)
+
+
 def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
                          texts: Texts = lambda rows, *columns, **keys: rows
                          ) -> tuple[pd.DataFrame, int]:

@@ -54,7 +54,7 @@ def _incident(view: View, incident: Incident, opened: bool) -> None:
     with st.expander(f"{incident.severity} · {incident.rule} · {span}",
                      expanded=opened):
         peak = build.target(incident.peak_alert, view.options.kl_estimator,
-                            view.run.samples.columns)
+                            view.run.column_names)
         key = f"t_inc_{incident.id}"
         table = build.steps_table(incident.alerts)
         event = st.dataframe(table, key=key, on_select="rerun", selection_mode="single-row",
@@ -65,7 +65,7 @@ def _incident(view: View, incident: Incident, opened: bool) -> None:
         st.caption("Select a step to open its samples, sorted to show the evidence.")
         if state.fresh(key, tuple(picked)) and picked:
             alert = incident.alerts[picked[0]]
-            _open(view, build.target(alert, view.options.kl_estimator, view.run.samples.columns))
+            _open(view, build.target(alert, view.options.kl_estimator, view.run.column_names))
 
 
 def _open(view: View, target: build.Target) -> None:

@@ -23,11 +23,11 @@ def render(view: View) -> None:
     if box.open:
         box.dataframe(compare.rl_vs_ref_table(stats), width="stretch")
     st.subheader("Prompts where RL never beat the reference")
-    if view.run.samples[S.REF_REWARD].isna().all():
+    if stats.empty or stats[S.stat(S.REF_REWARD, "mean")].isna().all():
         st.info("No reference: this dump has no ref_reward.")
         return
     never, once = view.run.derived("never_beaten", lambda: compare.never_beaten_prompts(
-        view.run.samples, texts=view.run.with_previews))
+        view.run.columns(compare.NEVER_BEATEN_READS), texts=view.run.with_previews))
     if once:
         st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
                    "out (a prompt needs two steps to say anything about training).")
@@ -42,7 +42,7 @@ def render(view: View) -> None:
         st.caption(f"{len(never)} prompts · select one to list its samples")
         return
     prompt_id = never[S.PROMPT_ID].iloc[picked[0]]
-    samples = view.run.with_previews(view.run.samples[view.run.samples[S.PROMPT_ID] == prompt_id])
+    samples = view.run.with_previews(view.run.numbers.matching(S.PROMPT_ID, prompt_id))
     st.dataframe(tables.table_view(samples, view.options), hide_index=True, width="stretch",
                  column_config={tables.KEY: None})
     choice = st.selectbox("Open sample", samples[S.KEY].tolist(), key="w_cmp_open")

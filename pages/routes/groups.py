@@ -40,8 +40,8 @@ def _caption(view: View, found: StepGroups) -> None:
 
 
 def _sources(view: View) -> str:
-    rows = view.groups.samples
-    sources = rows.loc[rows[S.STEP] == view.step, S.GROUP_SOURCE].astype(str).value_counts()
+    rows = view.groups.trained_rows(view.step)
+    sources = rows[S.GROUP_SOURCE].astype(str).value_counts()
     return ", ".join(f"{name} ({n})" for name, n in sources.items()) or "—"
 
 

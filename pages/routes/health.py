@@ -36,7 +36,7 @@ def _ranks(view: View, metrics: pd.DataFrame) -> None:
                      bind="query-params",
                      horizontal=True)
     table = view.run.derived(("rank_table", value),
-                             lambda: views.rank_table(view.run.samples, value))
+                             lambda: views.rank_table_of(view.run.numbers, value))
     st.plotly_chart(build.rank_heatmap(table, value), width="stretch", key="c_ranks")
     devices = views.device_memory(metrics)
     if not devices.empty:
@@ -72,7 +72,7 @@ def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
 
 
 def _quality(view: View, metrics: pd.DataFrame) -> None:
-    table = view.run.derived(("quality", view.metrics_path), lambda: views.quality(
-        view.run.samples, metrics if not metrics.empty else None))
+    table = view.run.derived(("quality", view.metrics_path), lambda: views.quality_of(
+        view.run.numbers, metrics if not metrics.empty else None))
     st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
     st.dataframe(table, width="stretch")

@@ -145,8 +145,8 @@ def _rows(view: View) -> pd.DataFrame:
     """The step's trained samples, and its left-out ones when the sidebar asks."""
     rows = view.run.step_rows(view.step)
     left_out = view.run.left_out
-    if view.options.show_left_out and left_out is not None and len(left_out):
-        more = view.run.with_previews(left_out[left_out[S.STEP] == view.step])
+    if view.options.show_left_out and left_out is not None and left_out.size:
+        more = view.run.with_previews(left_out.step(view.step))
         rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
     return rows
 

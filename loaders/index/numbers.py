@@ -1,0 +1,254 @@
+"""A served run's numbers: held in a frame, or read from its index file by column and step.
+
+A run of a million samples is about 265 MB of numbers as a frame; a view draws a few
+columns of it, or one step.  So a run reopened from its index holds none of it: a
+whole-run view reads the columns it aggregates (`read`), a step view the row groups of its
+step (`step`), and neither is kept.  The index file is sorted by step, so a step is one
+run of rows, found in `StepRanges` (a step's first and last row, made once from the step
+column).  A run with no index file behind it (`--no-cache`, a followed run between saves)
+holds its frame, and answers the same questions from it.
+
+A part of a run (train or validation samples, the trained or left-out ones) is the same
+numbers with conditions on its flag columns (`where`): its rows are renumbered from 0 as a
+frame's filter would, and keep their S.ROW (their row in the index file).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from loaders import schema as S
+from loaders.index.previews import FilePreviews, Previews, served
+
+T = TypeVar("T")
+Condition = tuple[str, bool]  # (a bool column, the value every kept row has in it)
+CHUNK_ROWS = 1 << 17  # rows per_step reads at a time: ~30 columns of them are ~30 MB
+_CATEGORIES = tuple(n for n, kind in S.SUMMARY_DTYPES.items() if kind == "category")
+
+
+@dataclass(frozen=True)
+class StepRanges:
+    """Each step's rows in a file sorted by step: steps[i] is rows starts[i]..ends[i]-1."""
+    steps: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, step_column: np.ndarray) -> StepRanges:
+        steps, starts = np.unique(step_column, return_index=True)
+        ends = np.append(starts[1:], len(step_column)).astype(np.int64)
+        return cls(steps, starts.astype(np.int64), ends)
+
+    def rows(self, step: int) -> tuple[int, int]:
+        at = int(np.searchsorted(self.steps, step))
+        if at == len(self.steps) or self.steps[at] != step:
+            return 0, 0
+        return int(self.starts[at]), int(self.ends[at])
+
+
+class IndexColumns:
+    """The number columns of an index file (sorted by step), read on demand: never held."""
+
+    def __init__(self, file: FilePreviews, names: Sequence[str]) -> None:
+        self.file, self.names = file, list(names)
+        self.rows = file.num_rows
+        self._ranges: StepRanges | None = None
+        self._categories: dict[str, pd.Index] = {}
+
+    def read(self, columns: Sequence[str]) -> pd.DataFrame:
+        """Every row, these columns (S.ROW made, not read)."""
+        stored = [c for c in columns if c != S.ROW]
+        frame = self._frame(self.file.read(None, stored), stored)
+        return self._numbered(frame, columns, 0)
+
+    def rows_between(self, start: int, stop: int, columns: Sequence[str]) -> pd.DataFrame:
+        """Rows start..stop-1 (read by their row groups), these columns."""
+        stored = [c for c in columns if c != S.ROW]
+        groups, first = self.file.groups_between(start, stop)
+        table = self.file.read(groups, stored).slice(start - first, stop - start)
+        return self._numbered(self._frame(table, stored), columns, start)
+
+    def take(self, rows: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+        """These rows (S.ROW values, ascending), these columns: a row group at a time."""
+        stored = [c for c in columns if c != S.ROW]
+        frame = self._frame(self.file.take(rows, tuple(stored)), stored)
+        if S.ROW in columns:
+            frame[S.ROW] = rows
+        return frame[list(columns)]
+
+    @property
+    def ranges(self) -> StepRanges:
+        if self._ranges is None:
+            self._ranges = StepRanges.of(self.file.read(None, [S.STEP]).column(0).to_numpy())
+        return self._ranges
+
+    def _frame(self, table: pa.Table, names: Sequence[str]) -> pd.DataFrame:
+        """table as the whole run's frame types it: a category column has the run's
+        categories, in its order, whichever rows were read."""
+        frame = table.to_pandas()
+        for name in (n for n in _CATEGORIES if n in names):
+            frame[name] = frame[name].cat.set_categories(self.categories(name))
+        return frame
+
+    def categories(self, name: str) -> pd.Index:
+        if name not in self._categories:
+            column = self.file.read(None, [name]).to_pandas()[name]
+            # as a frame made by the index has them (table.combine makes the file names
+            # text before they become categories), not as Arrow gives them
+            categories = column.cat.categories
+            self._categories[name] = (categories.astype("string") if name == S.FILE
+                                      else categories)
+        return self._categories[name]
+
+    @staticmethod
+    def _numbered(frame: pd.DataFrame, columns: Sequence[str], first: int) -> pd.DataFrame:
+        if S.ROW in columns:
+            frame[S.ROW] = np.arange(first, first + len(frame), dtype=np.int64)
+        return frame[list(columns)]
+
+
+@dataclass(frozen=True, eq=False)
+class Numbers:
+    """The rows of a run (or of a part of it, `where`) and their number columns, from a
+    held frame or from an index file."""
+    held: pd.DataFrame | None = None
+    file: IndexColumns | None = None
+    where: tuple[Condition, ...] = ()
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.held.columns) if self.held is not None else [*self.file.names, S.ROW]
+
+    def part(self, *conditions: Condition) -> Numbers:
+        """These numbers, only the rows that also meet `conditions`."""
+        return replace(self, where=(*self.where, *conditions), _memo={})
+
+    def read(self, columns: Iterable[str] | None = None) -> pd.DataFrame:
+        """The kept rows, renumbered from 0, with these columns (every one when None)."""
+        names = self.columns if columns is None else [c for c in self.columns if c in columns]
+        if self.held is not None:
+            return self._kept(self.held, names)
+        flags = [c for c, _ in self.where if c not in names]
+        return self._kept(self.file.read([*names, *flags]), names)
+
+    def step(self, step: int, columns: Iterable[str] | None = None) -> pd.DataFrame:
+        """The kept rows of one step, with these columns, indexed by their place among the
+        kept rows (as a filter of `read()` would index them)."""
+        names = self.columns if columns is None else [c for c in self.columns if c in columns]
+        flags = [c for c, _ in self.where if c not in names]
+        if self.held is not None:
+            start, stop = (self.held_ranges.rows(step))
+            rows = self._kept(self.held.iloc[start:stop], names)
+        else:
+            start, stop = self.file.ranges.rows(step)
+            rows = self._kept(self.file.rows_between(start, stop, [*names, *flags]), names)
+        first = self.ranges.rows(step)[0]
+        return rows.set_axis(pd.RangeIndex(first, first + len(rows)))
+
+    def per_step(self, columns: Iterable[str], make: Callable[[pd.DataFrame], T],
+                 rows: int = CHUNK_ROWS) -> list[T]:
+        """make() of the kept rows of whole steps, about `rows` at a time, in step order:
+        an aggregate by step made over the whole run with one chunk of it in memory."""
+        names = [c for c in self.columns if c in columns]
+        flags = [c for c, _ in self.where if c not in names]
+        ranges = self.file.ranges if self.file is not None else self.held_ranges
+        out = []
+        for start, stop in _chunks(ranges, rows):
+            if self.held is not None:
+                chunk = self._kept(self.held.iloc[start:stop], names)
+            else:
+                chunk = self._kept(self.file.rows_between(start, stop, [*names, *flags]), names)
+            out.append(make(chunk))
+        return out or [make(self.read(names).iloc[:0])]
+
+    def matching(self, column: str, value: object) -> pd.DataFrame:
+        """The kept rows whose `column` is `value` (one prompt's samples over the run, say),
+        every column: the column is read whole, the rows by their row groups."""
+        if self.held is not None:
+            rows = self.read()
+            return rows[rows[column] == value]
+        found = self.read([column, S.ROW])
+        rows = found.loc[found[column] == value, S.ROW].to_numpy()
+        return self.file.take(rows, self.columns).set_axis(found.index[found[column] == value])
+
+    @property
+    def held_ranges(self) -> StepRanges:
+        """Where each step's rows are in the held frame (sorted by step, as indexed)."""
+        return self._once("held", lambda: StepRanges.of(self.held[S.STEP].to_numpy()))
+
+    @property
+    def ranges(self) -> StepRanges:
+        """Where each step's kept rows are among the kept rows."""
+        if not self.where:
+            return self.file.ranges if self.file is not None else self.held_ranges
+        return self._once("ranges", lambda: StepRanges.of(
+            self.read([S.STEP])[S.STEP].to_numpy()))
+
+    @property
+    def size(self) -> int:
+        if not self.where:
+            return len(self.held) if self.held is not None else self.file.rows
+        return int(self.ranges.ends[-1]) if len(self.ranges.ends) else 0
+
+    @property
+    def steps(self) -> tuple[int, ...]:
+        """The steps with a kept row, ascending."""
+        return tuple(self.ranges.steps.tolist())
+
+    def _kept(self, frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+        keep = np.ones(len(frame), dtype=bool)
+        for column, value in self.where:
+            keep &= frame[column].to_numpy(dtype=bool) == value
+        if keep.all():
+            return frame[names] if list(frame.columns) != names else frame
+        return frame.loc[keep, names].reset_index(drop=True)
+
+    def _once(self, key: str, make):  # noqa: ANN001, ANN202 - a private memo of small values
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+
+def number_columns(names: Iterable[str]) -> list[str]:
+    """Of an index file's columns, those a run's numbers read: not what is read by row,
+    nor a row number or key (made for the rows read, never stored: a planted one is not
+    read)."""
+    return [n for n in names if n not in S.READ_BY_ROW and n not in (S.ROW, S.KEY)]
+
+
+def served_numbers(held: pd.DataFrame | None, columns: IndexColumns | None,
+                   previews: Previews | None) -> tuple[Numbers, Previews]:
+    """The numbers a run serves and where its previews are read.  A run with an index file
+    (`previews` read from it) leaves its numbers there (`columns`, when they were read
+    from that file; else the file's own), and lets go of the frame it was indexed into; a
+    run without one holds its frame (`held`)."""
+    if isinstance(previews, FilePreviews) and previews.num_rows:  # (no rows: no types)
+        if columns is None or columns.file is not previews:
+            columns = IndexColumns(previews, number_columns(previews.names))
+        return Numbers(file=columns), previews
+    frame, previews = served(held, previews)
+    return Numbers(held=frame), previews
+
+
+def _chunks(ranges: StepRanges, rows: int) -> list[tuple[int, int]]:
+    """Row spans of whole steps, each about `rows` long (one step may be longer)."""
+    spans, start = [], None
+    for first, end in zip(ranges.starts.tolist(), ranges.ends.tolist()):
+        start = first if start is None else start
+        if end - start >= rows:
+            spans.append((start, end))
+            start = None
+    if start is not None:
+        spans.append((start, int(ranges.ends[-1])))
+    return spans
+
+
+def stacked(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The per-step frames of per_step as one (each step in one part only)."""
+    return pd.concat(parts) if len(parts) > 1 else parts[0]
