@@ -152,14 +152,14 @@ class Numbers:
         return rows.set_axis(pd.RangeIndex(first, first + len(rows)))
 
     def per_step(self, columns: Iterable[str], make: Callable[[pd.DataFrame], T],
-                 rows: int = CHUNK_ROWS) -> list[T]:
+                 rows: int | None = None) -> list[T]:
         """make() of the kept rows of whole steps, about `rows` at a time, in step order:
         an aggregate by step made over the whole run with one chunk of it in memory."""
         names = [c for c in self.columns if c in columns]
         flags = [c for c, _ in self.where if c not in names]
         ranges = self.file.ranges if self.file is not None else self.held_ranges
         out = []
-        for start, stop in _chunks(ranges, rows):
+        for start, stop in _chunks(ranges, rows or CHUNK_ROWS):
             if self.held is not None:
                 chunk = self._kept(self.held.iloc[start:stop], names)
             else:

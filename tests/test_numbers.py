@@ -1,0 +1,128 @@
+"""A run served from its index file gives every page the numbers its whole frame gives.
+
+The run is written with row groups of 7 rows and aggregated 10 rows at a time, so a step
+spans row groups and a chunk of steps spans several: what the old design computed over the
+whole frame in memory (`run.samples`, and the run opened without a cache) is the reference.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_sample, write_dump
+
+from loaders import open_run
+from loaders import schema as S
+from loaders.groups.history import prompt_steps
+from loaders.groups.table import passed
+from loaders.health import views
+from loaders.health.check import check
+from loaders.index import numbers as N
+from loaders.index import ondisk
+from loaders.index.steps import step_stats
+from loaders.serve.groups import GroupOptions, Groups
+from loaders.serve.runset import _curve_stats, curve_stats
+
+STEPS, RANKS, GROUP = 6, 2, 4
+
+
+def _sample(step: int, rank: int, i: int) -> dict:
+    extra = {}
+    if i == 1 and step % 2:
+        extra["status"] = "aborted"  # left out of training
+    if i == 2 and step == 3:
+        extra["validation"] = True
+    if i == 3:
+        extra["reward"] = float("nan") if step == 4 else 1.0
+    return make_sample(step, n=4 + i, seed=rank * 10 + i // GROUP, prompt=f"q{(i + step) % 5}",
+                       entropy=[0.5] * (4 + i), acc=float(i % 2), **extra)
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    """(served from its index file, held in memory): the same dump both ways."""
+    for rank in range(RANKS):
+        write_dump(tmp_path / "run" / f"rollout_data_rank_{rank}.jsonl",
+                   [_sample(step, rank, i) for step in range(STEPS) for i in range(GROUP * 2)])
+    monkeypatch.setattr(ondisk, "ROW_GROUP_ROWS", 7)
+    monkeypatch.setattr(N, "CHUNK_ROWS", 10)
+    open_run(tmp_path / "run")  # writes the index
+    served = open_run(tmp_path / "run")
+    held = open_run(tmp_path / "run", use_cache=False)
+    assert served.cache == "hit" and served.numbers.held is None
+    assert held.numbers.held is not None
+    return served, held
+
+
+def test_reopen_reads_no_frame_and_the_frame_read_is_the_held_one(runs):
+    served, held = runs
+    assert served.size == held.size == STEPS * RANKS * GROUP * 2
+    assert "samples" not in served._memo.computed()
+    pd.testing.assert_frame_equal(served.samples, held.samples)
+    assert served.steps == held.steps == list(range(STEPS))
+    assert served.nan_values == held.nan_values
+
+
+@pytest.mark.parametrize("part", ["all", "train", "validation"])
+def test_every_view_of_a_part_has_the_frames_numbers(runs, part):
+    served, held = runs
+    if part != "all":
+        served, held = (r.part(part == "validation") for r in (served, held))
+    served, held = served.trained(), held.trained()
+    frame = held.samples  # the old design's frame of this part
+    assert served.size == len(frame) and served.steps == sorted(frame[S.STEP].unique())
+    pd.testing.assert_frame_equal(served.step_stats, step_stats(frame))
+    for step in served.steps:
+        pd.testing.assert_frame_equal(served.step_rows(step), held.step_rows(step))
+        expected = held.with_previews(frame[frame[S.STEP] == step])
+        pd.testing.assert_frame_equal(served.step_rows(step), expected)
+    if held.left_out is not None:
+        pd.testing.assert_frame_equal(served.left_out.read(), held.left_out.read())
+        assert served.left_out.size == held.left_out.size > 0
+
+
+def test_health_ranks_and_quality_match_the_whole_frame(runs):
+    served, held = runs
+    frame = held.samples
+    new, old = served.health(), check(held.root, frame, metric_files=held.metric_files)
+    pd.testing.assert_frame_equal(new.signals, old.signals, check_like=True)
+    assert new.alerts == old.alerts
+    for value in views.RANK_VALUES:
+        pd.testing.assert_frame_equal(views.rank_table_of(served.numbers, value),
+                                      views.rank_table(frame, value))
+    pd.testing.assert_frame_equal(views.quality_of(served.numbers), views.quality(frame))
+    pd.testing.assert_frame_equal(curve_stats(served), _curve_stats(frame))
+
+
+def test_groups_and_prompt_history_match_the_whole_frame(runs):
+    served, held = runs
+    trained = served.trained()
+    frame = held.trained().samples
+    steps, table = trained.groups().history()
+    expected = prompt_steps(frame, passed(frame)[0])
+    pd.testing.assert_frame_equal(steps, expected)
+    assert set(table.index) == set(frame[S.PROMPT_ID])
+    assert table[S.PROMPT].notna().all()
+    old = Groups(held.trained().numbers, held.trained().left_out, None, held.with_previews)
+    for step in trained.steps:
+        for options in (GroupOptions(), GroupOptions(show_left_out=True)):
+            new_step, old_step = trained.groups().step(step, options), old.step(step, options)
+            pd.testing.assert_frame_equal(new_step.table, old_step.table)
+            assert (new_step.pass_rule, new_step.left_out_samples) == (
+                old_step.pass_rule, old_step.left_out_samples)
+    assert trained.groups().step(1, GroupOptions()).pass_rule == "acc > 0.5"
+
+
+def test_one_prompts_samples_are_read_by_their_row_groups(runs):
+    served, held = runs
+    prompt = int(held.samples[S.PROMPT_ID].iloc[5])
+    frame = held.samples
+    expected = frame[frame[S.PROMPT_ID] == prompt]
+    got = served.numbers.matching(S.PROMPT_ID, prompt)
+    pd.testing.assert_frame_equal(got, expected)
+    assert len(got) > 7  # spread over more than one row group
+
+
+def test_step_ranges_and_chunks_of_whole_steps():
+    ranges = N.StepRanges.of(np.array([0, 0, 0, 2, 2, 5, 5, 5, 5, 9]))
+    assert ranges.rows(2) == (3, 5) and ranges.rows(9) == (9, 10) and ranges.rows(3) == (0, 0)
+    assert N._chunks(ranges, 4) == [(0, 5), (5, 9), (9, 10)]
+    assert N._chunks(ranges, 100) == [(0, 10)]
