@@ -32,6 +32,19 @@ class DumpFacts:
     def of(cls, samples: pd.DataFrame | None) -> DumpFacts:
         return cls(dump_signals(samples), trained_rank_tokens(samples))
 
+    @property
+    def frames(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """signals, rank tokens and their deviations, as frames (empty for None)."""
+        signals = self.signals if self.signals is not None else pd.DataFrame()
+        tokens, z = self.ranks if self.ranks is not None else (pd.DataFrame(), pd.DataFrame())
+        return signals, tokens, z
+
+    @classmethod
+    def of_frames(cls, frames: tuple[pd.DataFrame, ...]) -> DumpFacts:
+        """The facts `frames` holds (its inverse)."""
+        signals, tokens, z = frames
+        return cls(None if signals.empty else signals, None if tokens.empty else (tokens, z))
+
     @classmethod
     def stacked(cls, parts: list[DumpFacts]) -> DumpFacts:
         signals = [p.signals for p in parts if p.signals is not None]

@@ -98,6 +98,11 @@ class FilePreviews:
         self._handle.close()
 
     @property
+    def version(self) -> tuple[int, int]:
+        """The file's size and mtime as opened: what names its version."""
+        return self._stamp
+
+    @property
     def num_rows(self) -> int:
         return int(self._starts[-1])
 

@@ -17,6 +17,7 @@ from loaders.formats import BY_NAME, no_known_format
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.chunk import Progress
+from loaders.index.derived import DerivedTables
 from loaders.index.numbers import Numbers, served_numbers, stacked
 from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
 from loaders.index.pool import Scanner
@@ -120,8 +121,22 @@ class Run:
     @property
     def step_stats(self) -> pd.DataFrame:
         """Per-step aggregates (mean, std, min, max, quantiles), indexed by step."""
-        return self._memo.get("step_stats", lambda: stacked(
-            self.numbers.per_step(STEP_STATS_COLUMNS, step_stats)))
+        return self._memo.get("step_stats", lambda: self.kept_table("step_stats", lambda: stacked(
+            self.numbers.per_step(STEP_STATS_COLUMNS, step_stats))))
+
+    def kept_table(self, name: str, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """A table made over every sample (of this part of the run), kept beside the run's
+        index file once made (loaders.index.derived); made each time without one."""
+        return self.kept_tables((name,), lambda: (make(),))[0]
+
+    def kept_tables(self, names: tuple[str, ...], make: Callable[[], tuple[pd.DataFrame, ...]]
+                    ) -> tuple[pd.DataFrame, ...]:
+        file = self.numbers.file
+        if file is None or self.index_path is None:
+            return make()
+        part = "".join(f"-{column}={int(value)}" for column, value in self.numbers.where)
+        tables = DerivedTables(self.index_path, file.file.version)
+        return tables.get_all(tuple(name + part for name in names), make)
 
     def step_rows(self, step: int) -> pd.DataFrame:
         """The summary rows of one step, with their text previews."""
@@ -224,8 +239,10 @@ class Run:
 
     def _dump_facts(self) -> DumpFacts:
         """What the health checks need of the samples, made a few steps at a time, once."""
-        return self._memo.get("dump_facts", lambda: DumpFacts.stacked(
-            self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of)))
+        def make() -> tuple[pd.DataFrame, ...]:
+            return DumpFacts.stacked(self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of)).frames
+        return self._memo.get("dump_facts", lambda: DumpFacts.of_frames(self.kept_tables(
+            ("health_signals", "rank_tokens", "rank_z"), make)))
 
     def _dumps(self) -> frozenset[Path]:
         return frozenset(self.root / rel for rel, state in self.files.items()
