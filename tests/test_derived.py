@@ -50,7 +50,7 @@ def test_step_stats_are_made_once_and_read_back_by_a_later_open(root, monkeypatc
 
 def test_a_part_keeps_its_own_tables(root):
     run = open_run(root)
-    run.part(False).trained().step_stats
+    assert not run.part(False).trained().step_stats.empty
     assert [n.split(".")[0] for n in _derived(root)] == ["step_stats"]  # every row trains
     with open(root / "rollout_data_rank_1.jsonl", "ab") as handle:
         handle.write(line_of(make_sample(4, seed=99, validation=True)))
@@ -63,7 +63,7 @@ def test_a_part_keeps_its_own_tables(root):
 
 
 def test_a_planted_table_of_text_is_made_again(root):
-    open_run(root).step_stats
+    assert not open_run(root).step_stats.empty
     [name] = _derived(root)
     path = root / ".rl_board_cache" / DERIVED_DIR / name
     planted = pd.DataFrame({"samples": ["<script>"]}, index=pd.Index([0], name=S.STEP))
@@ -73,7 +73,7 @@ def test_a_planted_table_of_text_is_made_again(root):
 
 
 def test_a_new_index_version_replaces_the_tables_of_the_old(root):
-    open_run(root).step_stats
+    assert not open_run(root).step_stats.empty
     [old] = _derived(root)
     with open(root / "rollout_data_rank_0.jsonl", "ab") as handle:
         handle.write(line_of(make_sample(5, seed=1)))
