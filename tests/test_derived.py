@@ -11,6 +11,7 @@ from loaders import open_run
 from loaders import schema as S
 from loaders.index import steps as steps_module
 from loaders.index.derived import DERIVED_DIR
+from loaders.serve import groups as groups_module
 from loaders.serve import run as run_module
 
 
@@ -96,3 +97,18 @@ def test_a_run_without_an_index_file_keeps_nothing(root, monkeypatch):
     assert run.step_stats[S.SAMPLES].sum() == 60
     assert not (root / ".rl_board_cache" / DERIVED_DIR).exists()
     assert steps_module.step_stats is run_module.step_stats  # the same builder, unpatched
+
+
+def test_prompt_history_is_kept_by_its_threshold_and_group_key(root, monkeypatch):
+    steps, table = open_run(root).trained().groups().history(0.5)
+    kept = {n.split(".")[0] for n in _derived(root)}
+    assert {n.rsplit("-", 1)[1] for n in kept if n.startswith("prompt_history-")} == {
+        "steps", "first"}
+    def fail(*args, **kwargs):
+        raise AssertionError("made again")
+    monkeypatch.setattr(groups_module, "prompt_steps", fail)
+    again_steps, again_table = open_run(root).trained().groups().history(0.5)
+    pd.testing.assert_frame_equal(again_steps, steps)
+    pd.testing.assert_frame_equal(again_table, table)
+    with pytest.raises(AssertionError, match="made again"):  # another threshold: its own
+        open_run(root).trained().groups().history(0.9)

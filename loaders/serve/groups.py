@@ -1,6 +1,7 @@
 """A run's GRPO groups as the pages ask for them, each answer computed once and kept."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -26,6 +27,10 @@ from loaders.index.numbers import Numbers, stacked
 from loaders.serve.memo import Memo
 
 T = TypeVar("T")
+# Run.kept_tables: tables made over every sample (`make`), kept by name beside the index
+Keep = Callable[[tuple[str, ...], Callable[[], tuple[pd.DataFrame, ...]]],
+                tuple[pd.DataFrame, ...]]
+ROWS_KEPT = 4  # steps whose rows (with advantages and passes) a Groups keeps
 # rows with these READ_BY_ROW columns (Run.with_previews): a whole-run table reads only the
 # prompt, and no key
 Texts = Callable[..., pd.DataFrame]
@@ -57,10 +62,15 @@ class Groups:
 
     def __init__(self, samples: Numbers, left_out: Numbers | None,
                  group_key: str | None = None,
-                 texts: Texts = lambda rows, *columns, **keys: rows) -> None:
+                 texts: Texts = lambda rows, *columns, **keys: rows,
+                 keep: Keep = lambda names, make: make()) -> None:
         self.numbers, self.left_out, self.group_key = samples, left_out, group_key
         self._texts = texts  # rows with their text previews (Run.with_previews)
-        self._memo: Memo[tuple, object] = Memo(size=64)
+        self._keep = keep  # tables made over every sample, kept (Run.kept_tables)
+        self._memo: Memo[tuple, object] = Memo(size=64)  # small tables and facts
+        # a step's rows with their previews are ~2 KB a sample (16 MB at 8,192 a step):
+        # the few last asked for, not 64 of them
+        self._step_frames: Memo[tuple, pd.DataFrame] = Memo(size=ROWS_KEPT)
 
     def _step_rows(self, numbers: Numbers | None, step: int) -> pd.DataFrame:
         if numbers is None:
@@ -81,7 +91,7 @@ class Groups:
 
     def rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
         """One step's samples with their advantage and pass columns added."""
-        return self._memo.get(("rows", step, options), lambda: self._rows(step, options))
+        return self._step_frames.get((step, options), lambda: self._rows(step, options))
 
     def _rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
         rows = self._step_rows(self.numbers, step)
@@ -118,11 +128,11 @@ class Groups:
     def _correct_frame(self) -> pd.DataFrame:
         """A row of each correctness column the run has a value of (what correct_column
         looks for over the whole run), read once."""
-        def read() -> pd.DataFrame:
+        def read() -> tuple[pd.DataFrame]:
             frame = self.numbers.read(CORRECT_COLUMNS)
-            return pd.DataFrame({name: frame[name].dropna().head(1).reset_index(drop=True)
-                                 for name in frame.columns})
-        return self._memo.get(("correct",), read)
+            return (pd.DataFrame({name: frame[name].dropna().head(1).reset_index(drop=True)
+                                  for name in frame.columns}),)
+        return self._memo.get(("correct",), lambda: self._keep(("correct_values",), read)[0])
 
     def members(self, step: int, group_id: int, options: GroupOptions) -> pd.DataFrame:
         """Every answer of one group, best reward first."""
@@ -135,6 +145,13 @@ class Groups:
         return self._memo.get(("history", threshold), lambda: self._history(threshold))
 
     def _history(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+        name = f"prompt_history-{_named(threshold, self.group_key)}"
+        steps, first = self._keep((f"{name}-steps", f"{name}-first"),
+                                  lambda: self._prompt_steps(threshold))
+        return steps, prompt_table(steps, previews(self._texts(first, (S.PROMPT,), keys=False)))
+
+    def _prompt_steps(self, threshold: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(prompt_steps over the run, each prompt's first row), a few steps at a time."""
         correct = correct_column(self._correct_frame())
         def of(samples: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             # a prompt's steps, and its first row (whose preview is read) in these steps
@@ -144,12 +161,17 @@ class Groups:
         steps = stacked([p[0] for p in parts]).sort_values(
             [S.PROMPT_ID, S.STEP], kind="stable").reset_index(drop=True)
         first = stacked([p[1] for p in parts]).drop_duplicates(S.PROMPT_ID)
-        return steps, prompt_table(steps, previews(self._texts(first, (S.PROMPT,), keys=False)))
+        return steps, first.reset_index(drop=True)
 
     def prompt(self, prompt_id: int, threshold: float = DEFAULT_PASS) -> pd.DataFrame:
         """One prompt's group at every step it appears."""
         steps, _ = self.history(threshold)
         return steps[steps[S.PROMPT_ID] == prompt_id].reset_index(drop=True)
+
+
+def _named(threshold: float, group_key: str | None) -> str:
+    """A file-name-safe name of a history's parameters (a group key is any text)."""
+    return hashlib.sha256(repr((threshold, group_key)).encode()).hexdigest()[:16]
 
 
 def with_group_key(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:

@@ -208,7 +208,7 @@ class Run:
     def groups(self, group_key: str | None = None) -> Groups:
         """GRPO groups and prompt history; `group_key` names a key to group by instead."""
         return self._memo.get(("groups", group_key), lambda: Groups(
-            self.numbers, self.left_out, group_key, self.with_previews))
+            self.numbers, self.left_out, group_key, self.with_previews, self.kept_tables))
 
     @property
     def stale_files(self) -> frozenset[str]:
