@@ -72,11 +72,17 @@ def quality(samples: pd.DataFrame, metrics: pd.DataFrame | None = None) -> pd.Da
         "NaN/Inf values": grouped[S.NAN_COUNT].sum(),
         "length mismatches": grouped[S.LENGTH_MISMATCH].sum(),
     })
-    if metrics is not None:
-        aborted = metric_for((str(c) for c in metrics.columns), S.H_ABORT)
-        if aborted is not None:  # the same column the inference_anomaly alert reads
-            out["aborted ratio"] = metrics[aborted].reindex(out.index)
-    return out
+    return with_aborted(out, metrics)
+
+
+def with_aborted(table: pd.DataFrame, metrics: pd.DataFrame | None) -> pd.DataFrame:
+    """The quality table with the trainer's abort ratio by step, when its metrics log one."""
+    if metrics is None:
+        return table
+    aborted = metric_for((str(c) for c in metrics.columns), S.H_ABORT)
+    if aborted is not None:  # the same column the inference_anomaly alert reads
+        table = table.assign(**{"aborted ratio": metrics[aborted].reindex(table.index)})
+    return table
 
 
 def rank_table_of(numbers: Numbers, value: str) -> pd.DataFrame:

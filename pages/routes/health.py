@@ -35,8 +35,9 @@ def _ranks(view: View, metrics: pd.DataFrame) -> None:
     value = st.radio("Per-rank value", list(views.RANK_VALUES), key="rank_value",
                      bind="query-params",
                      horizontal=True)
-    table = view.run.derived(("rank_table", value),
-                             lambda: views.rank_table_of(view.run.numbers, value))
+    name = f"rank_table-{list(views.RANK_VALUES).index(value)}"
+    table = view.run.derived(("rank_table", value), lambda: view.run.kept_table(
+        name, lambda: views.rank_table_of(view.run.numbers, value)))
     st.plotly_chart(build.rank_heatmap(table, value), width="stretch", key="c_ranks")
     devices = views.device_memory(metrics)
     if not devices.empty:
@@ -72,7 +73,7 @@ def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
 
 
 def _quality(view: View, metrics: pd.DataFrame) -> None:
-    table = view.run.derived(("quality", view.metrics_path), lambda: views.quality_of(
-        view.run.numbers, metrics if not metrics.empty else None))
+    table = views.with_aborted(view.run.derived("quality", lambda: view.run.kept_table(
+        "quality", lambda: views.quality_of(view.run.numbers))), None if metrics.empty else metrics)
     st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
     st.dataframe(table, width="stretch")
