@@ -6,7 +6,7 @@ import sys
 
 from streamlit.runtime.pages_manager import PagesManager
 
-from pages.frame import main
+from pages.routes import main
 
 # the routes come from st.navigation, not from the files in pages/ (see scripts/serve.py)
 PagesManager.uses_pages_directory = False

@@ -30,7 +30,7 @@ from browser import IDLE, browser_page, served  # noqa: E402
 from generate_dump import write_dump  # noqa: E402
 
 from loaders.find.walk import discover  # noqa: E402
-from pages.live import poll_seconds  # noqa: E402
+from pages.frame.live import poll_seconds  # noqa: E402
 
 COUNT = re.compile(r"([\d,]+) samples · ([\d,]+) steps")
 SHAPE = {"ranks": 8, "samples_per_rank": 32, "max_tokens": 1024, "seed": 0}

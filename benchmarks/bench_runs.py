@@ -29,7 +29,7 @@ from generate_metrics import write_metrics  # noqa: E402
 
 from loaders.find.walk import discover  # noqa: E402
 from loaders.serve.catalog import Catalog  # noqa: E402
-from pages.frame import RUN_SECONDS  # noqa: E402
+from pages.frame.board import RUN_SECONDS  # noqa: E402
 
 TARGET_OPEN_S, TARGET_S = 2.0, 0.3
 POOL_SEED = 0  # every run draws its prompts from the same pool: runs of one ablation

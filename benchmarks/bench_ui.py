@@ -19,7 +19,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 from apptest import board  # noqa: E402
 from generate_metrics import write_metrics  # noqa: E402
 
-from pages.frame import RUN_SECONDS  # noqa: E402
+from pages.frame.board import RUN_SECONDS  # noqa: E402
 
 TARGET_S = 0.3
 

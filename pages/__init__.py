@@ -1,1 +1,7 @@
-"""The board's UI: the frame (sidebar, loading, navigation) and one module per page."""
+"""The board's UI, three things: the frame every page shares (frame/), the routes, one
+module or small package per page with its helpers, and the table of them (routes/), and the
+pure builders, data in and figure, table or HTML out (figures/).
+
+Pages ask loaders/ for frames and arrays; they never open a file nor parse one.  Imports go
+one way: routes -> frame -> figures -> loaders (tests/test_architecture.py).
+"""

@@ -10,7 +10,7 @@ this launcher sets it before the first session, which the entry cannot.
 
 The board listens on 127.0.0.1 (.streamlit/config.toml) unless `--server.address` (or
 $STREAMLIT_SERVER_ADDRESS) says otherwise; another address without --root is said once on
-stderr here, before the server starts (pages/exposure.py).
+stderr here, before the server starts (pages/frame/exposure.py).
 """
 import argparse
 import os
@@ -32,7 +32,7 @@ def _listen_address(streamlit_args: list[str]) -> str | None:
 
 
 def _root(app_args: list[str]) -> str | None:
-    """--root as pages.frame.parse_config reads it; the frame itself is not imported before
+    """--root as pages.frame.board.parse_config reads it; the frame itself is not imported before
     the runtime exists (its caches would be made without one)."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--root", default=os.environ.get("RL_BOARD_ROOT"))
@@ -40,7 +40,7 @@ def _root(app_args: list[str]) -> str | None:
 
 
 def _allowed(app_args: list[str]) -> list[str]:
-    """--allow-remote values and $RL_BOARD_ALLOW_REMOTE's, as pages.frame.parse_config reads
+    """--allow-remote values and $RL_BOARD_ALLOW_REMOTE's, as pages.frame.board.parse_config reads
     them."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--allow-remote", action="append",
@@ -50,7 +50,7 @@ def _allowed(app_args: list[str]) -> list[str]:
 
 def warn_when_shared(argv: list[str]) -> None:
     from loaders.find.reach import unusable_prefixes
-    from pages.exposure import exposure_warning
+    from pages.frame.exposure import exposure_warning
 
     cut = argv.index("--") if "--" in argv else len(argv)
     warnings = [exposure_warning(_listen_address(argv[:cut]), _root(argv[cut + 1:]))]

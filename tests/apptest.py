@@ -41,7 +41,7 @@ def texts(at: AppTest) -> str:
 
 
 def text_blocks(at: AppTest) -> list[str]:
-    """The model texts shown by pages.widgets.text_block, as the user reads them."""
+    """The model texts shown by pages.frame.widgets.text_block, as the user reads them."""
     bodies = [str(h.proto.body) for h in at.get("html")]
     return [html.unescape(b.split(">", 1)[1].rsplit("</pre>", 1)[0])
             for b in bodies if b.startswith('<pre class="rlb-text"')]

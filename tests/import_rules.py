@@ -96,11 +96,16 @@ def _imported_module(module: str, name: str | None, modules: set[str]) -> str:
 
 
 def loaders_import_graph(root: Path) -> dict[str, set[str]]:
-    """loaders module -> the loaders modules it imports. `from loaders.x import y` is an
+    """loaders module -> the loaders modules it imports (import_graph of loaders alone)."""
+    return import_graph(root, "loaders")
+
+
+def import_graph(root: Path, *packages: str) -> dict[str, set[str]]:
+    """module -> the modules of `packages` it imports. `from loaders.x import y` is an
     import of loaders.x.y when that is a module, else of loaders.x: a submodule taking a
     sibling through its package (collect.py's `from loaders.metrics import lines`) is no
     cycle with the package __init__ that re-exports it."""
-    files = python_files(root, "loaders")
+    files = python_files(root, *packages)
     modules = {module_name(root, f) for f in files}
     graph: dict[str, set[str]] = {}
     for path in files:

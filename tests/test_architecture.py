@@ -2,10 +2,12 @@
 shown to flag a planted violation, so no rule can pass by scanning nothing:
 
 - loaders/ (the data core) never imports streamlit;
-- the pure builders (pages/figures/, pages/view.py) never import streamlit;
+- the pure builders (pages/figures/, pages/frame/view.py) never import streamlit;
 - the UI (pages/, rl_logging_board.py) never opens files nor imports json, orjson, pyarrow
   or the parser modules (loaders.parse, loaders.index);
-- the loaders modules import each other without cycles.
+- loaders/ never imports pages/;
+- no module of loaders/ or pages/ is in an import cycle: the route table (pages.routes)
+  imports the routes and the frame (pages.frame), and neither imports it back.
 """
 import shutil
 from collections.abc import Callable
@@ -16,7 +18,7 @@ import pytest
 from conftest import ROOT
 
 UI = ("pages", "rl_logging_board.py")
-PURE = ("pages/figures", "pages/view.py")
+PURE = ("pages/figures", "pages/frame/view.py")
 
 
 def streamlit_in_loaders(root: Path) -> list[str]:
@@ -39,8 +41,18 @@ def loaders_import_cycle(root: Path) -> list[str]:
     return R.find_cycle(R.loaders_import_graph(root))
 
 
+def import_cycle(root: Path) -> list[str]:
+    """A cycle anywhere: the data core, the frame, the routes (and the route table, which
+    imports the routes and the frame: a route or the frame importing it closes one)."""
+    return R.find_cycle(R.import_graph(root, "loaders", "pages"))
+
+
+def loaders_import_pages(root: Path) -> list[str]:
+    return R.importers(root, R.python_files(root, "loaders"), ["pages"])
+
+
 RULES = (streamlit_in_loaders, streamlit_in_pure_builders, ui_reads_files, ui_imports_parsers,
-         loaders_import_cycle)
+         loaders_import_cycle, import_cycle, loaders_import_pages)
 
 
 def _scanned(*places: str) -> set[str]:
@@ -51,11 +63,15 @@ def test_the_rules_scan_the_real_tree():
     loaders, ui, pure = _scanned("loaders"), _scanned(*UI), _scanned(*PURE)
     assert len(loaders) >= 40 and len(ui) >= 20 and len(pure) >= 8
     assert {"loaders/serve/run.py", "loaders/health/signals.py"} <= loaders
-    assert {"pages/figures/tables.py", "pages/routes/sample.py", "pages/view.py",
-            "rl_logging_board.py"} <= ui
-    assert {"pages/figures/tables.py", "pages/view.py"} <= pure
+    assert {"pages/figures/tables.py", "pages/routes/sample/__init__.py", "pages/frame/view.py",
+            "pages/routes/runs/choice.py", "rl_logging_board.py"} <= ui
+    assert {"pages/figures/tables.py", "pages/frame/view.py"} <= pure
     graph = R.loaders_import_graph(ROOT)
     assert len(graph) == len(loaders) and "loaders.schema" in graph["loaders.serve.run"]
+    everything = R.import_graph(ROOT, "loaders", "pages")
+    assert len(everything) == len(loaders) + len(ui) - 1  # the entry script is no module
+    assert {"pages.frame.board", "pages.routes.runs"} <= everything["pages.routes"]
+    assert "pages.routes" not in everything["pages.frame.board"]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.__name__)
@@ -78,7 +94,7 @@ PLANTED = [  # (rule, file, code appended to it or making it up)
     (streamlit_in_loaders, "loaders/health/views.py", "def f():\n    import streamlit\n"),
     (streamlit_in_pure_builders, "pages/figures/planted.py",
      "from streamlit import session_state\n"),
-    (streamlit_in_pure_builders, "pages/view.py", "import streamlit.components.v1\n"),
+    (streamlit_in_pure_builders, "pages/frame/view.py", "import streamlit.components.v1\n"),
     (ui_reads_files, "pages/routes/planted.py",
      "from pathlib import Path\nPath('x').read_text()\n"),
     (ui_reads_files, "rl_logging_board.py", "with open('x') as f:\n    pass\n"),
@@ -88,6 +104,7 @@ PLANTED = [  # (rule, file, code appended to it or making it up)
     (ui_imports_parsers, "pages/routes/planted.py", "import pyarrow.parquet as pq\n"),
     (ui_imports_parsers, "pages/figures/planted.py", "from loaders.parse import record\n"),
     (ui_imports_parsers, "rl_logging_board.py", "from loaders.index.pool import scan_chunk\n"),
+    (loaders_import_pages, "loaders/serve/planted.py", "from pages.figures import text\n"),
 ]
 
 
@@ -114,6 +131,19 @@ def test_the_cycle_rule_flags_a_planted_cycle(tree: Path, path: str, code: str, 
     assert loaders_import_cycle(tree) == []
     _plant(tree, path, code)
     cycle = loaders_import_cycle(tree)
+    assert member in cycle and cycle[0] == cycle[-1] and len(cycle) >= 3, cycle
+
+
+@pytest.mark.parametrize(("path", "code", "member"), [
+    ("pages/frame/view.py", "def late():\n    from pages.routes import ROUTES\n", "pages.routes"),
+    ("pages/routes/runs/choice.py", "from pages.routes import main\n", "pages.routes.runs.choice"),
+    ("pages/frame/loading.py", "from pages.frame import board\n", "pages.frame.loading"),
+])
+def test_the_cycle_rule_flags_a_planted_cycle_in_the_pages(tree: Path, path: str, code: str,
+                                                            member: str):
+    assert import_cycle(tree) == []
+    _plant(tree, path, code)
+    cycle = import_cycle(tree)
     assert member in cycle and cycle[0] == cycle[-1] and len(cycle) >= 3, cycle
 
 

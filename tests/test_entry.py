@@ -7,7 +7,7 @@ from apptest import ENTRY
 
 def test_the_board_runs_as_main_and_not_in_the_parser_pools_forkserver(monkeypatch):
     calls = []
-    monkeypatch.setattr("pages.frame.main", calls.append)
+    monkeypatch.setattr("pages.routes.main", calls.append)
     runpy.run_path(ENTRY, run_name="__mp_main__")
     assert calls == []
     runpy.run_path(ENTRY, run_name="__main__")

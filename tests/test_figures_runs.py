@@ -9,7 +9,7 @@ from loaders.health.alerts import Alert
 from pages.figures import runs as build
 from pages.figures import runs_alerts as alerts
 from pages.figures import runs_prompts as prompts
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 MEAN = S.stat(S.REWARD, "mean")
 

@@ -11,7 +11,7 @@ from regex import compile as pattern
 from loaders import open_run
 from loaders import schema as S
 from pages.figures import tables as T
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 FILE = "rollout_data_rank_0.jsonl"
 PADDED_TOKENS = [" t0", " t1", " t2", " t3", "<PAD>", "<PAD>"]

@@ -8,7 +8,7 @@ import regex as regex_engine
 from loaders import schema as S
 from pages.figures import search as Q
 from pages.figures import text as X
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 MARK = "<endofsystem>"
 

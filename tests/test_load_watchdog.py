@@ -195,7 +195,7 @@ def _page(base: str) -> None:
 
     import streamlit as st
 
-    from pages import loading
+    from pages.frame import loading
 
     if st.button("Refresh", key="refresh"):
         loading.refresh(Path(base))

@@ -8,8 +8,8 @@ import time
 from apptest import board, texts
 from conftest import line_of, make_sample
 
-from pages import live
-from pages.loading import follower
+from pages.frame import live
+from pages.frame.loading import follower
 
 
 def _append_step(root, step: int) -> None:

@@ -1,4 +1,4 @@
-"""pages/loading.py under Streamlit: sub-runs, runs and refresh through the shared catalog."""
+"""pages/frame/loading.py under Streamlit: sub-runs, runs and refresh through the shared catalog."""
 from conftest import line_of, make_sample, write_dump
 from streamlit.testing.v1 import AppTest
 
@@ -9,7 +9,7 @@ def _script(base: str) -> None:
 
     import streamlit as st
 
-    from pages import loading
+    from pages.frame import loading
 
     root = Path(base)
     if st.button("Refresh", key="refresh"):

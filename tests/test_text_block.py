@@ -1,4 +1,4 @@
-"""pages.widgets.text_block: model text shown literally (escaped, never HTML or Markdown)."""
+"""pages.frame.widgets.text_block: model text shown literally (escaped, never HTML or Markdown)."""
 from apptest import text_blocks
 from streamlit.testing.v1 import AppTest
 
@@ -7,7 +7,7 @@ HOSTILE = '<img src=x onerror="alert(1)"> **bold** [link](http://example.com) & 
 
 def _shown(text: str) -> AppTest:
     def app(text: str) -> None:
-        from pages.widgets import text_block
+        from pages.frame.widgets import text_block
 
         text_block(text, 120)
 

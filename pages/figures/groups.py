@@ -11,7 +11,7 @@ from pages.figures.axes import integer_steps
 from pages.figures.search import matching
 from pages.figures.tables import extra_columns, previews
 from pages.figures.text import strip_pad, strip_system
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 ID = "id"  # the group id as text: the URL and the table selection carry it
 FILTERS = {S.ZERO_VARIANCE: "zero variance", S.ALL_CORRECT: "all correct",

@@ -11,7 +11,7 @@ from loaders import schema as S
 from pages.figures.axes import integer_steps
 from pages.figures.search import matching
 from pages.figures.tables import previews
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 ID = "id"  # the prompt id as text, for the URL and the selection
 COLUMNS = (S.PROMPT_CATEGORY, S.STEPS_SEEN, S.PASS_RATE, S.stat(S.REWARD, "mean"),

@@ -9,7 +9,7 @@ import pandas as pd
 
 from loaders import schema as S
 from pages.figures.text import strip_pad, strip_system
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 ALL, B_BETTER, B_WORSE, ONLY_ONE = "all", "B better", "B worse", "only one run has it"
 FILTERS = (ALL, B_BETTER, B_WORSE, ONLY_ONE)

@@ -7,7 +7,7 @@ import regex as regex_engine
 
 from loaders import schema as S
 from pages.figures.search import matching
-from pages.view import DisplayOptions
+from pages.frame.view import DisplayOptions
 
 TABLE_PREVIEW = 160
 PAGE_ROWS = 500  # rows sent to the browser at once: its grid slows to seconds at 8,192

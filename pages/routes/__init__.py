@@ -1,4 +1,6 @@
-"""The board's routes: one st.Page per page, each with its own URL path; one module each.
+"""The board's routes: one st.Page per page, each with its own URL path; one module (or one
+small package, with its helpers) each; and main(), one rerun of the board: the frame
+(pages.frame), then the chosen route.
 
 The page modules live in this sub-package, not directly in pages/, because Streamlit treats
 every pages/*.py as a page of its own (with the file name as URL path) before st.navigation
@@ -6,11 +8,20 @@ runs, and those paths would shadow the routes here.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitAPIException
 
+from loaders.heap import give_back
+from loaders.serve.run import IndexWrittenOver
+from pages.figures.text import literal
+from pages.frame import state
+from pages.frame.board import RUN_SECONDS, VIEW, frame, parse_config
+from pages.frame.view import View
 from pages.routes import (
     alerts,
     compare,
@@ -25,7 +36,6 @@ from pages.routes import (
     sample,
     tokens,
 )
-from pages.view import View
 
 
 @dataclass(frozen=True)
@@ -70,3 +80,71 @@ def st_pages(show: Callable[[Route], None]) -> dict[str, st.Page]:
     pages[ROOT] = st.Page(lambda: show(landing), title=landing.title, icon=landing.icon,
                           url_path="home", default=True)  # its path is "/", whatever this says
     return pages
+
+
+def _show(route: Route) -> None:
+    view = st.session_state.get(VIEW)
+    if view is not None:
+        route.render(view)
+
+
+def _menu(box: DeltaGenerator, pages: dict[str, st.Page]) -> None:
+    """The sidebar menu: one st.page_link per route.
+
+    A page link keeps the frame's URL parameters (dir, step, ...) on every click, where
+    Streamlit's built-in menu drops them now and then (about one click in three here), which
+    would make the copied link of the new page lose the step.
+    """
+    for path, page in pages.items():
+        if path != ROOT and BY_PATH[path].in_menu:
+            box.page_link(page)
+    box.divider()
+
+
+def _redirect_old_links(pages: dict[str, st.Page]) -> st.Page | None:
+    """`?page=NAME` (the links of earlier versions) opens that page's own route.
+
+    Switching needs the routes registered, so this calls st.navigation itself; the page it
+    returns is the one to run when NAME is not a route.
+    """
+    wanted = st.query_params.get("page")
+    if wanted is None:
+        return None
+    navigation = st.navigation(list(pages.values()), position="hidden")
+    params = {k: st.query_params.get_all(k) for k in st.query_params if k != "page"}
+    if wanted in pages:
+        try:
+            st.switch_page(pages[wanted], query_params=params)
+        except StreamlitAPIException:  # mid-session the frame's widgets own their params
+            st.switch_page(pages[wanted], query_params={})
+    st.query_params.pop("page", None)
+    return navigation
+
+
+def main(argv: list[str]) -> None:
+    """Entry point called by rl_logging_board.py: one rerun of the whole board."""
+    started = time.perf_counter()
+    # a set icon keeps the routes' :material/ icons, fetched from fonts.gstatic.com, out of
+    # the favicon; an emoji favicon is a data: URL, so no page load leaves the machine
+    st.set_page_config(page_title="RL Logging Board", layout="wide", page_icon="📈")
+    config = parse_config(argv)
+    pages = st_pages(_show)
+    st.session_state[state.PAGES] = pages
+    state.apply_pending()
+    navigation = _redirect_old_links(pages)
+    menu = st.sidebar.container()
+    try:
+        # the frame is drawn before st.navigation runs: its URL-bound widgets then belong to
+        # the app, not to one page, and page links keep their parameters on every click
+        st.session_state[VIEW] = frame(config)
+        navigation = navigation or st.navigation(list(pages.values()), position="hidden")
+        _menu(menu, pages)
+        navigation.run()
+    except IndexWrittenOver as err:
+        st.error(literal(str(err)))
+    finally:
+        # what the page computed and dropped (a groupby over the run, a step's previews) is
+        # freed into glibc's arenas, which keep it resident: hand it back (a few ms)
+        give_back()
+        # the widget-latency benchmark reads the server time of the last run
+        st.session_state[RUN_SECONDS] = time.perf_counter() - started

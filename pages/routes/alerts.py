@@ -6,10 +6,10 @@ import streamlit as st
 
 from loaders.health.config import CONFIG_NAME
 from loaders.health.incidents import Incident, incidents
-from pages import state
 from pages.figures import alerts as build
 from pages.figures.text import literal
-from pages.view import View
+from pages.frame import state
+from pages.frame.view import View
 
 MAX_INCIDENTS = 50  # expanders drawn; the table above lists every incident
 OPEN_STRONG = 3  # the first strong incidents start open (a grid each: the page stays light)

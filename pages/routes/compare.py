@@ -4,10 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from loaders import schema as S
-from pages import state
 from pages.figures import compare, tables
 from pages.figures.axes import mark_steps
-from pages.view import View
+from pages.frame import state
+from pages.frame.view import View
 
 
 def render(view: View) -> None:

@@ -12,7 +12,7 @@ from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
 from pages.figures.axes import mark_steps
 from pages.figures.text import literal
-from pages.view import View
+from pages.frame.view import View
 
 
 def _stages(metrics: pd.DataFrame) -> None:

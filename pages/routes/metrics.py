@@ -7,7 +7,7 @@ from loaders.health.check import Health
 from pages.figures import metrics as build
 from pages.figures.axes import mark_steps
 from pages.figures.text import literal
-from pages.view import View
+from pages.frame.view import View
 
 MAX_CHARTS = 24  # per group shown at once: more charts than this make every rerun slow
 

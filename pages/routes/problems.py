@@ -7,7 +7,7 @@ import streamlit as st
 from loaders.serve import export
 from pages.figures import problems as build
 from pages.figures import tables
-from pages.view import View
+from pages.frame.view import View
 
 
 def render(view: View) -> None:

@@ -6,12 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
-from pages import state
 from pages.figures import prompts as build
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
-from pages.view import View
-from pages.widgets import PERCENT, picked_row, text_block
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import PERCENT, picked_row, text_block
 
 
 def _counts(table: pd.DataFrame) -> None:

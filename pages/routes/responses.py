@@ -12,15 +12,15 @@ from regex import Pattern
 from loaders import schema as S
 from loaders.serve import export
 from loaders.serve.cache import Texts
-from pages import state
-from pages.conversation_filters import conversation_filter
 from pages.figures import sample_header as header
 from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search, highlight
 from pages.figures.text import literal
-from pages.loading import recover_stale
-from pages.view import View
-from pages.widgets import picked_row
+from pages.frame import state
+from pages.frame.loading import recover_stale
+from pages.frame.view import View
+from pages.frame.widgets import picked_row
+from pages.routes.sample.conversation_filters import conversation_filter
 
 MAX_MATCHES = 50
 ORDER = "_board_sample_order"  # session key: {run, step, keys, how} of the last table shown

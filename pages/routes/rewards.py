@@ -5,11 +5,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from loaders import schema as S
-from pages import state
 from pages.figures import distributions as spread
 from pages.figures import rewards as build
 from pages.figures.axes import mark_steps
-from pages.view import View
+from pages.frame import state
+from pages.frame.view import View
 
 
 def _alert_steps(view: View) -> list[int]:

@@ -12,11 +12,11 @@ import streamlit as st
 from loaders import schema as S
 from loaders.serve import token_summary as T
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
-from pages import state
 from pages.figures import token_heat as build
 from pages.figures.text import literal
-from pages.routes.sample_tokens import JUMPED
-from pages.view import View
+from pages.frame import state
+from pages.frame.view import View
+from pages.routes.sample.tokens import JUMPED
 
 SCALES = {T.RELATIVE: "relative position (32 bins of each response)",
           T.ABSOLUTE: "absolute position (512-token bins)"}

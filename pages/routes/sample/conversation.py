@@ -16,7 +16,7 @@ from loaders import schema as S
 from pages.figures import conversation as build
 from pages.figures.conversation import Turn
 from pages.figures.text import literal
-from pages.view import View
+from pages.frame.view import View
 
 NONE = "(none)"
 

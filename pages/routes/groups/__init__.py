@@ -6,14 +6,15 @@ import streamlit as st
 
 from loaders import schema as S
 from loaders.serve.groups import StepGroups
-from pages import answers, state
-from pages.conversation_filters import conversation_filter
 from pages.figures import groups as build
 from pages.figures.axes import mark_steps
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
-from pages.view import View
-from pages.widgets import PERCENT, picked_row
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import PERCENT, picked_row
+from pages.routes.groups import answers
+from pages.routes.sample.conversation_filters import conversation_filter
 
 
 def _mix(found: StepGroups) -> None:

@@ -7,14 +7,15 @@ from streamlit.delta_generator import DeltaGenerator
 
 from loaders import Sample
 from loaders import schema as S
-from pages import conversation
 from pages.figures import sample_header as header
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
-from pages.loading import recover_stale
-from pages.routes import responses, sample_tokens
-from pages.view import View
-from pages.widgets import text_block
+from pages.frame.loading import recover_stale
+from pages.frame.view import View
+from pages.frame.widgets import text_block
+from pages.routes import responses
+from pages.routes.sample import conversation
+from pages.routes.sample import tokens as sample_tokens
 
 
 def _choose(view: View, rows: pd.DataFrame) -> str | None:

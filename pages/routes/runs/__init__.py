@@ -13,12 +13,12 @@ from loaders.serve.runset import (
     wall_times,
     warm_health,
 )
-from pages import runs_prompts
 from pages.figures import runs as build
 from pages.figures import runs_alerts as alerts
 from pages.figures.text import literal
-from pages.run_choice import Member, choose_runs, forget_stale, legend
-from pages.view import View
+from pages.frame.view import View
+from pages.routes.runs import prompts as runs_prompts
+from pages.routes.runs.choice import Member, choose_runs, forget_stale, legend
 
 CURVES, DIFFERENCE, SAME_PROMPT, METRICS = ("Curves", "Difference B − A", "Same prompt",
                                             "Metrics & alerts")

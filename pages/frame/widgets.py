@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from pages import state
+from pages.frame import state
 
 PERCENT = st.column_config.NumberColumn(format="percent")
 ROW_PX = 36

@@ -14,9 +14,9 @@ from loaders.find.remote import stat_of
 from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
-from pages import state
 from pages.figures import problems
 from pages.figures.text import literal
+from pages.frame import state
 
 T = TypeVar("T")
 

@@ -20,14 +20,14 @@ from loaders.serve.runset import (
     nearest_step,
     prompt_summary,
 )
-from pages import state
 from pages.figures import diff
 from pages.figures import runs_prompts as build
 from pages.figures.groups import head_tail
 from pages.figures.text import literal, strip_pad, strip_system
-from pages.run_choice import Member, forget_stale
-from pages.view import View
-from pages.widgets import PERCENT, picked_row, text_block
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import PERCENT, picked_row, text_block
+from pages.routes.runs.choice import Member, forget_stale
 
 PER_ROW = 4  # runs side by side
 

@@ -13,8 +13,8 @@ from loaders.find.reach import RemoteReach
 from loaders.find.remote import is_url
 from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
-from pages.loading import refresh, sub_run_formats, sub_runs
-from pages.view import DisplayOptions
+from pages.frame.loading import refresh, sub_run_formats, sub_runs
+from pages.frame.view import DisplayOptions
 
 WHOLE_DIR = "."
 
@@ -36,7 +36,7 @@ class BoardConfig:
 
 def named_dir(config: BoardConfig) -> Path | None:
     """The dump dir as the user named it: absolute, its links not resolved (no disk access).
-    Following checks by it that a link was not swapped to another run (pages.live)."""
+    Following checks by it that a link was not swapped to another run (pages.frame.live)."""
     typed = str(st.session_state.get("dir", config.dump_dir) or "").strip()
     if not typed or is_url(typed) or (config.root is not None and is_url(config.root)):
         return None

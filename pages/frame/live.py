@@ -19,7 +19,7 @@ import loaders
 from loaders.find.remote import is_url
 from loaders.serve.follow import Beat
 from pages.figures.text import literal
-from pages.loading import follower
+from pages.frame.loading import follower
 
 RECENT_SECONDS = 300  # Follow is on by default when a dump file changed this recently
 POLL_ENV = "RL_BOARD_POLL_SECONDS"

@@ -19,7 +19,7 @@ from pages.figures import token_colours as C
 from pages.figures import token_strip, token_top, tokens
 from pages.figures.text import literal
 from pages.figures.token_text import IDS, token_style
-from pages.view import View
+from pages.frame.view import View
 
 WINDOW = tokens.WINDOW
 _ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks

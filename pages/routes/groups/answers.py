@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
-from pages import state
 from pages.figures import diff
 from pages.figures import groups as build
 from pages.figures.text import literal, strip_pad, strip_system
-from pages.view import View
-from pages.widgets import picked_row, text_block
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import picked_row, text_block
 
 CARDS_PER_ROW = 4
 

@@ -14,8 +14,9 @@ import loaders
 from loaders.find.paths import resolve_dump_dir
 from pages.figures import runs as build
 from pages.figures.text import literal
-from pages.loading import LOADED, compare_run, sub_runs
-from pages.sidebar import BoardConfig
+from pages.frame.board import parse_config
+from pages.frame.loading import LOADED, compare_run, sub_runs
+from pages.frame.sidebar import BoardConfig
 
 WHOLE_DIR = "."
 DEFAULT_RUNS = 2  # sub-runs chosen on a first visit, so the page shows something at once
@@ -33,8 +34,6 @@ class Member:
 
 
 def _config() -> BoardConfig:
-    from pages.frame import parse_config  # the frame imports the routes: import when drawn
-
     return parse_config(sys.argv[1:])
 
 
