@@ -19,7 +19,7 @@ from loaders.serve.run import DumpError, open_run
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["convert"]:  # python -m loaders convert SRC_DIR DST_DIR
-        from loaders.convert import main as convert
+        from loaders.writer.convert import main as convert
 
         return convert(argv[1:])
     if argv[:1] == ["index"]:  # python -m loaders index DIR [--ray [ADDRESS]]

@@ -13,10 +13,10 @@ from conftest import keyed
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.convert import convert
 from loaders.writer import DumpWriter
-from loaders.writer_columns import cell, table_of
-from loaders.writer_parquet import ROW_GROUP_ROWS
+from loaders.writer.columns import cell, table_of
+from loaders.writer.convert import convert
+from loaders.writer.parquet import ROW_GROUP_ROWS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "samples"))
@@ -184,9 +184,9 @@ def test_id_lists_are_int64(value):
 
 
 def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
-    from loaders import writer_parquet
     from loaders.index import refresh
     from loaders.index.scan_board import plan_row_groups
+    from loaders.writer import parquet as writer_parquet
 
     monkeypatch.setattr(writer_parquet, "ROW_GROUP_ROWS", 8)  # several row groups a file
     _, parquet = write_both(tmp_path, steps=1)

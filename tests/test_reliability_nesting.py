@@ -12,9 +12,9 @@ from apptest import board
 from conftest import ROOT, line_of, make_sample
 
 from loaders import open_run
-from loaders.convert import convert
 from loaders.metrics.collect import load_metrics
-from loaders.writer_parquet import ParquetSink
+from loaders.writer.convert import convert
+from loaders.writer.parquet import ParquetSink
 
 DEPTH = 990  # under orjson's parse limit (1024), over Python's recursion limit (1000)
 DEEP = b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH

@@ -16,8 +16,8 @@ from bomb_files import claim_rows, load_limited, problems_of
 from conftest import make_sample, write_dump
 from format_fixtures import trl
 
-from loaders.convert import convert
 from loaders.parse.footer import checked_metadata
+from loaders.writer.convert import convert
 
 BOMB = "completions/completions_00030.parquet"
 

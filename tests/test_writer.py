@@ -63,3 +63,32 @@ def test_concurrent_appends_never_interleave(tmp_path):
 
 def test_encode_is_one_line():
     assert encode({"text": "a\nb"}).count(b"\n") == 1
+
+
+def test_the_package_a_trainer_copies_works_without_the_board(tmp_path):
+    """Copied as the README says (the package's three files, without the board), imported
+    by its own name in a fresh interpreter: both formats write, and the board reads them."""
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    from loaders import open_run
+
+    trainer = tmp_path / "trainer"
+    (trainer / "writer").mkdir(parents=True)
+    for name in ("__init__.py", "parquet.py", "columns.py"):
+        shutil.copy(ROOT / "loaders" / "writer" / name, trainer / "writer" / name)
+    code = (
+        "from writer import DumpWriter\n"
+        "for fmt, rank in (('jsonl', 0), ('parquet', 1)):\n"
+        "    with DumpWriter('out', rank=rank, format=fmt) as w:\n"
+        "        w.write({'step': 1, 'prompt': 'p', 'response': 'r', 'response_tokens': ['r'],\n"
+        "                 'logprobs': [-0.5], 'ref_logprobs': [-0.25], 'reward': 1.0})\n"
+        "import sys; assert not [m for m in sys.modules if m.startswith('loaders')]\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=trainer, capture_output=True,
+                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    run = open_run(trainer / "out")
+    assert run.size == 2 and sorted(run.formats.values()) == ["board_parquet", "native"]

@@ -11,7 +11,7 @@ from loaders.find.kind import detect
 
 CACHE_DIR_NAME = ".rl_board_cache"
 DUMP_SUFFIX = ".jsonl"
-# TRL's completions and the board's own Parquet dumps (loaders/writer_parquet.py)
+# TRL's completions and the board's own Parquet dumps (loaders/writer/parquet.py)
 _TABLE_DUMP = re.compile(r"(^|/)(completions_\d+|rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+)"
                          r"\.parquet$"
                          # slime's torch.save debug dumps (loaders.formats.slime), ART's

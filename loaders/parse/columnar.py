@@ -1,4 +1,4 @@
-"""Rows of the board's own Parquet dumps (loaders/writer_parquet.py) as records, by row group.
+"""Rows of the board's own Parquet dumps (loaders/writer/parquet.py) as records, by row group.
 
 Number-list columns become numpy views into one float64 array per column and row group (no
 Python float per token), lists of strings a lazy Tokens sequence over the Arrow array (a
@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from loaders.find.remote import open_binary
 from loaders.parse.footer import opened, read_checked
-from loaders.writer_columns import META_KEY
+from loaders.writer.columns import META_KEY
 
 # a loss weight the grouping reads as a list (0 everywhere leaves the sample out): kept a list
 _AS_LISTS = frozenset({"sample_loss_mask", "loss_multiplier"})

@@ -1,14 +1,14 @@
 """The Parquet side of the reference writer: one rank's samples as columnar files.
 
-Imports neither streamlit nor torch nor anything of the board but writer_columns.py (copy
-both next to writer.py).  `write()` only converts the token arrays to compact numpy arrays
+Imports neither streamlit nor torch nor anything of the board but columns.py (a
+trainer copies the package).  `write()` only converts the token arrays to compact numpy arrays
 and buffers the sample; a flush (when the step changes, every `flush_rows` samples, on `flush()` or
 `close()`) writes the buffer as one file,
 
     DIR/rollout_data_rank_{rank}.step_{step:06d}.{part:04d}.parquet   (rank_val{rank}: validation)
 
 through a hidden temp file that is renamed into place, so a reader sees a whole file or
-none.  The columns are writer_columns.py's (and docs/dump-format.md's, "Parquet dumps").
+none.  The columns are columns.py's (and docs/dump-format.md's, "Parquet dumps").
 Compression is zstd; row groups hold ROW_GROUP_ROWS samples, so one sample is read back by
 decompressing one row group.
 """
@@ -24,10 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-try:
-    from loaders.writer_columns import cell, encodings, table_of
-except ImportError:  # copied into a trainer, next to writer_columns.py
-    from writer_columns import cell, encodings, table_of  # type: ignore[no-redef]
+from .columns import cell, encodings, table_of
 
 ROW_GROUP_ROWS = 64  # one sample read back decompresses this many (about 10 ms at 1k tokens)
 FLUSH_ROWS = 1024

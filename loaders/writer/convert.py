@@ -70,7 +70,7 @@ def _publish(work: Path, dst: Path) -> None:
 
 
 def _convert_into(src: Path, dst: Path, flush_rows: int) -> Converted:
-    from loaders.writer_parquet import ParquetSink  # pyarrow only for this command
+    from loaders.writer.parquet import ParquetSink  # pyarrow only for this command
 
     done = Converted()
     for dump in discover(src):

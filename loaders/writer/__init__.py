@@ -10,7 +10,10 @@ file opened with O_APPEND, so a reader never sees half a line for longer than a 
     writer.write({"step": step, "prompt": p, "response": r, "response_tokens": toks,
                   "logprobs": lp, "ref_logprobs": ref_lp, "reward": score})
 
-With `format="parquet"` the samples go to columnar files instead (see writer_parquet.py:
+A trainer copies this package (`loaders/writer/`: this file, parquet.py and columns.py; not
+convert.py, the board's own command) and imports it by the package's name: its files import
+each other relatively.  With `format="parquet"` the samples go to columnar files instead
+(see parquet.py:
 a file per rank and step, written atomically; call `close()` at the end, or use `with`).
 """
 from __future__ import annotations
@@ -57,10 +60,7 @@ class DumpWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.sink = None
         if format == "parquet":  # imported here: the jsonl writer needs no pyarrow
-            try:
-                from loaders.writer_parquet import FLUSH_ROWS, ParquetSink
-            except ImportError:  # copied into a trainer, next to writer_parquet.py
-                from writer_parquet import FLUSH_ROWS, ParquetSink  # type: ignore[no-redef]
+            from .parquet import FLUSH_ROWS, ParquetSink
 
             self.sink = ParquetSink(self.path.parent, rank, validation, flush_rows or FLUSH_ROWS)
             # the samples still held are written when the trainer's process exits normally

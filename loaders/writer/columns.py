@@ -1,6 +1,6 @@
 """The Parquet writer's columns: a buffer of samples -> one typed Arrow table.
 
-Imports nothing of the board (copy it with writer.py and writer_parquet.py).  Columns: `step`
+Imports nothing of the board (a trainer copies it with __init__.py and parquet.py).  Columns: `step`
 int64; text keys string; lists of floats (tensors, arrays, lists; None is NaN)
 list<float32>; lists of ints list<int64>; lists of strings list<string>; numbers float64
 (int64 when all are ints); flags bool.  A key whose values fit none of these (chat
