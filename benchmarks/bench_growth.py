@@ -22,7 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from bench_index import made  # noqa: E402
 
 from loaders.serve.grow import grown  # noqa: E402
-from loaders.serve.run import open_run  # noqa: E402
+from loaders.serve.open_run import open_run  # noqa: E402
 
 LINES = 128  # a rank's samples a step in the long-run shape
 

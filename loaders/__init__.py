@@ -10,14 +10,14 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 
-_EXPORTS = {"DumpError": "loaders.serve.run", "Run": "loaders.serve.run",
-            "open_run": "loaders.serve.run", "Sample": "loaders.serve.sample"}
+_EXPORTS = {"DumpError": "loaders.serve.open_run", "Run": "loaders.serve.run",
+            "open_run": "loaders.serve.open_run", "Sample": "loaders.serve.sample"}
 __all__ = sorted(_EXPORTS)
 
 if multiprocessing.parent_process() is None:
-    from loaders.serve.run import DumpError as DumpError
+    from loaders.serve.open_run import DumpError as DumpError
+    from loaders.serve.open_run import open_run as open_run
     from loaders.serve.run import Run as Run
-    from loaders.serve.run import open_run as open_run
     from loaders.serve.sample import Sample as Sample
 
 

@@ -12,8 +12,8 @@ import orjson
 
 from loaders.health.check import check
 from loaders.health.signals import HEALTH_COLUMNS
+from loaders.serve.open_run import DumpError, open_run
 from loaders.serve.report import summary_dict, summary_text
-from loaders.serve.run import DumpError, open_run
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,8 +11,8 @@ import sys
 
 import orjson
 
+from loaders.serve.open_run import DumpError, open_run
 from loaders.serve.report import summary_dict
-from loaders.serve.run import DumpError, open_run
 
 
 def main(argv: list[str]) -> int:

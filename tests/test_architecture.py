@@ -178,7 +178,7 @@ import loaders
 from worker_modules import modules
 
 assert "loaders.serve.run" in sys.modules  # eager in the main process
-assert loaders.open_run.__module__ == "loaders.serve.run"
+assert loaders.open_run.__module__ == "loaders.serve.open_run"
 with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
     print(pool.submit(modules).result())
 """

@@ -12,7 +12,7 @@ from conftest import line_of, make_sample, write_dump
 
 from loaders.index import refresh as index_refresh
 from loaders.serve.catalog import Catalog
-from loaders.serve.run import DumpError
+from loaders.serve.open_run import DumpError
 
 WAIT = 20.0
 STALL = 1.0  # small for a fast test, yet above what a tiny load takes on a busy CI machine

@@ -23,7 +23,7 @@ from loaders.health.config import DEFAULTS
 from loaders.metrics import find_metric_files, load_metrics
 from loaders.metrics.lines import from_console, from_json, from_roll
 from loaders.serve.catalog import Catalog
-from loaders.serve.run import DumpError, open_run
+from loaders.serve.open_run import DumpError, open_run
 from pages.figures.metrics import metric_figure
 
 WAIT = 20.0

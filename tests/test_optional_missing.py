@@ -3,7 +3,7 @@ import builtins
 
 from loaders.find.paths import resolve_dump_dir
 from loaders.find.reach import RemoteReach
-from loaders.serve.run import DumpError, open_run
+from loaders.serve.open_run import DumpError, open_run
 
 
 def without(monkeypatch, *names: str) -> None:

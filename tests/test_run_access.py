@@ -9,7 +9,7 @@ from conftest import make_sample, write_dump
 
 from loaders import schema as S
 from loaders.serve.locations import Locations
-from loaders.serve.run import open_run
+from loaders.serve.open_run import open_run
 from loaders.serve.sample import Location
 
 

@@ -22,7 +22,8 @@ from loaders.serve.budget import BUDGET, run_bytes
 from loaders.serve.dir_walk import DirWalk, listing_of, walk_dir
 from loaders.serve.grow import grown
 from loaders.serve.memo import Memo
-from loaders.serve.run import DumpError, Run, open_run
+from loaders.serve.open_run import DumpError, open_run
+from loaders.serve.run import Run
 from loaders.serve.watch import Load, Stalled, stall_seconds
 
 KEEP_RUNS = 4  # loaded runs kept per dump dir; the least recently used beyond are dropped

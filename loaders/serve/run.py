@@ -1,8 +1,7 @@
 """A loaded run: the data provider every page talks to."""
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -10,22 +9,16 @@ from typing import TypeVar
 import pandas as pd
 
 from loaders import schema as S
-from loaders.find.remote import RemoteError, as_path, is_url
-from loaders.find.remote_walk import scan_url
-from loaders.find.walk import Listing, scan
-from loaders.formats import BY_NAME, no_known_format
+from loaders.formats import BY_NAME
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
-from loaders.index.chunk import Progress
 from loaders.index.derived import DerivedTables
-from loaders.index.numbers import Numbers, served_numbers, stacked
-from loaders.index.ondisk import FileState, index_dir, load_index, save_kept
-from loaders.index.pool import Scanner
+from loaders.index.numbers import Numbers, stacked
+from loaders.index.ondisk import FileState
 
 # raised by a read by row; the pages catch it from here (they import no index module)
 from loaders.index.previews import IndexWrittenOver as IndexWrittenOver
 from loaders.index.previews import Previews, with_texts
-from loaders.index.refresh import refresh
 from loaders.index.stale_marks import mark_stale
 from loaders.index.steps import STEP_STATS_COLUMNS, step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
@@ -33,19 +26,13 @@ from loaders.serve.groups import Groups
 from loaders.serve.memo import Memo
 from loaders.serve.run_health import (
     MetricWalk,
-    checked_health,
-    metric_stamp,
-    run_metric_files,
+    run_health,
     walk_metrics,
 )
 from loaders.serve.sample import Sample
 from loaders.serve.token_summary import Digest, digests
 
 T = TypeVar("T")
-
-
-class DumpError(Exception):
-    """The dir cannot be opened as a dump; the message is one line for the user."""
 
 
 @dataclass(eq=False)
@@ -227,26 +214,24 @@ class Run:
         Computed once per metrics_path from the metric files found when the run was opened
         (an extra metrics_path is walked once); no walk or stat per call.
         """
-        return self._memo.get(("health", metrics_path), lambda: self._health(metrics_path))
+        return self._memo.get(("health", metrics_path), lambda: run_health(self, metrics_path))
 
-    def _health(self, metrics_path: str | None) -> Health:
-        if not metrics_path:
-            return checked_health(self.root, self._dump_facts(), None, self.metric_files)
-        extra = self._walks.get(metrics_path, lambda: walk_metrics(Path(metrics_path),
-                                                                   self._dumps()))
-        return checked_health(self.root, self._dump_facts(), Path(metrics_path),
-                              {**self.metric_files, **extra.files})
-
-    def _dump_facts(self) -> DumpFacts:
+    def dump_facts(self) -> DumpFacts:
         """What the health checks need of the samples, made a few steps at a time, once."""
         def make() -> tuple[pd.DataFrame, ...]:
             return DumpFacts.stacked(self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of)).frames
         return self._memo.get("dump_facts", lambda: DumpFacts.of_frames(self.kept_tables(
             ("health_signals", "rank_tokens", "rank_z"), make)))
 
-    def _dumps(self) -> frozenset[Path]:
+    def dumps(self) -> frozenset[Path]:
+        """The run's dump files (not its metric logs nor skipped files)."""
         return frozenset(self.root / rel for rel, state in self.files.items()
                          if state.format in BY_NAME)
+
+    def walk(self, metrics_path: str) -> MetricWalk:
+        """The walk of an extra metrics path, made once (shared with the run's parts)."""
+        return self._walks.get(metrics_path, lambda: walk_metrics(Path(metrics_path),
+                                                                   self.dumps()))
 
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
@@ -278,49 +263,6 @@ class Run:
             return False
         if (newer.metric_files, newer.metric_stamp) != (self.metric_files, self.metric_stamp):
             return False
-        dumps = self._dumps()
+        dumps = self.dumps()
         return all(walk_metrics(Path(path), dumps) == self._walks.peek(path)
                    for path in self._walks.computed())
-
-
-def open_run(root: str | Path, use_cache: bool = True, progress: Progress | None = None,
-             listing: Listing | None = None, stale: Collection[str] = (),
-             scanner: Scanner | None = None) -> Run:
-    """Load a dump dir through the on-disk index, parsing only what changed.
-
-    `listing` is a walk of root already made (a Catalog walks its dir once for every run);
-    files named in `stale` (relative to root) are parsed again whole, whatever their stats;
-    `scanner` runs the chunk scans (None: the index's local pool; or a Ray cluster:
-    loaders.index.on_ray).
-    """
-    started = time.perf_counter()
-    try:  # a URL (s3://, gs://, hdfs://, …) is a RemotePath: loaders.find.remote
-        root = as_path(root) if is_url(root) else Path(root).expanduser().resolve()
-        if not root.is_dir():
-            raise DumpError(f"no such directory: {root}")
-    except RemoteError as err:
-        raise DumpError(str(err)) from None
-    if listing is None:
-        try:
-            listing = scan_url(root) if is_url(root) else scan(root)
-        except (OSError, RuntimeError) as err:  # RuntimeError: pathlib gave up on a link loop
-            raise DumpError(f"cannot walk {root}: {err}") from None
-    elif listing.root != root:
-        raise ValueError(f"listing of {listing.root} given for {root}")
-    if not listing.dumps:
-        raise DumpError(f"no .jsonl dump files under {root}")
-    stored = load_index(root) if use_cache else None
-    fresh, status = refresh(list(listing.dumps), stored, progress, stale=stale, scan=scanner)
-    if all(state.format not in BY_NAME for state in fresh.files.values()):
-        raise DumpError(no_known_format(sorted(fresh.files)))
-    index_path, previews = None, fresh.previews
-    if use_cache and status != "hit":
-        index_path, previews = save_kept(root, fresh)
-    elif use_cache:
-        index_path = index_dir(root) / "index.parquet"
-    numbers, previews = served_numbers(fresh.held, fresh.numbers, previews)
-    # metric logs on object storage are not read (see loaders.find.remote_walk)
-    metric_files = {} if is_url(root) else run_metric_files(root, listing.logs, fresh.files)
-    return Run(root, numbers, fresh.files, fresh.problems, status,
-               time.perf_counter() - started, index_path, metric_files,
-               metric_stamp(root, metric_files), previews=previews)

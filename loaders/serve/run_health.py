@@ -5,6 +5,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -52,3 +53,23 @@ def checked_health(root: Path, samples: pd.DataFrame | DumpFacts, extra: Path | 
         # default thresholds apply (a dir under /dev/null holds no alerts.toml)
         return check(Path(os.devnull), samples, extra, metric_files=files)
     return check(root, samples, extra, metric_files=files)
+
+
+class HealthSource(Protocol):
+    """What run_health asks of a run (loaders.serve.run.Run)."""
+    root: Path
+    metric_files: dict[Path, str]
+
+    def dump_facts(self) -> DumpFacts: ...
+
+    def walk(self, metrics_path: str) -> MetricWalk: ...
+
+
+def run_health(run: HealthSource, metrics_path: str | None) -> Health:
+    """A run's metrics (its own metric files, and an extra metrics path's, walked once),
+    signals and alerts."""
+    if not metrics_path:
+        return checked_health(run.root, run.dump_facts(), None, run.metric_files)
+    extra = run.walk(metrics_path)
+    return checked_health(run.root, run.dump_facts(), Path(metrics_path),
+                          {**run.metric_files, **extra.files})

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from loaders.index.chunk import Progress
-from loaders.serve.run import DumpError
+from loaders.serve.open_run import DumpError
 
 STALL_ENV = "RL_BOARD_LOAD_STALL_SECONDS"
 STALL_SECONDS = 120.0  # no progress report and no result for this long: given up on
