@@ -31,7 +31,7 @@ from apptest import board  # noqa: E402
 
 from loaders import open_run  # noqa: E402
 from pages.figures.conversation import TURNS_PER_PAGE, page_of  # noqa: E402
-from pages.frame.board import RUN_SECONDS  # noqa: E402
+from pages.frame.keys import RUN_SECONDS  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "out"
 TOKENS = 32_768

@@ -14,7 +14,6 @@ click until the page is idle, with the page's DOM node count.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import time
@@ -25,11 +24,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 
 import generate_dump  # noqa: E402
 from apptest import board  # noqa: E402
+from bench_ui import print_server_times, timed_run  # noqa: E402
 from generate_metrics import write_metrics  # noqa: E402
 
 from loaders.find.walk import discover  # noqa: E402
 from loaders.serve.catalog import Catalog  # noqa: E402
-from pages.frame.board import RUN_SECONDS  # noqa: E402
+from pages.frame.keys import RUN_SECONDS  # noqa: E402
 
 TARGET_OPEN_S, TARGET_S = 2.0, 0.3
 POOL_SEED = 0  # every run draws its prompts from the same pool: runs of one ablation
@@ -124,14 +124,6 @@ def _nodes(page) -> int:
     return page.evaluate("document.getElementsByTagName('*').length")
 
 
-def timed_run(at, label: str, results: list) -> None:
-    start = time.perf_counter()
-    at.run()
-    wall = time.perf_counter() - start
-    assert not at.exception, (label, at.exception)
-    results.append((label, at.session_state[RUN_SECONDS], wall))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out" / "runs")
@@ -159,13 +151,7 @@ def main() -> None:
     for label, action in interactions(at):
         action()
         timed_run(at, label, results)
-    print(f"{'interaction':28s} {'server':>8s}  {'ratio':>10s}  {'AppTest wall':>12s}")
-    for label, seconds, wall in results:
-        print(f"{label:28s} {seconds * 1e3:5.0f} ms  {seconds / TARGET_S:.2f}x 0.3 s"
-              f"  {wall * 1e3:9.0f} ms")
-    worst = max(s for _, s, _ in results)
-    print(f"server time: median {statistics.median(s for _, s, _ in results) * 1e3:.0f} ms, "
-          f"max {worst * 1e3:.0f} ms ({worst / TARGET_S:.2f}x the 0.3 s target)")
+    print_server_times(results, 28)
     if args.browser:
         print(f"{'in Chromium':28s} {'until idle':>10s} {'DOM nodes':>10s}")
         for label, seconds, nodes in in_browser(args.dir.resolve(), names, args.pause):

@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from apptest import board  # noqa: E402
 from token_dumps import write_long_dump  # noqa: E402
 
-from pages.frame.board import RUN_SECONDS  # noqa: E402
+from pages.frame.keys import RUN_SECONDS  # noqa: E402
 
 PARSE_LIMIT = ROOT.parent / "shared" / "bench" / "parse_limit.py"  # the yardstick
 LONG = "rollout_data_rank_0.jsonl:1"

@@ -10,9 +10,10 @@ The numbers leave room for the largest real dumps we know of (a slime train dump
 samples x 8k tokens x 8 tensors is ~34 M elements, a TRL completions file a few thousand
 rows, a board Parquet dump ~64 k rows a file) and stay well under a 6 GiB server.  The tests
 behind them run each hostile file in a loader process under a 2 GiB address-space limit:
-tests/test_reliability_budgets.py (.pt), tests/test_reliability_parquet_budgets.py
-(Parquet); tests/test_reliability_nesting.py (depth) and tests/test_search_budget.py with
-tests/test_browser_search.py (the search's time).
+tests/loaders/test_reliability_budgets.py (.pt),
+tests/loaders/test_reliability_parquet_budgets.py (Parquet); tests/pages/test_reliability_nesting.py
+(depth) and tests/pages/test_search_budget.py with tests/browser/test_browser_search.py (the
+search's time).
 """
 from __future__ import annotations
 

@@ -3,5 +3,6 @@ module or small package per page with its helpers, and the table of them (routes
 pure builders, data in and figure, table or HTML out (figures/).
 
 Pages ask loaders/ for frames and arrays; they never open a file nor parse one.  Imports go
-one way: routes -> frame -> figures -> loaders (tests/test_architecture.py).
+one way: routes -> frame -> figures -> loaders, with no cycle (tests/test_architecture.py);
+the session and URL keys more than one module reads are named once, in frame/keys.py.
 """

@@ -1,4 +1,5 @@
-"""A seeded fuzzer for the data core, shared by tests/test_fuzz.py and benchmarks/fuzz_long.py.
+"""A seeded fuzzer for the data core, shared by tests/loaders/test_fuzz.py and
+benchmarks/fuzz_long.py.
 
 It writes valid native dump lines into rollout_data_rank_N.jsonl files, mutates a seeded
 share of them, and decides by itself which lines the board must keep.  Intact lines must be

@@ -3,7 +3,7 @@ opened on each case's URL parameters, with every name lookup and connection this
 attempts recorded by an audit hook; prints one JSON line: per case what the page showed, and
 the network events it caused.
 
-Run by tests/test_network_reach.py in a process of its own, since an audit hook cannot be
+Run by tests/loaders/test_network_reach.py in a process of its own, since an audit hook cannot be
 removed.  CPython raises an audit event for every socket connect, name lookup and datagram
 send before it happens, from any thread (fsspec's and aiohttp's event loop, botocore's
 urllib3), so a refused URL shows as no event at all and an attempt shows even when nothing

@@ -3,8 +3,8 @@ else None and the caller's Python path runs.
 
 Each function gives the same numbers as the Python it stands in for, or None where a value
 is not of the plain kinds the C knows; the caller then runs its Python path for the batch.
-So with or without the build, a dump indexes to the same summary (tests/test_index_kernel.py);
-only the time differs (docs/benchmarks.md).
+So with or without the build, a dump indexes to the same summary
+(tests/loaders/test_index_kernel.py); only the time differs (docs/benchmarks.md).
 """
 from __future__ import annotations
 

@@ -23,8 +23,6 @@ from pages.frame.sidebar import (
 )
 from pages.frame.view import View
 
-RUN_SECONDS = "_board_run_seconds"
-VIEW = "_board_view"  # session key: this run's View, read by the page callable
 DEMO_DIR = Path(__file__).resolve().parents[1] / "samples" / "demo"
 
 

@@ -19,13 +19,13 @@ import loaders
 from loaders.find.remote import is_url
 from loaders.serve.follow import Beat
 from pages.figures.text import literal
+from pages.frame import keys
+from pages.frame.keys import STEP
 from pages.frame.loading import follower
 
 RECENT_SECONDS = 300  # Follow is on by default when a dump file changed this recently
 POLL_ENV = "RL_BOARD_POLL_SECONDS"
 DEFAULT_POLL_SECONDS = 1.0
-NEWEST = "_board_newest_step"  # session key: the newest step when the page was last drawn
-FOLLOW_DEFAULT = "_board_follow_default"  # session key: (run dir, default) of this session
 
 
 def poll_seconds() -> float:
@@ -43,10 +43,10 @@ def _newest_write_ns(run: loaders.Run) -> int:
 def _default_on(run_dir: Path, run: loaders.Run) -> bool:
     """On when the run's newest file changed in the last RECENT_SECONDS; decided once per
     session and run dir, so the toggle does not flip by itself when the run goes quiet."""
-    kept = st.session_state.get(FOLLOW_DEFAULT)
+    kept = st.session_state.get(keys.FOLLOW_DEFAULT)
     if kept is None or kept[0] != str(run_dir):
         recent = time.time_ns() - _newest_write_ns(run) < RECENT_SECONDS * 1e9
-        kept = st.session_state[FOLLOW_DEFAULT] = (str(run_dir), recent)
+        kept = st.session_state[keys.FOLLOW_DEFAULT] = (str(run_dir), recent)
     return kept[1]
 
 
@@ -115,9 +115,9 @@ def keep_newest(steps: list[int], following: bool) -> None:
     """While following, a step left at the newest one moves on to the new newest; a step the
     user picked (any other) stays pinned.  Picking the newest step again follows again."""
     newest = steps[-1] if steps else None
-    before = st.session_state.get(NEWEST)
-    st.session_state[NEWEST] = newest
+    before = st.session_state.get(keys.NEWEST)
+    st.session_state[keys.NEWEST] = newest
     if not following or newest is None or before is None or before == newest:
         return
-    if st.session_state.get("step") == before:
-        st.session_state["step"] = newest
+    if st.session_state.get(STEP) == before:
+        st.session_state[STEP] = newest

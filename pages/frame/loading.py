@@ -16,14 +16,12 @@ from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
 from pages.figures import problems
 from pages.figures.text import literal
-from pages.frame import state
+from pages.frame import keys
 
 T = TypeVar("T")
 
 MAX_DIRS = 8  # dump dirs kept (compared runs may each be one); loaders.serve.budget bounds
 # the memory of the runs they hold together
-LOADED = "_board_loaded"  # session key: (dump dir, run dir) of this rerun's run
-REPARSED = "_board_reparsed"  # session key: file versions this session re-parsed by itself
 
 
 class _Progress:
@@ -81,7 +79,7 @@ def load_run(path: Path, base: Path | None = None) -> loaders.Run | None:
     could not be loaded.  Pass the dump dir as base so refresh(base) also updates this run."""
     run = _attempt(lambda progress: _catalog(str(base or path)).run(path, progress))
     if run is not None:
-        st.session_state[LOADED] = (base or path, path)  # for recover_stale
+        st.session_state[keys.LOADED] = (base or path, path)  # for recover_stale
     return run
 
 
@@ -115,12 +113,12 @@ def recover_stale(run: loaders.Run, files: Collection[str]) -> None:
     per session, then only when the user asks.  Once per version, because a file the
     re-parse cannot bring into agreement (rewritten again in between, say) would otherwise
     rerun the page forever."""
-    where = st.session_state.get(LOADED)
+    where = st.session_state.get(keys.LOADED)
     if where is None or not files:
         return
     base, run_dir = where
     versions = {(rel, _version(run.root / rel)) for rel in files}
-    done = st.session_state.setdefault(REPARSED, set())
+    done = st.session_state.setdefault(keys.REPARSED, set())
     if not versions <= done:
         done.update(versions)
         if reparse(base, run_dir, files):
@@ -158,5 +156,5 @@ def show_summary(run: loaders.Run) -> None:
     if run.pending_bytes:
         lines.append(f"{run.pending_bytes:,} bytes of half-written lines pending")
     st.sidebar.caption(literal("\n".join(lines)))
-    st.sidebar.page_link(st.session_state[state.PAGES]["problems"],
+    st.sidebar.page_link(st.session_state[keys.PAGES]["problems"],
                          label=f"All {len(run.problems):,} problems", icon=":material/error:")

@@ -13,6 +13,7 @@ from loaders.find.reach import RemoteReach
 from loaders.find.remote import is_url
 from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
+from pages.frame.keys import DIR, RUN, SPLIT, STEP
 from pages.frame.loading import refresh, sub_run_formats, sub_runs
 from pages.frame.view import DisplayOptions
 
@@ -37,7 +38,7 @@ class BoardConfig:
 def named_dir(config: BoardConfig) -> Path | None:
     """The dump dir as the user named it: absolute, its links not resolved (no disk access).
     Following checks by it that a link was not swapped to another run (pages.frame.live)."""
-    typed = str(st.session_state.get("dir", config.dump_dir) or "").strip()
+    typed = str(st.session_state.get(DIR, config.dump_dir) or "").strip()
     if not typed or is_url(typed) or (config.root is not None and is_url(config.root)):
         return None
     path = Path(typed).expanduser()
@@ -48,7 +49,7 @@ def named_dir(config: BoardConfig) -> Path | None:
 
 def choose_dir(config: BoardConfig) -> Path | None:
     """The dump dir box; None (with a message shown) when the path is refused or missing."""
-    typed = st.sidebar.text_input("Dump dir", value=config.dump_dir, key="dir",
+    typed = st.sidebar.text_input("Dump dir", value=config.dump_dir, key=DIR,
                                   bind="query-params",
                                   help="Folder of *.jsonl rollout dumps (searched recursively)")
     path, error = resolve_dump_dir(typed, config.root, reach=config.reach())
@@ -76,7 +77,7 @@ def choose_run(base: Path) -> Path | None:
     if len(options) == 1:
         return base
     mixed = len({fmt for fmt in sub_run_formats(base).values() if fmt}) > 1
-    choice = st.sidebar.selectbox("Run", options, key="run", bind="query-params",
+    choice = st.sidebar.selectbox("Run", options, key=RUN, bind="query-params",
                                   index=1 if mixed else 0, format_func=_label)
     if mixed and choice == options[1]:
         st.sidebar.caption(f"{len(options) - 1} sub-runs in different formats: showing the "
@@ -109,19 +110,19 @@ def choose_split(run: loaders.Run) -> loaders.Run:
     if not run.has_validation:
         return run
     splits = {"train": False, "validation": True}
-    split = st.sidebar.radio("Samples", list(splits), key="split", horizontal=True,
+    split = st.sidebar.radio("Samples", list(splits), key=SPLIT, horizontal=True,
                              bind="query-params")
     return run.part(splits[split])
 
 
 def choose_step(steps: list[int]) -> int:
     """The step every page looks at, shared through the URL (the newest by default)."""
-    if st.session_state.get("step") not in (None, *steps):
-        del st.session_state["step"]  # another run or split: its steps differ
+    if st.session_state.get(STEP) not in (None, *steps):
+        del st.session_state[STEP]  # another run or split: its steps differ
     if len(steps) == 1:
         st.sidebar.caption(f"Step {steps[0]} (the only one)")
         return steps[0]
-    return st.sidebar.select_slider("Step", options=steps, value=steps[-1], key="step",
+    return st.sidebar.select_slider("Step", options=steps, value=steps[-1], key=STEP,
                                     bind="query-params")
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-PAGES = "_board_pages"  # session key: the st.Page objects by url path, set by the frame
-PENDING = "_board_pending"  # session key: widget values a jump asked for, set on the next run
+from pages.frame import keys
 
 
 def query(name: str, default: str | None = None) -> str | None:
@@ -35,7 +34,7 @@ def go(url_path: str, **params: str | int | None) -> None:
     """Switch to another page, keeping the frame and setting the given view parameters."""
     _pend({k: v for k, v in params.items() if v is not None})
     # bound widgets write their own parameters back once the target page has drawn them
-    st.switch_page(st.session_state[PAGES][url_path], query_params={})
+    st.switch_page(st.session_state[keys.PAGES][url_path], query_params={})
 
 
 def select(**values: str | int) -> None:
@@ -46,10 +45,10 @@ def select(**values: str | int) -> None:
 
 def _pend(values: dict[str, str | int]) -> None:
     # a drawn widget's value can't change in the same run: the next run sets it first
-    st.session_state.setdefault(PENDING, {}).update(values)
+    st.session_state.setdefault(keys.PENDING, {}).update(values)
 
 
 def apply_pending() -> None:
     """Give widgets the values a jump asked for, before any widget is drawn."""
-    for key, value in st.session_state.pop(PENDING, {}).items():
+    for key, value in st.session_state.pop(keys.PENDING, {}).items():
         st.session_state[key] = value

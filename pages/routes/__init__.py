@@ -19,8 +19,8 @@ from streamlit.errors import StreamlitAPIException
 from loaders.heap import give_back
 from loaders.serve.run import IndexWrittenOver
 from pages.figures.text import literal
-from pages.frame import state
-from pages.frame.board import RUN_SECONDS, VIEW, frame, parse_config
+from pages.frame import keys, state
+from pages.frame.board import frame, parse_config
 from pages.frame.view import View
 from pages.routes import (
     alerts,
@@ -83,7 +83,7 @@ def st_pages(show: Callable[[Route], None]) -> dict[str, st.Page]:
 
 
 def _show(route: Route) -> None:
-    view = st.session_state.get(VIEW)
+    view = st.session_state.get(keys.VIEW)
     if view is not None:
         route.render(view)
 
@@ -129,14 +129,14 @@ def main(argv: list[str]) -> None:
     st.set_page_config(page_title="RL Logging Board", layout="wide", page_icon="📈")
     config = parse_config(argv)
     pages = st_pages(_show)
-    st.session_state[state.PAGES] = pages
+    st.session_state[keys.PAGES] = pages
     state.apply_pending()
     navigation = _redirect_old_links(pages)
     menu = st.sidebar.container()
     try:
         # the frame is drawn before st.navigation runs: its URL-bound widgets then belong to
         # the app, not to one page, and page links keep their parameters on every click
-        st.session_state[VIEW] = frame(config)
+        st.session_state[keys.VIEW] = frame(config)
         navigation = navigation or st.navigation(list(pages.values()), position="hidden")
         _menu(menu, pages)
         navigation.run()
@@ -147,4 +147,4 @@ def main(argv: list[str]) -> None:
         # freed into glibc's arenas, which keep it resident: hand it back (a few ms)
         give_back()
         # the widget-latency benchmark reads the server time of the last run
-        st.session_state[RUN_SECONDS] = time.perf_counter() - started
+        st.session_state[keys.RUN_SECONDS] = time.perf_counter() - started

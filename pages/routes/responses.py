@@ -16,14 +16,13 @@ from pages.figures import sample_header as header
 from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search, highlight
 from pages.figures.text import literal
-from pages.frame import state
+from pages.frame import keys, state
 from pages.frame.loading import recover_stale
 from pages.frame.view import View
 from pages.frame.widgets import picked_row
 from pages.routes.sample.conversation_filters import conversation_filter
 
 MAX_MATCHES = 50
-ORDER = "_board_sample_order"  # session key: {run, step, keys, how} of the last table shown
 
 
 def _controls(view: View, rows: pd.DataFrame) -> tuple[str, str, bool, str]:
@@ -103,7 +102,7 @@ def table_key(column: str, descending: bool) -> str:
 def _remember(view: View, shown: pd.DataFrame, how: str) -> None:
     """The table's order for the Sample page's previous / next buttons: widget values are
     dropped once another page is drawn, so it keeps the keys themselves."""
-    st.session_state[ORDER] = {"run": str(view.run.root), "step": view.step,
+    st.session_state[keys.SAMPLE_ORDER] = {"run": str(view.run.root), "step": view.step,
                                "keys": shown[S.KEY].tolist(), "how": how}
 
 

@@ -8,7 +8,8 @@ from loaders import schema as S
 from pages.figures import distributions as spread
 from pages.figures import rewards as build
 from pages.figures.axes import mark_steps
-from pages.frame import state
+from pages.frame import keys, state
+from pages.frame.keys import STEP
 from pages.frame.view import View
 
 
@@ -26,7 +27,7 @@ def _curve(fig: go.Figure, key: str, view: View, alerts: bool = False) -> None:
                             width="stretch")
     points = (event or {}).get("selection", {}).get("points", [])
     step = build.selected_step(points)
-    if state.fresh(key, step) and step is not None and step != st.session_state.get("step"):
+    if state.fresh(key, step) and step is not None and step != st.session_state.get(STEP):
         state.select(step=step)
 
 
@@ -86,5 +87,5 @@ def _step_section(view: View) -> None:
     if grouped and tabs["Group means"].open:
         with tabs["Group means"]:
             st.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
-            st.page_link(st.session_state[state.PAGES]["groups"], label="Open the groups",
+            st.page_link(st.session_state[keys.PAGES]["groups"], label="Open the groups",
                          icon=":material/workspaces:")

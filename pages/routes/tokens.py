@@ -14,9 +14,8 @@ from loaders.serve import token_summary as T
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import token_heat as build
 from pages.figures.text import literal
-from pages.frame import state
+from pages.frame import keys, state
 from pages.frame.view import View
-from pages.routes.sample.tokens import JUMPED
 
 SCALES = {T.RELATIVE: "relative position (32 bins of each response)",
           T.ABSOLUTE: "absolute position (512-token bins)"}
@@ -79,7 +78,8 @@ def _hot(view: View) -> None:
     chosen = (event or {}).get("selection", {}).get("rows", [])
     if state.fresh("t_tok_hot", tuple(chosen)) and chosen and table["sample"].iloc[chosen[0]]:
         row = table.iloc[chosen[0]]
-        st.session_state[JUMPED] = row["sample"]  # the Sample page keeps the window asked for
+        # the Sample page keeps the window asked for
+        st.session_state[keys.SAMPLE_JUMPED] = row["sample"]
         state.go("sample", sample=row["sample"], step=view.step,
                  window=max(0, int(row["position"]) - WINDOW_LEAD))
 

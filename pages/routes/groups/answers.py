@@ -12,6 +12,7 @@ from pages.figures import diff
 from pages.figures import groups as build
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.frame import state
+from pages.frame.keys import GROUP
 from pages.frame.view import View
 from pages.frame.widgets import picked_row, text_block
 
@@ -21,7 +22,7 @@ CARDS_PER_ROW = 4
 def _choose(table: pd.DataFrame) -> int | None:
     """The group the URL names (`group`), set by a row of the table above.  A text box, not
     a selectbox: a bound selectbox writes its label to the URL, and a prompt is no label."""
-    typed = st.text_input("Group id", key="group", bind="query-params",
+    typed = st.text_input("Group id", key=GROUP, bind="query-params",
                           placeholder="select a row above").strip()
     if not typed:
         return None

@@ -14,8 +14,10 @@ import loaders
 from loaders.find.paths import resolve_dump_dir
 from pages.figures import runs as build
 from pages.figures.text import literal
+from pages.frame import keys
 from pages.frame.board import parse_config
-from pages.frame.loading import LOADED, compare_run, sub_runs
+from pages.frame.keys import SPLIT
+from pages.frame.loading import compare_run, sub_runs
 from pages.frame.sidebar import BoardConfig
 
 WHOLE_DIR = "."
@@ -71,13 +73,13 @@ def _chosen(base: Path) -> tuple[list[str], list[Path]]:
 def _part(run: loaders.Run) -> loaders.Run:
     """The split the sidebar shows (train unless it says validation), trained samples only."""
     if run.has_validation:
-        run = run.part(st.session_state.get("split") == "validation")
+        run = run.part(st.session_state.get(SPLIT) == "validation")
     return run.trained()
 
 
 def choose_runs() -> list[Member]:
     """The runs the URL names, loaded (from their indexes) with labels and colours."""
-    where = st.session_state.get(LOADED)
+    where = st.session_state.get(keys.LOADED)
     if where is None:
         return []
     base = where[0]

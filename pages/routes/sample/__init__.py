@@ -10,21 +10,21 @@ from loaders import schema as S
 from pages.figures import sample_header as header
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
+from pages.frame.keys import SAMPLE, SAMPLE_ORDER
 from pages.frame.loading import recover_stale
 from pages.frame.view import View
 from pages.frame.widgets import text_block
-from pages.routes import responses
 from pages.routes.sample import conversation
 from pages.routes.sample import tokens as sample_tokens
 
 
 def _choose(view: View, rows: pd.DataFrame) -> str | None:
     keys = rows[S.KEY].tolist()
-    if st.session_state.get("sample") not in (None, *keys):
-        del st.session_state["sample"]  # a sample of another step: start at the first
+    if st.session_state.get(SAMPLE) not in (None, *keys):
+        del st.session_state[SAMPLE]  # a sample of another step: start at the first
     pick, back, ahead = st.columns([6, 2, 2], vertical_alignment="bottom")
     # the key itself is the label: a bound selectbox keeps its label in the URL
-    key = pick.selectbox("Sample (file:line)", keys, key="sample", bind="query-params")
+    key = pick.selectbox("Sample (file:line)", keys, key=SAMPLE, bind="query-params")
     if key is not None:
         _steps(view, keys, key, back, ahead)
     return key
@@ -47,7 +47,7 @@ def _steps(view: View, keys: list[str], key: str, *columns: DeltaGenerator) -> N
 def _order(view: View, keys: list[str], key: str) -> tuple[list[str], str]:
     """The step's samples in the Responses table's last order and filters, when that table
     showed this step and holds this sample; else in file:line order."""
-    saved = st.session_state.get(responses.ORDER)
+    saved = st.session_state.get(SAMPLE_ORDER)
     if saved and saved["run"] == str(view.run.root) and saved["step"] == view.step:
         here = set(keys)
         order = [k for k in saved["keys"] if k in here]  # left-out samples open elsewhere
@@ -58,7 +58,7 @@ def _order(view: View, keys: list[str], key: str) -> tuple[list[str], str]:
 
 def _open(key: str) -> None:
     # a callback runs before the page is drawn: the bound selectbox then shows the new key
-    st.session_state["sample"] = key
+    st.session_state[SAMPLE] = key
 
 
 def _texts(sample: Sample, view: View) -> None:

@@ -19,12 +19,12 @@ from pages.figures import token_colours as C
 from pages.figures import token_strip, token_top, tokens
 from pages.figures.text import literal
 from pages.figures.token_text import IDS, token_style
+from pages.frame import keys
 from pages.frame.view import View
 
 WINDOW = tokens.WINDOW
 _ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks
 _SHOWN = "_sample_shown"  # session: the sample whose window the session holds
-JUMPED = "_sample_jumped"  # session: a page jumped to this sample with its own window
 
 
 def show(sample: Sample, view: View) -> None:
@@ -69,17 +69,17 @@ def show(sample: Sample, view: View) -> None:
 
 def _window_controls(key: str, n: int) -> int:
     """The pager and position box; the window's first row."""
-    jumped = st.session_state.pop(JUMPED, None) == key
+    jumped = st.session_state.pop(keys.SAMPLE_JUMPED, None) == key
     if st.session_state.get(_SHOWN) not in (None, key) and not jumped:
-        st.session_state["window"] = 0  # another sample: start at its beginning
+        st.session_state[keys.WINDOW] = 0  # another sample: start at its beginning
     st.session_state[_SHOWN] = key
     last = max(0, n - 1)
-    if st.session_state.get("window", 0) > last:
-        st.session_state["window"] = last
+    if st.session_state.get(keys.WINDOW, 0) > last:
+        st.session_state[keys.WINDOW] = last
     prev, box, nxt, where = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
     prev.button("◀ previous", key="w_prev", on_click=_move, args=(-WINDOW, n),
                 width="stretch")
-    start = box.number_input("Window start (token)", min_value=0, step=WINDOW, key="window",
+    start = box.number_input("Window start (token)", min_value=0, step=WINDOW, key=keys.WINDOW,
                              bind="query-params")
     nxt.button("next ▶", key="w_next", on_click=_move, args=(WINDOW, n), width="stretch")
     start = min(int(start or 0), last)
@@ -88,13 +88,13 @@ def _window_controls(key: str, n: int) -> int:
 
 
 def _move(delta: int, n: int) -> None:
-    start = int(st.session_state.get("window") or 0) + delta
-    st.session_state["window"] = max(0, min(start, max(0, n - 1)))
+    start = int(st.session_state.get(keys.WINDOW) or 0) + delta
+    st.session_state[keys.WINDOW] = max(0, min(start, max(0, n - 1)))
 
 
 def _jump_to(row: int, n: int) -> None:
     """Put a token a quarter into the window, so the tokens before it show too."""
-    st.session_state["window"] = max(0, min(row - WINDOW // 4, max(0, n - WINDOW)))
+    st.session_state[keys.WINDOW] = max(0, min(row - WINDOW // 4, max(0, n - WINDOW)))
 
 
 def _strips(frame: pd.DataFrame, texts: list[str], chosen: list[str], window: tuple[int, int],
@@ -115,7 +115,7 @@ def _strip_selected() -> None:
     n = st.session_state.get(_ROWS, (0, []))[0]
     row = token_strip.position_of(selection, n)
     if row is not None:
-        st.session_state["window"] = max(0, min(row, max(0, n - 1)))
+        st.session_state[keys.WINDOW] = max(0, min(row, max(0, n - 1)))
 
 
 def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: View,

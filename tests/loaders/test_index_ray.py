@@ -17,7 +17,7 @@ from loaders.writer import DumpWriter
 
 ray = pytest.importorskip("ray", reason="ray is installed by tests/run.sh (requirements-dev)")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "samples"))
 from generate_dump import write_dump  # noqa: E402
 

@@ -86,11 +86,7 @@ def test_idle_poll_stats_the_known_files_and_walks_nothing(dump_dir, counted):
 
 
 def test_appended_lines_appear_after_one_poll(dump_dir, counted):
-    _age(dump_dir)
-    catalog = Catalog(dump_dir)
-    catalog.run(dump_dir)
-    follower = Follower(catalog, dump_dir)
-    _settled(follower)
+    follower = _settled_follower(dump_dir)
     walks = counted["walks"]
     path = dump_dir / "rollout_data_rank_1.jsonl"
     with open(path, "ab") as handle:
@@ -100,7 +96,7 @@ def test_appended_lines_appear_after_one_poll(dump_dir, counted):
     assert beat.run.steps == [0, 1, 2, 3]
     assert beat.run.cache == "partial" and beat.run.pending_bytes == 30
     assert counted["walks"] == walks  # the file set is known: no walk
-    assert catalog.run(dump_dir) is beat.run  # every session now reads the grown run
+    assert follower.catalog.run(dump_dir) is beat.run  # every session now reads the grown run
     assert beat.last_write_ns == path.stat().st_mtime_ns
     with open(path, "ab") as handle:
         handle.write(line_of(make_sample(4, seed=7))[30:])
@@ -131,12 +127,19 @@ def test_walk_is_due_after_walk_every(dump_dir, counted):
     assert follower.poll().walked and counted["walks"] == walks + 1
 
 
-def test_a_file_replaced_under_the_board_is_read_again(dump_dir):
+def _settled_follower(dump_dir):
+    """A Follower of dump_dir's run, its files aged past the racy window and its first
+    polls done: what a poll finds next is only what the test changes."""
     _age(dump_dir)
     catalog = Catalog(dump_dir)
     catalog.run(dump_dir)
     follower = Follower(catalog, dump_dir)
     _settled(follower)
+    return follower
+
+
+def test_a_file_replaced_under_the_board_is_read_again(dump_dir):
+    follower = _settled_follower(dump_dir)
     path = dump_dir / "rollout_data_rank_0.jsonl"
     replacement = [make_sample(step, n=4 + i, seed=i, reward=9.0)
                    for step in range(3) for i in range(4)]
@@ -148,11 +151,7 @@ def test_a_file_replaced_under_the_board_is_read_again(dump_dir):
 
 
 def test_a_same_size_rewrite_with_the_old_mtime_is_read_again(dump_dir):
-    _age(dump_dir)
-    catalog = Catalog(dump_dir)
-    catalog.run(dump_dir)
-    follower = Follower(catalog, dump_dir)
-    _settled(follower)
+    follower = _settled_follower(dump_dir)
     path = dump_dir / "rollout_data_rank_0.jsonl"
     stat = path.stat()
     data = path.read_bytes()
@@ -188,11 +187,7 @@ def test_shared_polls_within_min_gap(dump_dir):
 
 
 def test_growth_is_parsed_without_starting_worker_processes(dump_dir, monkeypatch):
-    _age(dump_dir)
-    catalog = Catalog(dump_dir)
-    catalog.run(dump_dir)
-    follower = Follower(catalog, dump_dir)
-    _settled(follower)
+    follower = _settled_follower(dump_dir)
     pool = __import__("loaders.index.pool", fromlist=["INLINE_BYTES"])
     monkeypatch.setattr(pool, "INLINE_BYTES", 0)  # the load's own rule would start workers
 

@@ -23,7 +23,7 @@ def test_two_sub_runs_by_default_and_the_url_opens_the_set(tmp_path):
     at.text_input(key="labels").set_value("A0, B1").run()
     html = "".join(str(h.proto.body) for h in at.get("html"))
     assert "A0" in html and "B1" in html and "third" in html
-    # the URL the browser writes back (tests/test_browser_runs.py) opens the same set,
+    # the URL the browser writes back (tests/browser/test_browser_runs.py) opens the same set,
     # labels and order in a fresh session
     again = _runs_page(root, runs=["base", "ablation", "third"], labels="A0, B1")
     assert again.multiselect(key="runs").value == ["base", "ablation", "third"]

@@ -8,7 +8,7 @@ from apptest import board, errors, goto, texts
 
 from pages.routes import BY_PATH as PAGES
 
-SLIME = Path(__file__).parent / "fixtures" / "slime"
+SLIME = Path(__file__).parents[1] / "fixtures" / "slime"
 
 
 def _slime(root: Path) -> Path:

@@ -22,7 +22,7 @@ pytest.importorskip("s3fs", reason="s3fs and moto[server] are installed by tests
 boto3 = pytest.importorskip("boto3")
 pytest.importorskip("moto")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "samples"))
 from generate_dump import write_dump  # noqa: E402
 

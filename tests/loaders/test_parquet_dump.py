@@ -18,7 +18,7 @@ from loaders.writer.columns import cell, table_of
 from loaders.writer.convert import convert
 from loaders.writer.parquet import ROW_GROUP_ROWS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "samples"))
 from generate_dump import make_batch, make_world  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Which URLs a link may name (loaders.find.reach): normalised first, then the operator's
 own URLs, an object-store scheme and a prefix the board was started with.  Pure text: none
-of these cases connects anywhere (tests/test_network_reach.py proves that of the board)."""
+of these cases connects anywhere (tests/loaders/test_network_reach.py proves that of the board)."""
 import pytest
 
 from loaders.find.paths import resolve_dump_dir

@@ -19,7 +19,7 @@ from loaders.index import kernel
 from loaders.index.repetition import _MIN_CHARS, MIN_WORDS, repetition
 from loaders.index.summary import SummaryBatch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_kernel_is_built_from_the_source_beside_it():

@@ -10,7 +10,7 @@ from loaders import schema as S
 from loaders.index.hashes import EDGE_BYTES, _block_spans
 from loaders.serve.catalog import Catalog
 
-SLIME = Path(__file__).parent / "fixtures" / "slime"
+SLIME = Path(__file__).parents[1] / "fixtures" / "slime"
 NAME = "rollout_data_rank_0.jsonl"
 EDITED = b'"reward":0.9999'
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import make_sample, write_dump
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 METADATA = "169.254.169.254"
 
 

@@ -74,7 +74,7 @@ def test_verl_tool_agent_loop_dump_gets_its_turns_back_from_the_texts(tmp_path):
     assert kept[S.TURNS] == 2 and kept[S.VALIDATION]
 
 
-FIXTURES = Path(__file__).parent / "fixtures" / "slime"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "slime"
 
 
 def _slime(tmp_path):
@@ -126,7 +126,7 @@ def test_a_malicious_reduce_in_a_torch_file_never_runs(tmp_path):
 
 def test_files_written_by_real_torch_read_the_same(tmp_path):
     pytest.importorskip("torch")  # not installed here or in CI (several GB): runs where it is
-    script = Path(__file__).parents[1] / "scripts" / "make_torch_fixtures.py"
+    script = Path(__file__).parents[2] / "scripts" / "make_torch_fixtures.py"
     subprocess.run([sys.executable, str(script), "--torch", "--out", str(tmp_path / "t")],
                    check=True)
     ours = open_run(_slime(tmp_path), use_cache=False).samples

@@ -1,5 +1,5 @@
 """Follow: on by default for a run written just now, the step keeps to the newest unless
-pinned, and the live indicator.  (The timer itself runs in tests/test_browser_live.py.)"""
+pinned, and the live indicator.  (The timer itself runs in tests/browser/test_browser_live.py.)"""
 from __future__ import annotations
 
 import os
