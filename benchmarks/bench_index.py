@@ -16,9 +16,7 @@ with the peak RSS of its process tree.  Then the reopen (the stored index, a cac
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import orjson
@@ -26,9 +24,9 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
-from rss import PeakRss  # noqa: E402
+from driver import SHARED_LIMIT, parse_limit, start_up, timed_child  # noqa: E402
 
-LIMIT = ROOT.parent / "shared" / "bench" / "parse_limit.py"  # the yardstick of the goals
+LIMIT = SHARED_LIMIT  # the yardstick of the goals: never this repo's copy
 # name: (generate_dump.py arguments, goal as a multiple of the parse limit, RSS goal)
 SHAPES = {
     "medium": ("--steps 50 --ranks 4 --samples-per-rank 32 --max-tokens 512", 1.3, None),
@@ -39,26 +37,15 @@ SHAPES = {
 }
 
 
-def run(args: list[str], cwd: Path = ROOT) -> tuple[str, float, int]:
-    """stdout, wall seconds and peak RSS of the process tree of a child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    with PeakRss(proc.pid) as rss:
-        out, _ = proc.communicate()
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(args)}")
-    return out.decode(), time.perf_counter() - start, rss.peak
-
-
 def made(top: Path, name: str) -> Path:
     """The shape's dump dir, generated (or converted) the first time."""
     out = top / name
     if (out / ".done").exists():
         return out
     if name == "parquet":
-        run([sys.executable, "-m", "loaders", "convert", str(made(top, "large")), str(out)])
+        timed_child([sys.executable, "-m", "loaders", "convert", str(made(top, "large")), str(out)])
     else:
-        run([sys.executable, "samples/generate_dump.py", str(out), "--seed", "3",
+        timed_child([sys.executable, "samples/generate_dump.py", str(out), "--seed", "3",
              *SHAPES[name][0].split()])
     (out / ".done").touch()
     return out
@@ -85,26 +72,19 @@ def measure(root: Path, limit_root: Path, repeat: int, start_s: float,
     limits, colds, peaks, earlier = [], [], [], []
     cold = [sys.executable, "-m", "loaders", str(root), "--json", "--no-cache"]
     for _ in range(repeat):
-        out, _, _ = run([sys.executable, str(LIMIT), str(limit_root)])
-        limits.append(float(out.split("parse_limit_s=")[1].split()[0]))
+        limits.append(parse_limit(limit_root))
         if before:
-            earlier.append(run(cold, before[0])[1] - before[1])
-        out, wall, peak = run(cold)
+            earlier.append(timed_child(cold, before[0])[1] - before[1])
+        out, wall, peak = timed_child(cold)
         colds.append(wall - start_s)
         peaks.append(peak)
     samples = orjson.loads(out)["samples"]
-    run([sys.executable, "-m", "loaders", str(root), "--json"])  # stores the index
-    _, reopen, reopen_rss = run([sys.executable, "-m", "loaders", str(root), "--json"])
+    timed_child([sys.executable, "-m", "loaders", str(root), "--json"])  # stores the index
+    _, reopen, reopen_rss = timed_child([sys.executable, "-m", "loaders", str(root), "--json"])
     return {"samples": samples, "bytes": size_of(root), "limit_bytes": size_of(limit_root),
             "parse_limit_s": min(limits), "cold_s": min(colds), "peak_rss": min(peaks),
             "reopen_s": reopen - start_s, "reopen_rss": reopen_rss,
             "before_s": min(earlier) if earlier else None}
-
-
-def startup(cwd: Path = ROOT) -> float:
-    """The interpreter's start and the loader's imports, subtracted from every wall time."""
-    return min(run([sys.executable, "-c", "import loaders, loaders.__main__"], cwd)[1]
-               for _ in range(3))
 
 
 def report(name: str, r: dict) -> str:
@@ -136,9 +116,9 @@ def main() -> None:
     args = parser.parse_args()
     if not LIMIT.exists():
         raise SystemExit(f"the yardstick {LIMIT} is missing (../shared/bench beside the checkout)")
-    start_s = startup()
+    start_s = start_up()
     print(f"interpreter start and imports: {start_s:.2f} s (subtracted); yardstick {LIMIT}")
-    before = (args.before.resolve(), startup(args.before.resolve())) if args.before else None
+    before = (args.before.resolve(), start_up(args.before.resolve())) if args.before else None
     results = {}
     for name in args.shapes.split(","):
         root = made(args.dir, name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,9 +20,9 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "samples"), str(ROOT / "benchmarks")]
 
+from driver import loader  # noqa: E402
 from generate_dump import write_dump  # noqa: E402
 from parse_limit import chunks_of, parse_all  # noqa: E402
-from rss import PeakRss  # noqa: E402
 
 from loaders import open_run  # noqa: E402
 from loaders import schema as S  # noqa: E402
@@ -45,17 +44,6 @@ def timed(fn, *args):
     start = time.perf_counter()
     value = fn(*args)
     return time.perf_counter() - start, value
-
-
-def cli_load(root: Path) -> tuple[dict, float, int]:
-    """Run `python -m loaders ROOT --json`; its summary, wall seconds and peak tree RSS."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "loaders", str(root), "--json"], cwd=ROOT,
-                            stdout=subprocess.PIPE)
-    with PeakRss(proc.pid) as rss:
-        out, _ = proc.communicate()
-    assert proc.returncode == 0, "loader failed"
-    return orjson.loads(out), time.perf_counter() - start, rss.peak
 
 
 def token_figures(root: Path, step: int) -> dict:
@@ -90,15 +78,15 @@ def main() -> None:
     print(f"dump: {size / 1e9:.2f} GB in {root} (generated in {gen_s:.0f}s)")
     warm(root)
     limit_s, lines = timed(parse_all, chunks_of(root))
-    cold, cold_wall, cold_rss = cli_load(root)
-    hit, _, _ = cli_load(root)
+    cold, cold_wall, cold_rss = loader(root)
+    hit, _, _ = loader(root)
     sizes = {f.rel: f.path.stat().st_size for f in discover(root)}
     write_dump(root, 1, args.ranks, args.samples_per_rank, args.max_tokens, args.seed,
                start_step=args.steps, append=True)
     warm(root)
     new_bytes = dump_bytes(root) - size
     new_s, _ = timed(parse_all, chunks_of(root, sizes))
-    grown, _, _ = cli_load(root)
+    grown, _, _ = loader(root)
     tokens = token_figures(root, args.steps // 2)
     results = {
         "dump_bytes": size, "lines": lines, "samples": cold["samples"],

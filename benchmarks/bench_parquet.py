@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,14 +25,13 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "samples"), str(ROOT / "benchmarks")]
 
+from driver import loader, parse_limit, start_up, timed_child  # noqa: E402
 from generate_dump import make_batch, make_world, write_dump  # noqa: E402
-from rss import PeakRss  # noqa: E402
 
 from loaders import open_run  # noqa: E402
 from loaders import schema as S  # noqa: E402
 from loaders.writer import DumpWriter  # noqa: E402
 
-SHARED_LIMIT = Path("/work/shared/bench/parse_limit.py")
 REPEAT = 3
 
 
@@ -48,34 +46,12 @@ def warm(root: Path) -> None:
             path.read_bytes()
 
 
-def run_timed(args: list[str]) -> tuple[str, float, int]:
-    """stdout, wall seconds and peak tree RSS of a child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE)
-    with PeakRss(proc.pid) as rss:
-        out, _ = proc.communicate()
-    assert proc.returncode == 0, args
-    return out.decode(), time.perf_counter() - start, rss.peak
-
-
-def parse_limit(root: Path) -> float:
-    """The best of REPEAT runs: the machine is shared, so the least disturbed one counts."""
-    script = SHARED_LIMIT if SHARED_LIMIT.exists() else ROOT / "benchmarks" / "parse_limit.py"
-    best = []
-    for _ in range(REPEAT):
-        out, _, _ = run_timed([sys.executable, str(script), str(root)])
-        best.append(float(out.split("parse_limit_s=")[1].split()[0]))
-    return min(best)
-
-
 def cold_index(root: Path, start_s: float) -> tuple[float, float, dict]:
     """(wall less the interpreter's start, the loader's own seconds, its summary): the best
     of REPEAT runs."""
     runs = []
     for _ in range(REPEAT):
-        out, wall, _ = run_timed([sys.executable, "-m", "loaders", str(root), "--json",
-                                  "--no-cache"])
-        info = orjson.loads(out)
+        info, wall, _ = loader(root, "--no-cache")
         runs.append((wall - start_s, info["seconds"], info))
     return min(runs, key=lambda run: run[1])
 
@@ -119,15 +95,14 @@ def main() -> None:
     jsonl, parquet = args.dir / "jsonl", args.dir / "parquet"
     shutil.rmtree(args.dir, ignore_errors=True)
     write_dump(jsonl, args.steps, args.ranks, args.samples_per_rank, args.max_tokens, args.seed)
-    _, convert_s, convert_rss = run_timed([sys.executable, "-m", "loaders", "convert",
+    _, convert_s, convert_rss = timed_child([sys.executable, "-m", "loaders", "convert",
                                            str(jsonl), str(parquet)])
     warm(jsonl)
     warm(parquet)
-    start_s = min(run_timed([sys.executable, "-c", "import loaders.__main__"])[1]
-                  for _ in range(REPEAT))
+    start_s = start_up(repeat=REPEAT)
     r = {"jsonl_bytes": dir_bytes(jsonl), "parquet_bytes": dir_bytes(parquet),
          "convert_s": convert_s, "convert_peak_rss": convert_rss, "start_s": start_s,
-         "parse_limit_s": parse_limit(jsonl)}
+         "parse_limit_s": parse_limit(jsonl, REPEAT)}
     r["jsonl_cold_s"], r["jsonl_cold_inproc_s"], info = cold_index(jsonl, start_s)
     r["parquet_cold_s"], r["parquet_cold_inproc_s"], info_pq = cold_index(parquet, start_s)
     assert info["samples"] == info_pq["samples"], (info["samples"], info_pq["samples"])

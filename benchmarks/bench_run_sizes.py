@@ -24,8 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_index import run, startup  # noqa: E402
 from bench_serve_memory import serve_memory  # noqa: E402
+from driver import loader, start_up  # noqa: E402
 
 SAMPLES_PER_STEP = 8 * 128
 REAL_RUN = 1000 * 8192  # a run of 1,000 steps of 8,192 samples
@@ -42,8 +42,8 @@ def made(top: Path, steps: int) -> Path:
 
 
 def measure(root: Path, start_s: float) -> dict:
-    run([sys.executable, "-m", "loaders", str(root), "--json"])  # builds (or keeps) the index
-    _, wall, rss = run([sys.executable, "-m", "loaders", str(root), "--json"])
+    loader(root)  # builds (or keeps) the index
+    _, wall, rss = loader(root)
     found = serve_memory(root, show=False)
     return {"reopen_s": wall - start_s, "reopen_mb": rss / 2**20, **found}
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/rl-board-bench/sizes"))
     parser.add_argument("--steps", default="125,250,500,1000")
     args = parser.parse_args()
-    start_s = startup()
+    start_s = start_up()
     sizes = [int(s) for s in args.steps.split(",")]
     print("  samples | reopen (fresh process) | server: loaded, every page | slowest first "
           "paint | Prompts / Responses | step change (max of 6)")

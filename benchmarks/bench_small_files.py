@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +22,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks")]
 
-from rss import PeakRss  # noqa: E402
+from driver import loader  # noqa: E402
 
 TARGET_COLD_S = 5.0
 
@@ -61,22 +59,11 @@ def write_wide(root: Path, keys: int) -> int:
     return len(data)
 
 
-def cli(root: Path, *flags: str) -> tuple[dict, float, int]:
-    """`python -m loaders ROOT --json [flags]`: its summary, wall seconds, peak tree RSS."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "loaders", str(root), "--json", *flags],
-                            cwd=ROOT, stdout=subprocess.PIPE)
-    with PeakRss(proc.pid) as rss:
-        out, _ = proc.communicate()
-    assert proc.returncode == 0, "loader failed"
-    return orjson.loads(out), time.perf_counter() - start, rss.peak
-
-
 def measure(root: Path, label: str) -> None:
     shutil.rmtree(root / ".rl_board_cache", ignore_errors=True)
     for name, flags in (("cold load", ()), ("reopen", ()), ("reopen", ()),
                         ("--no-cache", ("--no-cache",))):
-        info, wall, peak = cli(root, *flags)
+        info, wall, peak = loader(root, *flags)
         print(f"{label:<12} {name:<11} {info['seconds']:6.2f} s in the loader, {wall:6.2f} s "
               f"wall, peak RSS {peak / 2**20:6.0f} MB  (cache {info['cache']}, "
               f"{info['samples']} samples, {info['problems_total']} problems)")
