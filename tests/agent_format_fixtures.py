@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_dump
+from dump_files import write_dump
 
 
 def _node(parent, message, ids, mask=None, logprobs=None, **extra) -> dict:

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 import orjson
-from conftest import ROOT
+from dump_files import ROOT
 
 SLIME = Path(__file__).parent / "fixtures" / "slime"  # 4 good samples
 MEMORY_LIMIT = 2 << 30  # address space of the loader under test: a bomb that grows fails it

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_dump
+from dump_files import write_dump
 
 HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
            ' [click](javascript:alert(1)) ![img](http://example.invalid/x.png)')

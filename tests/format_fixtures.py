@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from conftest import line_of, write_dump
+from dump_files import line_of, write_dump
 
 
 def _logprobs(n: int, seed: int) -> list[float]:

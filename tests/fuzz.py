@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
-from conftest import make_sample
+from dump_files import make_sample
 
 from loaders import open_run
 

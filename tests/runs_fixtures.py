@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 QUESTIONS = {f"Q{i}": f"What is {i} + {i}?" for i in range(1, 6)}
 # (run, question) -> the two answers' rewards at every step

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import import_rules as R
 import pytest
-from conftest import ROOT
+from dump_files import ROOT
 
 UI = ("pages", "rl_logging_board.py")
 PURE = ("pages/figures", "pages/frame/view.py")

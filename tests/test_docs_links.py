@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conftest import ROOT
+from dump_files import ROOT
 
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#{1,6} (.+?)\s*$", re.MULTILINE)

@@ -1,9 +1,7 @@
 """The real server in headless Chromium: every page renders; model text stays text."""
 import pytest
-from browser import browser_page, chromium_path, open_board, served
-from conftest import make_sample, write_dump
-
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
+from browser import browser_page, open_board, served
+from dump_files import make_sample, write_dump
 
 PAYLOAD = ('<img src=x onerror="document.body.setAttribute(\'data-pwned\',\'1\')">'
            "<script>document.body.setAttribute('data-pwned','2')</script><b>bold</b>")

@@ -9,10 +9,9 @@ is recorded (foreign ones aborted); the page must hold no element the payloads w
 from urllib.parse import urlsplit
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import write_dump
+from browser import IDLE, browser_page, served
+from dump_files import write_dump
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 HOST = "198.51.100.7"
 HOSTILE = (f"<script>window.__pwned=1;document.title='pwned'</script>"
            f"<img src=http://{HOST}/tag.png onerror=\"window.__pwned=2\">"

@@ -4,11 +4,8 @@ no click and no Refresh."""
 import os
 import time
 
-import pytest
-from browser import browser_page, chromium_path, open_board, served
-from conftest import make_sample, write_dump
-
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
+from browser import browser_page, open_board, served
+from dump_files import make_sample, write_dump
 
 
 def _run(root, steps: int, per_step: int) -> None:

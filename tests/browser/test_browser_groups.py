@@ -2,12 +2,11 @@
 headless Chromium): no exception, every answer shown, within the node budget."""
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 
 from loaders.index.grouping import prompt_id
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 NODE_BUDGET = 5000
 PROMPT = "Solve <b>x</b> + 1 = 2. **Show** your work."
 

@@ -4,10 +4,9 @@ the text character references decode to, so escaping the punctuation alone is no
 from urllib.parse import quote
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 NAMES = ("http://evil.example/rule", "www.evil.example", "x@evil.example")
 # links that lead to the names in the messages (the page's own links carry them in their
 # query string, and lead nowhere else)

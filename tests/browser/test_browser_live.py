@@ -1,13 +1,11 @@
 """Follow in a real browser: a writer appends lines, and the page shows them by itself."""
 import time
 
-import pytest
-from browser import browser_page, chromium_path, open_board, served
-from conftest import line_of, make_sample, write_dump
+from browser import browser_page, open_board, served
+from dump_files import line_of, make_sample, write_dump
 
 from loaders.writer import DumpWriter
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 THUMB = "[data-testid='stSidebar'] [data-testid='stSliderThumbValue']"
 
 

@@ -10,12 +10,11 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 
 from pages.routes import DEFAULT, ROUTES
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 HOST = "198.51.100.7"
 PAYLOADS = (f"![img](http://{HOST}/md.png)", f"[click](http://{HOST}/link)",
             f"<img src=http://{HOST}/tag.png>", f"$\\href{{http://{HOST}/href}}{{x}}$",

@@ -2,11 +2,9 @@
 URL all land on the view they name (the real server, headless Chromium)."""
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 from playwright.sync_api import expect
-
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 
 
 @pytest.fixture(scope="module")

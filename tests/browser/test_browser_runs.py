@@ -2,11 +2,8 @@
 and that URL opened afresh shows the same comparison down to the opened prompt."""
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-from browser import IDLE, browser_page, chromium_path, served
+from browser import IDLE, browser_page, served
 from runs_fixtures import write_runs
-
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 
 
 def _settled(page) -> None:

@@ -3,13 +3,12 @@ Responses table's order, K the previous one (the real server, headless Chromium)
 import time
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 SAMPLE = "new URLSearchParams(location.search).get('sample')"
 
 

@@ -4,13 +4,11 @@ import time
 import urllib.request
 from urllib.parse import quote
 
-import pytest
-from browser import browser_page, chromium_path, open_board, served
-from conftest import make_sample, write_dump
+from browser import browser_page, open_board, served
+from dump_files import make_sample, write_dump
 
 from loaders import limits
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 BACKTRACKS = r"(a|aa)+$"  # exponential on a run of a's then "!", in any backtracking engine
 ISSUE_PATTERN = r"(\w+\s?)+$"
 

@@ -6,12 +6,11 @@ import re
 import time
 
 import pytest
-from browser import IDLE, browser_page, chromium_path, served
-from conftest import make_sample, write_dump
+from browser import IDLE, browser_page, served
+from dump_files import make_sample, write_dump
 from format_fixtures import nemo
 from token_dumps import write_long_dump
 
-pytestmark = pytest.mark.skipif(not chromium_path(), reason="no Chromium (RL_BOARD_CHROMIUM)")
 N, SPIKE = 32_768, 20_000
 MAX_NODES = 5_000
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import agent_format_fixtures as A
 import numpy as np
 import pytest
-from conftest import keyed
+from dump_files import keyed
 
 from loaders import open_run
 from loaders import schema as S

@@ -108,7 +108,7 @@ def test_the_cli_prints_alerts_with_a_bad_config(tmp_path):
 
 def test_the_alerts_page_shows_each_note_as_literal_text(tmp_path):
     from apptest import board, errors, texts
-    from conftest import make_sample, write_dump
+    from dump_files import make_sample, write_dump
 
     write_dump(tmp_path / "rollout_data_rank_0.jsonl", [make_sample(s) for s in range(3)])
     health_text = "[divergence]\nk = nan\n['**bold** <b>x</b>']\nk = 1\n"

@@ -1,7 +1,7 @@
 """The memory budget of loaded runs: least recently used runs beyond it leave their catalogs."""
 from __future__ import annotations
 
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders.serve import budget as budget_module
 from loaders.serve.budget import Budget, budget_bytes, run_bytes

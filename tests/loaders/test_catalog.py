@@ -5,7 +5,7 @@ from pathlib import Path
 
 import metric_fixtures as M
 import pytest
-from conftest import keyed, line_of, make_sample, write_dump
+from dump_files import keyed, line_of, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.metrics import find_metric_files

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import metric_fixtures as M
 import pytest
-from conftest import keyed, make_sample, write_dump
+from dump_files import keyed, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.serve import cache

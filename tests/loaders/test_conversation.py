@@ -4,7 +4,7 @@ import math
 import conversation_fixtures as C
 import numpy as np
 import pytest
-from conftest import keyed
+from dump_files import keyed
 
 from loaders import open_run
 from loaders import schema as S
@@ -107,7 +107,7 @@ def test_masked_tokens_stay_out_of_the_health_signals(tmp_path):
 
 
 def test_odd_conversation_fields_never_cost_the_sample(tmp_path):
-    from conftest import write_dump
+    from dump_files import write_dump
 
     odd = [
         {"messages": "not a list"},

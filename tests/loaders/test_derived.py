@@ -5,7 +5,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

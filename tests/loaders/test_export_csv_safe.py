@@ -6,7 +6,7 @@ import csv
 import io
 
 import pandas as pd
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -5,7 +5,7 @@ import os
 import time
 
 import pytest
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.index import ondisk

@@ -7,7 +7,7 @@ import format_fixtures as F
 import numpy as np
 import orjson
 import pytest
-from conftest import ROOT, keyed, write_dump
+from dump_files import ROOT, keyed, write_dump
 
 from loaders import DumpError, open_run
 from loaders import schema as S

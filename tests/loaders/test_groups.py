@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import keyed, make_sample, write_dump
+from dump_files import keyed, make_sample, write_dump
 from format_fixtures import prime, verl
 
 from loaders import open_run

@@ -7,7 +7,7 @@ import numpy as np
 import orjson
 import pandas as pd
 import pytest
-from conftest import ROOT, make_sample, write_dump
+from dump_files import ROOT, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

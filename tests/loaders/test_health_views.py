@@ -1,7 +1,7 @@
 """Data behind the Health panels."""
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

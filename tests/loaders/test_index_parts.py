@@ -1,6 +1,6 @@
 """loaders.index.parts: chunks met as Arrow tables, coded texts, mixed kinds, one sorted run."""
 import pandas as pd
-from conftest import keyed, make_sample, write_dump
+from dump_files import keyed, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders.index import refresh as index_refresh
 from loaders.serve.catalog import Catalog

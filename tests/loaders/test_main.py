@@ -3,7 +3,7 @@ import subprocess
 import sys
 
 import orjson
-from conftest import ROOT, line_of, make_sample
+from dump_files import ROOT, line_of, make_sample
 
 REQUIRED = {"files", "steps", "samples", "bad_lines", "problems", "nan_values", "seconds",
             "cache"}

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 ROOT = Path(__file__).resolve().parents[2]
 METADATA = "169.254.169.254"

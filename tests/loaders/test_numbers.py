@@ -7,7 +7,7 @@ whole frame in memory (`run.samples`, and the run opened without a cache) is the
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -1,5 +1,5 @@
 """pages/frame/loading.py under Streamlit: sub-runs, runs and refresh through the shared catalog."""
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 from streamlit.testing.v1 import AppTest
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import keyed
+from dump_files import keyed
 
 from loaders import open_run
 from loaders import schema as S

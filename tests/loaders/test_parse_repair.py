@@ -5,7 +5,7 @@ import json
 
 import orjson
 import pytest
-from conftest import line_of, make_sample
+from dump_files import line_of, make_sample
 
 from loaders import open_run
 from loaders import schema as S

@@ -1,7 +1,7 @@
 """A symlink loop among the dump files is passed over; the walk and the good files stay."""
 import os
 
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

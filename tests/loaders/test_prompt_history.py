@@ -2,7 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -2,7 +2,7 @@
 import os
 
 import pytest
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

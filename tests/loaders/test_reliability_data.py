@@ -3,7 +3,7 @@ edit in place that the sampled hashes miss, a dangling rank link, a run of empty
 import shutil
 from pathlib import Path
 
-from conftest import edit_in_place, make_sample, write_dump
+from dump_files import edit_in_place, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -1,7 +1,7 @@
 """A file's format is decided once, by its name or by a vote over its first records: one odd
 line never decides (or drops) a whole file, and a skipped file says why."""
 import orjson
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

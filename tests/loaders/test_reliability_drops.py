@@ -7,7 +7,7 @@ import sys
 
 import orjson
 import pytest
-from conftest import ROOT, make_sample, write_dump
+from dump_files import ROOT, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

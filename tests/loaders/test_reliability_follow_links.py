@@ -4,7 +4,7 @@ is named as a problem; a followed dir that is a link swapped to another run is n
 the next poll, not only on Refresh."""
 import os
 
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

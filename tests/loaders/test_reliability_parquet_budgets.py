@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from bomb_files import claim_rows, load_limited, problems_of
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 from format_fixtures import trl
 
 from loaders.parse.footer import checked_metadata

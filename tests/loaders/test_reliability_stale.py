@@ -4,7 +4,7 @@ indexed says so (and names the file) instead of showing a second set of numbers.
 import os
 
 import pytest
-from conftest import edit_in_place, keyed, line_of, make_sample, write_dump
+from dump_files import edit_in_place, keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

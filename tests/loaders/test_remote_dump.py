@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import keyed
+from dump_files import keyed
 
 from loaders import open_run
 from loaders import schema as S

@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import schema as S
 from loaders.index.chunk import plan_chunks

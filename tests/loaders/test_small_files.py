@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -5,7 +5,7 @@ import os
 import threading
 
 import pytest
-from conftest import edit_in_place, keyed, make_sample, write_dump
+from dump_files import edit_in_place, keyed, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import keyed, line_of, make_sample, write_dump
+from dump_files import keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import keyed, line_of, make_sample, write_dump
+from dump_files import keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

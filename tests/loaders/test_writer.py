@@ -72,7 +72,7 @@ def test_the_package_a_trainer_copies_works_without_the_board(tmp_path):
     import subprocess
     import sys
 
-    from conftest import ROOT
+    from dump_files import ROOT
 
     from loaders import open_run
 

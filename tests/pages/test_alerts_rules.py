@@ -6,7 +6,7 @@ import metric_fixtures as M
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -4,7 +4,7 @@ import io
 import orjson
 import pandas as pd
 from apptest import board, goto
-from conftest import edit_in_place, make_sample, write_dump
+from dump_files import edit_in_place, make_sample, write_dump
 from format_fixtures import roll_dump
 
 from loaders import open_run

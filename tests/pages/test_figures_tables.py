@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 from regex import IGNORECASE
 from regex import compile as pattern
 

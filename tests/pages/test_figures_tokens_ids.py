@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 from apptest import board, texts
-from conftest import write_dump
+from dump_files import write_dump
 from format_fixtures import nemo
 
 from loaders import open_run

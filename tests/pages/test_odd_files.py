@@ -14,7 +14,7 @@ import metric_fixtures as M
 import numpy as np
 import orjson
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import schema as S
 from loaders.__main__ import main

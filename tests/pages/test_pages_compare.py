@@ -1,6 +1,6 @@
 """RL vs reference page through the real board."""
 from apptest import board, current_page, texts
-from conftest import LOSING_PROMPT
+from dump_files import LOSING_PROMPT
 
 from loaders import schema as S
 from pages.figures import compare

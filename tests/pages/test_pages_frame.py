@@ -3,7 +3,7 @@ import html
 
 import pytest
 from apptest import board, current_page, errors, goto, texts
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 from format_fixtures import nemo, verl
 
 

@@ -4,7 +4,7 @@ import re
 
 import pytest
 from apptest import board, current_page, errors, goto, text_blocks, texts
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -1,6 +1,6 @@
 """An index file written over in place while the board holds its run: one line, no trace."""
 from apptest import board, errors
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders.index import ondisk
 

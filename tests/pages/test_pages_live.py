@@ -6,7 +6,7 @@ import os
 import time
 
 from apptest import board, texts
-from conftest import line_of, make_sample
+from dump_files import line_of, make_sample
 
 from pages.frame import live
 from pages.frame.loading import follower

@@ -1,7 +1,7 @@
 """Metrics, Health and Alerts pages through the real board."""
 import metric_fixtures as M
 from apptest import board, current_page, texts
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 
 def _run_with_metrics(tmp_path, rows, steps=60):

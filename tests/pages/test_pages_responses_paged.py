@@ -1,6 +1,6 @@
 """Responses page at a big step: 500 rows at a time, and left-out samples on request."""
 from apptest import board, errors, goto, texts
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 
 def test_a_big_step_is_shown_a_page_at_a_time(tmp_path):

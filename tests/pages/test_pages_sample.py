@@ -1,6 +1,6 @@
 """Sample page through the real board."""
 from apptest import board, text_blocks, texts
-from conftest import make_sample
+from dump_files import make_sample
 
 from loaders import schema as S
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 from apptest import board, errors, texts
-from conftest import edit_in_place, make_sample, write_dump
+from dump_files import edit_in_place, make_sample, write_dump
 
 from loaders.serve.catalog import Catalog
 

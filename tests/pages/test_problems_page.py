@@ -1,7 +1,7 @@
 """The problems of a garbage-strewn dir: counted by kind in the sidebar, listed a page at a
 time on the Problems page, downloadable."""
 from apptest import board, current_page, errors, goto, texts
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from pages.figures import problems as P
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from apptest import board, texts
-from conftest import ROOT, make_sample, write_dump
+from dump_files import ROOT, make_sample, write_dump
 
 from loaders import open_run
 

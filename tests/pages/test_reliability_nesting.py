@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 from apptest import board
-from conftest import ROOT, line_of, make_sample
+from dump_files import ROOT, line_of, make_sample
 
 from loaders import open_run
 from loaders.metrics.collect import load_metrics

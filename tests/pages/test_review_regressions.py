@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest import board, errors, texts
-from conftest import line_of, make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

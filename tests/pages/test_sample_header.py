@@ -4,7 +4,7 @@ import math
 
 import format_fixtures as F
 import pytest
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S

@@ -6,7 +6,7 @@ import time
 
 import pytest
 from apptest import board
-from conftest import make_sample, write_dump
+from dump_files import make_sample, write_dump
 
 from loaders import limits
 from pages.figures import metrics as M
