@@ -14,7 +14,7 @@ frame's filter would, and keep their S.ROW (their row in the index file).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -43,6 +43,11 @@ class StepRanges:
         steps, starts = np.unique(step_column, return_index=True)
         ends = np.append(starts[1:], len(step_column)).astype(np.int64)
         return cls(steps, starts.astype(np.int64), ends)
+
+    def only(self, steps: Collection[int]) -> StepRanges:
+        """These ranges, of `steps` alone."""
+        keep = np.isin(self.steps, np.fromiter(steps, dtype=np.int64, count=len(steps)))
+        return StepRanges(self.steps[keep], self.starts[keep], self.ends[keep])
 
     def rows(self, step: int) -> tuple[int, int]:
         at = int(np.searchsorted(self.steps, step))
@@ -152,12 +157,15 @@ class Numbers:
         return rows.set_axis(pd.RangeIndex(first, first + len(rows)))
 
     def per_step(self, columns: Iterable[str], make: Callable[[pd.DataFrame], T],
-                 rows: int | None = None) -> list[T]:
-        """make() of the kept rows of whole steps, about `rows` at a time, in step order:
-        an aggregate by step made over the whole run with one chunk of it in memory."""
+                 rows: int | None = None, steps: Collection[int] | None = None) -> list[T]:
+        """make() of the kept rows of whole steps (of `steps` only, when given), about `rows`
+        at a time, in step order: an aggregate by step made over the whole run with one
+        chunk of it in memory."""
         names = [c for c in self.columns if c in columns]
         flags = [c for c, _ in self.where if c not in names]
         ranges = self.file.ranges if self.file is not None else self.held_ranges
+        if steps is not None:
+            ranges = ranges.only(steps)
         out = []
         for start, stop in _chunks(ranges, rows or CHUNK_ROWS):
             if self.held is not None:
@@ -238,14 +246,18 @@ def served_numbers(held: pd.DataFrame | None, columns: IndexColumns | None,
 
 def _chunks(ranges: StepRanges, rows: int) -> list[tuple[int, int]]:
     """Row spans of whole steps, each about `rows` long (one step may be longer)."""
-    spans, start = [], None
+    spans, start, last = [], None, None
     for first, end in zip(ranges.starts.tolist(), ranges.ends.tolist()):
+        if start is not None and first != last:  # a step left out between: a span ends
+            spans.append((start, last))
+            start = None
         start = first if start is None else start
+        last = end
         if end - start >= rows:
             spans.append((start, end))
             start = None
     if start is not None:
-        spans.append((start, int(ranges.ends[-1])))
+        spans.append((start, last))
     return spans
 
 

@@ -126,6 +126,8 @@ class Stored:
     problems: list[dict]  # those marked "index" are about the cache itself: never saved
     previews: Previews | None = None  # the text previews, when not in the frame
     numbers: IndexColumns | None = None  # the number columns, when left in the file
+    # after a refresh of a stored index: the steps whose rows it added, replaced or let go
+    changed_steps: frozenset[int] | None = None
 
     @property
     def frame(self) -> pd.DataFrame:

@@ -188,3 +188,17 @@ def _as_text(part: Part, names: set[str]) -> Part:
             [None if v is None or isinstance(v, float) and v != v else str(v) for v in values],
             type=pa.string()))
     return part
+
+
+def steps_of(parts: list[Part]) -> set[int] | None:
+    """The steps the parts have rows at (a row without a step is at step 0, as typed);
+    None when a part's steps are not whole numbers yet (the caller then knows nothing)."""
+    steps: set[int] = set()
+    for part in parts:
+        if not part.num_rows:
+            continue
+        if S.STEP not in part.column_names or not pa.types.is_integer(part.schema.field(
+                S.STEP).type):
+            return None
+        steps.update(pc.unique(pc.fill_null(part.column(S.STEP), 0)).to_pylist())
+    return steps

@@ -14,6 +14,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import pandas as pd
+
+from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile, escapes
@@ -22,10 +25,18 @@ from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundl
 from loaders.index.line_checks import Places, lines_unchanged, stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
-from loaders.index.parts import Part, cap_extras, numbered, part_of, shifted, table_of
+from loaders.index.parts import (
+    Part,
+    cap_extras,
+    numbered,
+    part_of,
+    shifted,
+    steps_of,
+    table_of,
+)
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import next_row
-from loaders.index.table import combine
+from loaders.index.table import combine, length_cap
 
 PlacesOf = Callable[[str], Places]  # a file's indexed lines (line_checks.stored_places)
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
@@ -152,12 +163,32 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     parts = in_file_order([w.dump.rel for w in works], frames + bundles)
     # the parts alone hold the rows now: combine lets each column go as it sorts it
     del results, bundles, by_file, frames
+    changed = steps_of(parts)
     if stored is not None:
         texts = texts or not stored.served
         if not texts:
             parts = numbered(parts, next_row(stored.frame))
+        if changed is not None:
+            changed |= _dropped_steps(stored.frame, keep)
         parts.insert(0, part_of(stored.rows_of(keep, texts)))
-    return _capped(parts, states, problems, dropped, works), status
+    fresh = _capped(parts, states, problems, dropped, works)
+    if stored is not None and changed is not None and _same_rows_elsewhere(stored, fresh):
+        fresh.changed_steps = frozenset(changed)
+    return fresh, status
+
+
+def _same_rows_elsewhere(stored: Stored, fresh: Stored) -> bool:
+    """Rows a refresh kept read as they did: the run-level facts that shape every row (the
+    length cap truncation is inferred from, the extra columns kept) did not move."""
+    numbering = {S.ROW, S.KEY}  # made per run, not kept columns
+    return (length_cap(fresh.frame) == length_cap(stored.frame)
+            and set(stored.frame.columns) - numbering <= set(fresh.frame.columns))
+
+
+def _dropped_steps(frame: pd.DataFrame, keep: set[str]) -> set[int]:
+    """The steps of the stored rows a refresh lets go (their file re-parsed whole, or gone)."""
+    gone = ~frame[S.FILE].astype("string").isin(keep).to_numpy(dtype=bool)
+    return set(frame.loc[gone, S.STEP].unique().tolist())
 
 
 def _capped(parts: list[Part], states: dict[str, FileState], problems: list[dict],

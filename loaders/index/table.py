@@ -97,12 +97,25 @@ def truncated(frame: pd.DataFrame) -> np.ndarray:
     for name in _FINISH_REASONS:
         if name in frame.columns:
             flags |= (frame[name].astype("string") == "length").fillna(False).to_numpy()
-    lengths = frame[S.RESPONSE_LEN].to_numpy()
-    # a multi-turn sample's length counts its trained tokens, not the sequence a cap cuts
-    cappable = ~(frame[S.TRAINED_SHARE] < 1).to_numpy() if S.TRAINED_SHARE in frame else (
-        np.ones(len(frame), dtype=bool))
-    if lengths[cappable].size and lengths[cappable].max() > 0:
-        at_cap = (lengths == lengths[cappable].max()) & cappable
-        if at_cap.sum() >= 2:
-            flags |= at_cap
+    cap = length_cap(frame)
+    if cap is not None:
+        flags |= (frame[S.RESPONSE_LEN].to_numpy() == cap) & _cappable(frame)
     return flags
+
+
+def length_cap(frame: pd.DataFrame) -> int | None:
+    """The generation cap the run's lengths show: its longest response, when two or more
+    samples share it; None when they show none.  A run-level fact: a growth that moves it
+    changes the inferred truncation of rows it did not touch."""
+    lengths, cappable = frame[S.RESPONSE_LEN].to_numpy(), _cappable(frame)
+    if not lengths[cappable].size or lengths[cappable].max() <= 0:
+        return None
+    longest = lengths[cappable].max()
+    return int(longest) if ((lengths == longest) & cappable).sum() >= 2 else None
+
+
+def _cappable(frame: pd.DataFrame) -> np.ndarray:
+    # a multi-turn sample's length counts its trained tokens, not the sequence a cap cuts
+    if S.TRAINED_SHARE in frame:
+        return ~(frame[S.TRAINED_SHARE] < 1).to_numpy()
+    return np.ones(len(frame), dtype=bool)

@@ -20,6 +20,7 @@ from loaders.index.ondisk import Stored, save_index, save_kept
 from loaders.index.pool import scan_all, scan_inline
 from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.refresh import refresh
+from loaders.serve.carried import Carried
 from loaders.serve.run import Run
 from loaders.serve.run_health import metric_stamp, run_metric_files
 
@@ -36,6 +37,16 @@ def scan_growth(chunks: list[Task], progress: Progress | None = None,
     if total >= GROWTH_INLINE_BYTES:
         return scan_all(chunks, progress, convert)
     return scan_inline(chunks, total, progress, convert)
+
+
+def _carried(run: Run, fresh: Stored, status: str) -> Carried | None:
+    """The per-step tables the grown run takes over from run: all but those of the steps
+    the growth touched (none at a hit, whose tables are run's own)."""
+    if status == "hit":  # new metric files only: every table of the dump stands
+        return Carried(frozenset(), run.made_tables())
+    if fresh.changed_steps is None:
+        return None
+    return Carried(fresh.changed_steps, run.made_tables())
 
 
 def _served(run: Run, stored: Stored, fresh: Stored, save: bool
@@ -93,4 +104,5 @@ def grown(run: Run, listing: Listing | None = None, progress: Progress | None = 
         numbers, previews, index_path = _served(run, stored, fresh, save)
     return Run(run.root, numbers, fresh.files, fresh.problems, status,
                time.perf_counter() - started, index_path, metric_files, stamp,
-               previews=previews)
+               previews=previews,
+               carried=_carried(run, fresh, status))

@@ -1,7 +1,7 @@
 """A loaded run: the data provider every page talks to."""
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -13,7 +13,7 @@ from loaders.formats import BY_NAME
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.derived import DerivedTables
-from loaders.index.numbers import Numbers, stacked
+from loaders.index.numbers import Condition, Numbers, stacked
 from loaders.index.ondisk import FileState
 
 # raised by a read by row; the pages catch it from here (they import no index module)
@@ -22,6 +22,7 @@ from loaders.index.previews import Previews, with_texts
 from loaders.index.stale_marks import mark_stale
 from loaders.index.steps import STEP_STATS_COLUMNS, step_stats
 from loaders.serve.cache import SampleStore, StaleFiles, Texts
+from loaders.serve.carried import Carried, Tables
 from loaders.serve.groups import Groups
 from loaders.serve.memo import Memo
 from loaders.serve.run_health import (
@@ -61,6 +62,8 @@ class Run:
     # them off: shown apart, never in a statistic
     left_out: Numbers | None = field(default=None, repr=False)
     previews: Previews | None = field(default=None, repr=False)
+    # a grown run's tables taken over from the run it grew from (loaders.serve.carried)
+    carried: Carried | None = field(default=None, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
     _steps: Memo[int, pd.DataFrame] = field(default_factory=lambda: Memo(size=4), init=False,
                                             repr=False)
@@ -108,8 +111,36 @@ class Run:
     @property
     def step_stats(self) -> pd.DataFrame:
         """Per-step aggregates (mean, std, min, max, quantiles), indexed by step."""
-        return self._memo.get("step_stats", lambda: self.kept_table("step_stats", lambda: stacked(
-            self.numbers.per_step(STEP_STATS_COLUMNS, step_stats))))
+        return self._memo.get("step_stats", lambda: self.kept_table("step_stats", lambda: (
+            self._made("step_stats", lambda steps: (stacked(self.numbers.per_step(
+                STEP_STATS_COLUMNS, step_stats, steps=steps)),)))[0]))
+
+    def _made(self, name: str, make: Callable[[Collection[int] | None],
+                                              tuple[pd.DataFrame, ...]]
+              ) -> tuple[pd.DataFrame, ...]:
+        """Per-step tables make(steps) over the run (steps None: every one), or only its
+        changed steps on the tables of the run it grew from."""
+        if self.carried is not None:
+            patched = self.carried.patched(self.numbers.where, name, make)
+            if patched is not None:
+                return patched
+        return make(None)
+
+    def made_tables(self) -> dict[tuple[Condition, ...], Tables]:
+        """The per-step tables this run and its parts have made, by the parts' conditions:
+        what a run grown from this one takes over (Carried)."""
+        found: dict[tuple[Condition, ...], Tables] = {}
+        runs = [self]
+        while runs:
+            run = runs.pop()
+            stats, facts = run._memo.peek("step_stats"), run._memo.peek("dump_facts")
+            tables = {**({"step_stats": (stats,)} if stats is not None else {}),
+                      **({"dump_facts": facts.frames} if facts is not None else {})}
+            if tables:
+                found.setdefault(run.numbers.where, tables)
+            runs += [part for key in (("part", True), ("part", False), "trained")
+                     if (part := run._memo.peek(key)) is not None]
+        return found
 
     def kept_table(self, name: str, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """A table made over every sample (of this part of the run), kept beside the run's
@@ -218,10 +249,11 @@ class Run:
 
     def dump_facts(self) -> DumpFacts:
         """What the health checks need of the samples, made a few steps at a time, once."""
-        def make() -> tuple[pd.DataFrame, ...]:
-            return DumpFacts.stacked(self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of)).frames
+        def make(steps: Collection[int] | None) -> tuple[pd.DataFrame, ...]:
+            return DumpFacts.stacked(self.numbers.per_step(HEALTH_COLUMNS, DumpFacts.of,
+                                                           steps=steps)).frames
         return self._memo.get("dump_facts", lambda: DumpFacts.of_frames(self.kept_tables(
-            ("health_signals", "rank_tokens", "rank_z"), make)))
+            ("health_signals", "rank_tokens", "rank_z"), lambda: self._made("dump_facts", make))))
 
     def dumps(self) -> frozenset[Path]:
         """The run's dump files (not its metric logs nor skipped files)."""
