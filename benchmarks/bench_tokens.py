@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "pages"),
+                str(ROOT / "tests" / "browser")]  # the page and browser tests it reuses
 
 from apptest import board  # noqa: E402
 from token_dumps import write_long_dump  # noqa: E402

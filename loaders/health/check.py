@@ -43,15 +43,17 @@ class DumpFacts:
     def of_frames(cls, frames: tuple[pd.DataFrame, ...]) -> DumpFacts:
         """The facts `frames` holds (its inverse)."""
         signals, tokens, z = frames
-        return cls(None if signals.empty else signals, None if tokens.empty else (tokens, z))
+        # ranks in order, as one table of the whole run has them (a chunk may lack one)
+        ranks = (tokens.sort_index(axis=1), z.sort_index(axis=1))
+        return cls(None if signals.empty else signals, None if tokens.empty else ranks)
 
     @classmethod
     def stacked(cls, parts: list[DumpFacts]) -> DumpFacts:
         signals = [p.signals for p in parts if p.signals is not None]
         ranks = [p.ranks for p in parts if p.ranks is not None]
-        return cls(pd.concat(signals) if signals else None,
-                   (pd.concat([r[0] for r in ranks]), pd.concat([r[1] for r in ranks]))
-                   if ranks else None)
+        return cls.of_frames((pd.concat(signals) if signals else pd.DataFrame(),
+                              pd.concat([r[0] for r in ranks]) if ranks else pd.DataFrame(),
+                              pd.concat([r[1] for r in ranks]) if ranks else pd.DataFrame()))
 
 
 def check(run_dir: Path, samples: pd.DataFrame | DumpFacts | None,

@@ -88,7 +88,8 @@ def with_aborted(table: pd.DataFrame, metrics: pd.DataFrame | None) -> pd.DataFr
 def rank_table_of(numbers: Numbers, value: str) -> pd.DataFrame:
     """rank_table over a served run's samples, a few steps at a time."""
     parts = numbers.per_step(RANK_READS, lambda rows: rank_table(rows, value))
-    return pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
+    # ranks in order, as one table of the whole run has them (a chunk may lack one)
+    return pd.concat(parts, axis=1).sort_index() if len(parts) > 1 else parts[0]
 
 
 def quality_of(numbers: Numbers, metrics: pd.DataFrame | None = None) -> pd.DataFrame:

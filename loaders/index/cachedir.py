@@ -106,6 +106,12 @@ def read_index(place: Path, read: Callable[[BinaryIO], T], name: str = INDEX_NAM
         return read(handle)
 
 
+def open_dir(path: Path) -> int:
+    """A descriptor of the dir at path, opened without following a link at its last
+    component (the caller closes it)."""
+    return _open_dir(path, create=False)
+
+
 def replace_index(place: Path, write: Callable[[BinaryIO], None],
                   name: str = INDEX_NAME) -> Path:
     """Write the index (or another cache file `name`) through a temp file (fsync, rename)

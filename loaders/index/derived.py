@@ -15,8 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,8 +22,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loaders.index.cachedir import open_dir, read_index, replace_index
+
 DERIVED_DIR = "derived"
-_NAME = re.compile(r"[a-z0-9_=.-]+")
+_NAME = re.compile(r"[a-z0-9_=-]+")
+_FILE = re.compile(r"([a-z0-9_=-]+)\.(\d+-\d+)\.parquet")  # NAME.VERSION.parquet
 
 
 class DerivedTables:
@@ -45,51 +46,42 @@ class DerivedTables:
         bad = [name for name in names if not _NAME.fullmatch(name)]
         if bad:
             raise ValueError(f"not a table name: {bad[0]!r}")
-        paths = [self._dir / f"{name}.{self._version}.parquet" for name in names]
-        frames = [_read(path) for path in paths]
+        files = [f"{name}.{self._version}.parquet" for name in names]
+        frames = [_read(self._dir, file) for file in files]
         if any(frame is None for frame in frames):
             frames = make()
             with contextlib.suppress(OSError, pa.ArrowException):
-                self._keep(paths, frames)
+                self._keep(files, frames)
         return tuple(frames)
 
-    def _keep(self, paths: list[Path], frames: tuple[pd.DataFrame, ...]) -> None:
+    def _keep(self, files: list[str], frames: tuple[pd.DataFrame, ...]) -> None:
+        """Written through the cache dir's own temp-and-rename, the dir opened without
+        following a link (loaders.index.cachedir); then the tables of other versions go."""
         on_disk = os.stat(self._index)
         if f"{on_disk.st_size}-{on_disk.st_mtime_ns}" != self._version:
             return  # an index saved since (a followed run): its run keeps its own
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(self._dir)
-        if not stat.S_ISDIR(os.lstat(self._dir).st_mode):
-            return  # a link or a file planted there: never written through
-        for path, frame in zip(paths, frames):
-            _write(path, frame)
-        for old in self._dir.glob("*.parquet"):
-            if old.name.rsplit(".", 2)[-2] != self._version:
-                with contextlib.suppress(OSError):
-                    old.unlink()
+        for file, frame in zip(files, frames):
+            replace_index(self._dir, lambda handle, frame=frame: pq.write_table(
+                pa.Table.from_pandas(frame), handle), file)
+        dir_fd = open_dir(self._dir)
+        try:
+            for old in os.listdir(dir_fd):
+                found = _FILE.fullmatch(old)
+                if found and found.group(2) != self._version:
+                    with contextlib.suppress(OSError):
+                        os.unlink(old, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
-def _write(path: Path, frame: pd.DataFrame) -> None:
-    """frame to path, whole or not at all (a temp file renamed in)."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".partial-")
+def _read(place: Path, file: str) -> pd.DataFrame | None:
+    """The table `file` in place, if it is one this module could have written: a regular
+    file (never through a link), a frame of numbers with a numeric index."""
     try:
-        with os.fdopen(handle, "wb") as out:
-            pq.write_table(pa.Table.from_pandas(frame), out)
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-
-
-def _read(path: Path) -> pd.DataFrame | None:
-    """The table at path, if it is one this module could have written: numbers only."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        frame = pq.read_table(path).to_pandas()
+        frame = read_index(place, lambda handle: pq.read_table(handle).to_pandas(), file)
     except (OSError, ValueError, TypeError, KeyError, pa.ArrowException):
         return None
-    if not all(pd.api.types.is_numeric_dtype(kind) for kind in frame.dtypes):
+    if frame is None or not all(pd.api.types.is_numeric_dtype(k) for k in frame.dtypes):
         return None
     if not pd.api.types.is_numeric_dtype(frame.index.dtype):
         return None

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from loaders import schema as S
 from loaders.index.previews import FilePreviews, Previews, served
+from loaders.index.trust import has_dtype
 
 T = TypeVar("T")
 Condition = tuple[str, bool]  # (a bool column, the value every kept row has in it)
@@ -89,7 +90,10 @@ class IndexColumns:
     @property
     def ranges(self) -> StepRanges:
         if self._ranges is None:
-            self._ranges = StepRanges.of(self.file.read(None, [S.STEP]).column(0).to_numpy())
+            steps = self.file.read(None, [S.STEP]).column(0).to_numpy()
+            if len(steps) > 1 and bool((np.diff(steps) < 0).any()):
+                raise self.file.damaged("its rows are not sorted by step")  # not the board's
+            self._ranges = StepRanges.of(steps)
         return self._ranges
 
     def _frame(self, table: pa.Table, names: Sequence[str]) -> pd.DataFrame:
@@ -98,6 +102,10 @@ class IndexColumns:
         frame = table.to_pandas()
         for name in (n for n in _CATEGORIES if n in names):
             frame[name] = frame[name].cat.set_categories(self.categories(name))
+        for name in names:  # as the open checked the first row group (ondisk._checked)
+            kind = S.SUMMARY_DTYPES.get(name)
+            if kind is not None and not has_dtype(frame[name], kind):
+                raise self.file.damaged(f"column {name!r} is {frame[name].dtype}, not {kind}")
         return frame
 
     def categories(self, name: str) -> pd.Index:
@@ -173,7 +181,11 @@ class Numbers:
             else:
                 chunk = self._kept(self.file.rows_between(start, stop, [*names, *flags]), names)
             out.append(make(chunk))
-        return out or [make(self.read(names).iloc[:0])]
+        if out:
+            return out
+        if self.held is not None:  # no step asked for (or none kept): make() of no row
+            return [make(self._kept(self.held.iloc[:0], names))]
+        return [make(self._kept(self.file.rows_between(0, 0, [*names, *flags]), names))]
 
     def matching(self, column: str, value: object) -> pd.DataFrame:
         """The kept rows whose `column` is `value` (one prompt's samples over the run, say),

@@ -163,10 +163,11 @@ def load_index(root: Path) -> Stored | None:
     place = locate(root)
     notes = [index_note(place.path, place.note)] if place.note else []
     try:
-        stored = read_index(place.path, lambda handle: _from_file(handle, root))
+        stored = read_index(place.path, lambda handle: _from_file(handle, root, place.path))
         if stored is None and place.path != user_cache_dir(root):
             # where save_kept puts it when the dump's own cache dir could not take it
-            stored = read_index(user_cache_dir(root), lambda handle: _from_file(handle, root))
+            other = user_cache_dir(root)
+            stored = read_index(other, lambda handle: _from_file(handle, root, other))
     except Untrusted as err:
         stored, notes = None, [*notes, index_note(place.path, f"index ignored: {err}")]
     except (OSError, KeyError, TypeError, ValueError, pa.ArrowException) as err:
@@ -180,7 +181,7 @@ def load_index(root: Path) -> Stored | None:
     return stored
 
 
-def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
+def _from_file(handle: BinaryIO, root: Path, place: Path) -> Stored | None:
     """The index in handle, checked, its columns left in the file: read by column or by
     row later, through a descriptor of their own (the file replaced on disk meanwhile does
     not change them)."""
@@ -199,7 +200,7 @@ def _from_file(handle: BinaryIO, root: Path) -> Stored | None:
     files = checked_states(meta["files"], FileState)
     check_inside(root, list(files))
     numbers = number_columns(schema.names)
-    file = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"))
+    file = FilePreviews(os.fdopen(os.dup(handle.fileno()), "rb"), place / INDEX_NAME)
     try:
         columns = _checked(file, numbers, {rel for rel, state in files.items()
                                            if state.format in BY_NAME})
@@ -221,11 +222,29 @@ def _checked(file: FilePreviews, numbers: list[str], dump_files: set[str]
     if not file.num_rows:
         return None
     check_types(file.read([0], numbers).to_pandas())
+    _check_no_nulls(file.metadata, [n for n in numbers if S.SUMMARY_DTYPES.get(n) in _WHOLE]
+                    + [S.OFFSET, S.NBYTES])
     columns = IndexColumns(file, numbers)
     places = file.read(None, [S.LINE, S.ITEM, S.OFFSET, S.NBYTES])
     check_rows(columns.categories(S.FILE), {name: pc.min(places.column(name)).as_py()
                                             for name in places.column_names}, dump_files)
     return columns
+
+
+_WHOLE = ("int64", "int32", "bool")  # dtypes a null would turn into another
+
+
+def _check_no_nulls(meta: pq.FileMetaData, names: list[str]) -> None:
+    """No null in these columns, by every row group's statistics: the first row group's
+    types say nothing of the others, where a null makes an int64 column float64 (and
+    every key and place read from it wrong).  The board writes statistics; an index
+    without them is not trusted."""
+    at = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
+    for name in names:
+        for group in range(meta.num_row_groups):
+            stats = meta.row_group(group).column(at[name]).statistics
+            if stats is None or not stats.has_null_count or stats.null_count:
+                raise Untrusted(f"column {name!r} has nulls (or no statistics)")
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:
@@ -259,7 +278,7 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     then = f"kept in {path.parent}" if path is not None else "the run is loaded without a cache"
     stored.problems.extend(index_note(where, f"index not written ({why}); {then}")
                            for where, why in failed)
-    return (path, FilePreviews(kept[-1])) if path is not None else (None, held(frame))
+    return (path, FilePreviews(kept[-1], path)) if path is not None else (None, held(frame))
 
 
 def _dictionaries(table: pa.Table) -> list[str]:

@@ -12,10 +12,12 @@ file; a sample's KEY is made for the rows read.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import BinaryIO, Protocol
 
 import numpy as np
@@ -58,6 +60,11 @@ class IndexWrittenOver(Exception):
     holds now belongs to no row of the run, so the run must be opened again."""
 
 
+class IndexDamaged(IndexWrittenOver):
+    """The index file a run reads cannot be read as the index it claimed to be at open (a
+    damaged page, a value of the wrong type past its first row group)."""
+
+
 def _stamp(handle: BinaryIO) -> tuple[int, int]:
     stat = os.fstat(handle.fileno())
     return stat.st_size, stat.st_mtime_ns
@@ -66,9 +73,10 @@ def _stamp(handle: BinaryIO) -> tuple[int, int]:
 class FilePreviews:
     """Previews read from an open index file, a few row groups at a time."""
 
-    def __init__(self, handle: BinaryIO) -> None:
+    def __init__(self, handle: BinaryIO, path: Path | None = None) -> None:
         self._lock = threading.Lock()  # one reader at a time: the handle has one position
         self._handle, self._stamp = handle, _stamp(handle)
+        self.path = path  # where the file was opened (None: not known)
         self._file = pq.ParquetFile(handle)
         sizes = [self._file.metadata.row_group(i).num_rows
                  for i in range(self._file.metadata.num_row_groups)]
@@ -98,6 +106,10 @@ class FilePreviews:
         self._handle.close()
 
     @property
+    def metadata(self) -> pq.FileMetaData:
+        return self._file.metadata
+
+    @property
     def version(self) -> tuple[int, int]:
         """The file's size and mtime as opened: what names its version."""
         return self._stamp
@@ -117,15 +129,29 @@ class FilePreviews:
              ) -> pa.Table:
         """These row groups (every one when None), these columns."""
         with self._lock:
-            try:  # one fstat a read: a file written over would give other rows' values
-                if _stamp(self._handle) == self._stamp:
-                    if groups is None:
-                        return self._file.read(columns=list(columns))
-                    return self._file.read_row_groups(groups, columns=list(columns))
-            except (OSError, pa.ArrowException):
-                pass
-        raise IndexWrittenOver("this run's index file was written over while the run was open "
-                               "(not by the board): Refresh to open the run again")
+            if _stamp(self._handle) != self._stamp:  # one fstat a read: a file written over
+                raise IndexWrittenOver(  # would give other rows' values
+                    "this run's index file was written over while the run was open (not by "
+                    "the board): Refresh to open the run again")
+            try:
+                if groups is None:
+                    return self._file.read(columns=list(columns))
+                return self._file.read_row_groups(groups, columns=list(columns))
+            except (OSError, pa.ArrowException) as err:
+                raise self.damaged(" ".join(str(err).split())[:120]) from None
+
+    def damaged(self, why: str) -> IndexDamaged:
+        """The error to raise for a file that cannot be read as the index it claims to be;
+        the file is removed first (when it is still the one on disk), so the next open
+        builds the index again instead of trusting it once more."""
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                on_disk = os.stat(self.path)
+                held = os.fstat(self._handle.fileno())
+                if (on_disk.st_ino, on_disk.st_dev) == (held.st_ino, held.st_dev):
+                    os.unlink(self.path)
+        return IndexDamaged(f"this run's index file is damaged ({why}); it is removed: "
+                            "Refresh to build it again")
 
     @property
     def held_bytes(self) -> int:

@@ -157,6 +157,11 @@ def check_rows(files: Iterable[str], least: dict[str, int], dump_files: set[str]
             raise Untrusted(f"negative {name}")
 
 
+def has_dtype(column: pd.Series, dtype: str) -> bool:
+    """column has the schema's dtype `dtype` (a category of text for \"category\")."""
+    return _has_dtype(column, dtype)
+
+
 def _has_dtype(column: pd.Series, dtype: str) -> bool:
     if dtype == "category":
         return isinstance(column.dtype, pd.CategoricalDtype) and (

@@ -150,10 +150,11 @@ class Run:
     def kept_tables(self, names: tuple[str, ...], make: Callable[[], tuple[pd.DataFrame, ...]]
                     ) -> tuple[pd.DataFrame, ...]:
         file = self.numbers.file
-        if file is None or self.index_path is None:
+        place = file.file.path if file is not None else None  # the file read, wherever it is
+        if file is None or place is None:
             return make()
         part = "".join(f"-{column}={int(value)}" for column, value in self.numbers.where)
-        tables = DerivedTables(self.index_path, file.file.version)
+        tables = DerivedTables(place, file.file.version)
         return tables.get_all(tuple(name + part for name in names), make)
 
     def step_rows(self, step: int) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from loaders.health import views
 from loaders.health.check import check
 from loaders.index import numbers as N
 from loaders.index import ondisk
+from loaders.index.previews import IndexDamaged
 from loaders.index.steps import step_stats
 from loaders.serve.groups import GroupOptions, Groups
 from loaders.serve.runset import _curve_stats, curve_stats
@@ -126,3 +127,64 @@ def test_step_ranges_and_chunks_of_whole_steps():
     assert ranges.rows(2) == (3, 5) and ranges.rows(9) == (9, 10) and ranges.rows(3) == (0, 0)
     assert N._chunks(ranges, 4) == [(0, 5), (5, 9), (9, 10)]
     assert N._chunks(ranges, 100) == [(0, 10)]
+
+
+def _index(root):
+    return root / ".rl_board_cache" / "index.parquet"
+
+
+def _rewritten(root, edit):
+    """The run's index file rewritten (row groups of 7) with `edit` applied to its table."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(_index(root))
+    pq.write_table(edit(table), _index(root), row_group_size=7, compression="zstd")
+
+
+def test_a_null_past_the_first_row_group_is_not_trusted(runs):
+    import pyarrow as pa
+
+    served, _ = runs
+    def nulled(table):
+        line = table.column(S.LINE).to_pylist()
+        line[20] = None
+        return table.set_column(table.schema.get_field_index(S.LINE), S.LINE,
+                                pa.array(line, pa.int64()))
+    _rewritten(served.root, nulled)
+    again = open_run(served.root)
+    assert again.cache == "miss" and again.size == served.size
+    assert any("'line' has nulls" in p["reason"] for p in again.problems if p.get("index"))
+
+
+def test_a_damaged_index_is_removed_on_its_first_bad_read_and_built_again(runs):
+    import pyarrow.parquet as pq
+
+    served, held = runs
+    meta = pq.ParquetFile(_index(served.root)).metadata
+    group = meta.row_group(3)  # past the first: the open does not read it
+    reward = next(group.column(i) for i in range(group.num_columns)
+                  if group.column(i).path_in_schema == S.REWARD)
+    data = bytearray(_index(served.root).read_bytes())
+    for at in range(reward.data_page_offset, reward.data_page_offset
+                    + reward.total_compressed_size):
+        data[at] ^= 0x5A
+    _index(served.root).write_bytes(bytes(data))  # in place: the same inode
+    fresh = open_run(served.root)
+    assert fresh.cache == "hit"
+    with pytest.raises(IndexDamaged, match="Refresh to build it again"):
+        assert fresh.step_stats is not None
+    assert not _index(served.root).exists()  # so the next open does not trust it again
+    again = open_run(served.root)
+    assert again.cache == "miss"
+    pd.testing.assert_frame_equal(again.step_stats, held.step_stats)
+
+
+def test_an_index_not_sorted_by_step_is_damaged(runs):
+    import pyarrow.compute as pc
+
+    served, _ = runs
+    _rewritten(served.root, lambda table: table.take(pc.sort_indices(
+        table, sort_keys=[(S.STEP, "descending")])))
+    with pytest.raises(IndexDamaged, match="not sorted by step"):
+        assert open_run(served.root).steps
+    assert open_run(served.root).cache == "miss"
