@@ -42,6 +42,9 @@ def budget_bytes() -> int:
 # what a run whose numbers stay in its index file keeps a sample, once every page ran: where
 # each sample is (16 bytes, loaders/serve/locations.py) and the per-step and per-prompt tables
 READ_RUN_BYTES = 32
+# and the steps whose rows it keeps with their previews (Run.step_rows and Groups keep 4
+# each), about 2 KB a sample with four 400-character previews
+STEP_FRAMES_KEPT, STEP_ROW_BYTES = 8, 2048
 
 
 def frame_bytes(frame: pd.DataFrame) -> int:
@@ -56,7 +59,9 @@ def run_bytes(run: Run) -> int:
     held = run.previews.held_bytes if run.previews is not None else 0
     frame = run.numbers.held
     if frame is None:  # what it keeps of its numbers once its pages ran
-        return run.numbers.size * READ_RUN_BYTES + held
+        per_step = run.numbers.size // max(1, len(run.steps))
+        return (run.numbers.size * READ_RUN_BYTES + held
+                + STEP_FRAMES_KEPT * per_step * STEP_ROW_BYTES)
     return 2 * frame_bytes(frame) + held
 
 
