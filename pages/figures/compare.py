@@ -95,6 +95,15 @@ def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
     fewer steps).  A prompt seen once says nothing about training, and a run that never
     repeats a prompt would list them all.  `texts` gives rows their previews (a served run's
     with_previews), read for one row of each prompt listed."""
+    table, left_out = never_beaten_numbers(samples, min_steps)
+    rows = samples[samples[S.PROMPT_ID].isin(table[S.PROMPT_ID])].drop_duplicates(S.PROMPT_ID)
+    return _previewed(table, texts(rows, (S.PROMPT,), keys=False)), left_out
+
+
+def never_beaten_numbers(samples: pd.DataFrame, min_steps: int = 2
+                         ) -> tuple[pd.DataFrame, int]:
+    """never_beaten_prompts without the previews: numbers only (each prompt's first row in
+    S.ROW, for its preview), so a served run can keep it beside its index."""
     compared = samples[S.REWARD].notna() & samples[S.REF_REWARD].notna()
     won = samples[S.REWARD] > samples[S.REF_REWARD]
     by_prompt = pd.DataFrame({"compared": compared, "won": won}).groupby(samples[S.PROMPT_ID])
@@ -103,18 +112,31 @@ def never_beaten_prompts(samples: pd.DataFrame, min_steps: int = 2,
     losing = verdict["compared"] & ~verdict["won"]
     never = verdict.index[losing & (steps >= min_steps)]
     left_out = int((losing & (steps < min_steps)).sum())
-    if never.empty:
-        return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS)), left_out
     rows = samples[samples[S.PROMPT_ID].isin(never)]
     grouped = rows.groupby(S.PROMPT_ID, sort=False)
-    first = texts(rows.drop_duplicates(S.PROMPT_ID), (S.PROMPT,), keys=False)
-    first = first.set_index(S.PROMPT_ID)[S.PROMPT]
+    first = rows.drop_duplicates(S.PROMPT_ID).set_index(S.PROMPT_ID)
     table = pd.DataFrame({
-        PROMPT_PREVIEW: first, SAMPLE_COUNT: grouped.size(),
-        STEPS_SEEN: grouped[S.STEP].nunique(), MEAN_REWARD: grouped[S.REWARD].mean(),
-        MEAN_REF_REWARD: grouped[S.REF_REWARD].mean(), MEAN_GAP: grouped[S.REWARD_GAP].mean(),
-        LAST_STEP: grouped[S.STEP].max(),
-    })
-    table = table.reset_index()[list(NEVER_BEATEN_COLUMNS)]
-    return table.sort_values(MEAN_GAP, kind="stable").reset_index(drop=True), left_out
+        **({S.ROW: first[S.ROW]} if S.ROW in first else {}),
+        SAMPLE_COUNT: grouped.size(), STEPS_SEEN: grouped[S.STEP].nunique(),
+        MEAN_REWARD: grouped[S.REWARD].mean(), MEAN_REF_REWARD: grouped[S.REF_REWARD].mean(),
+        MEAN_GAP: grouped[S.REWARD_GAP].mean(), LAST_STEP: grouped[S.STEP].max(),
+    }, index=first.index)
+    table = table.reset_index().sort_values(MEAN_GAP, kind="stable").reset_index(drop=True)
+    return table, left_out
+
+
+def with_prompt_previews(table: pd.DataFrame, texts: Texts) -> pd.DataFrame:
+    """never_beaten_numbers' table (read back, say) with each prompt's preview, read by the
+    row it names."""
+    return _previewed(table, texts(table[[S.ROW, S.PROMPT_ID]], (S.PROMPT,), keys=False))
+
+
+def _previewed(table: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
+    """table in NEVER_BEATEN_COLUMNS, each prompt's preview from `first` (a row of each
+    prompt with its PROMPT)."""
+    if table.empty:
+        return pd.DataFrame(columns=list(NEVER_BEATEN_COLUMNS))
+    previews = first.set_index(S.PROMPT_ID)[S.PROMPT].reindex(table[S.PROMPT_ID])
+    out = table.assign(**{PROMPT_PREVIEW: previews.to_numpy()})
+    return out[list(NEVER_BEATEN_COLUMNS)]
 

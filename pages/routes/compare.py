@@ -1,6 +1,7 @@
 """RL vs reference page: reward, length and win rate across steps; prompts RL never beat."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
@@ -26,8 +27,7 @@ def render(view: View) -> None:
     if stats.empty or stats[S.stat(S.REF_REWARD, "mean")].isna().all():
         st.info("No reference: this dump has no ref_reward.")
         return
-    never, once = view.run.derived("never_beaten", lambda: compare.never_beaten_prompts(
-        view.run.columns(compare.NEVER_BEATEN_READS), texts=view.run.with_previews))
+    never, once = view.run.derived("never_beaten", lambda: _never_beaten(view))
     if once:
         st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
                    "out (a prompt needs two steps to say anything about training).")
@@ -49,3 +49,13 @@ def render(view: View) -> None:
     if st.button("Open", key="b_cmp_open"):
         row = samples[samples[S.KEY] == choice]
         state.go("sample", sample=choice, step=int(row[S.STEP].iloc[0]))
+
+
+def _never_beaten(view: View) -> tuple[pd.DataFrame, int]:
+    """compare.never_beaten_prompts of the run: its numbers kept beside the index (made
+    over every sample once per index version), the previews read for the prompts listed."""
+    def make() -> tuple[pd.DataFrame, pd.DataFrame]:
+        table, once = compare.never_beaten_numbers(view.run.columns(compare.NEVER_BEATEN_READS))
+        return table, pd.DataFrame({"once": [once]})
+    table, once = view.run.kept_tables(("never_beaten", "never_beaten_once"), make)
+    return compare.with_prompt_previews(table, view.run.with_previews), int(once["once"].iloc[0])

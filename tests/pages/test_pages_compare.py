@@ -36,3 +36,16 @@ def test_smoothing_slider(board_dump):
     at = board(board_dump, page="compare")
     at.slider(key="cmp_ema").set_value(0.5).run()
     assert not at.exception
+
+
+def test_the_never_beaten_numbers_are_kept_beside_the_index(board_dump):
+    import pyarrow.parquet as pq
+
+    at = board(board_dump, page="compare")
+    kept = sorted((board_dump / ".rl_board_cache" / "derived").glob("never_beaten*.parquet"))
+    assert [p.name.split(".")[0] for p in kept] == ["never_beaten", "never_beaten_once"]
+    table = pq.read_table(kept[0]).to_pandas()  # numbers only: the previews are read by row
+    assert S.PROMPT not in table and compare.PROMPT_PREVIEW not in table
+    shown = at.dataframe(key="t_never").value
+    assert list(table[S.PROMPT_ID]) == list(shown[S.PROMPT_ID])
+    assert list(table[compare.MEAN_GAP]) == list(shown[compare.MEAN_GAP])
