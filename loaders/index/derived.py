@@ -36,10 +36,6 @@ class DerivedTables:
         self._index, self._dir = index_path, index_path.parent / DERIVED_DIR
         self._version = f"{version[0]}-{version[1]}"
 
-    def get(self, name: str, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-        """The table `name` of this version: read back, or made (and kept)."""
-        return self.get_all((name,), lambda: (make(),))[0]
-
     def get_all(self, names: tuple[str, ...], make: Callable[[], tuple[pd.DataFrame, ...]]
                 ) -> tuple[pd.DataFrame, ...]:
         """Tables made together (one pass over the run): read back, or made (and kept)."""

@@ -144,23 +144,15 @@ class Numbers:
 
     def read(self, columns: Iterable[str] | None = None) -> pd.DataFrame:
         """The kept rows, renumbered from 0, with these columns (every one when None)."""
-        names = self.columns if columns is None else [c for c in self.columns if c in columns]
+        names = self._names(columns)
         if self.held is not None:
             return self._kept(self.held, names)
-        flags = [c for c, _ in self.where if c not in names]
-        return self._kept(self.file.read([*names, *flags]), names)
+        return self._kept(self.file.read([*names, *self._flags(names)]), names)
 
     def step(self, step: int, columns: Iterable[str] | None = None) -> pd.DataFrame:
         """The kept rows of one step, with these columns, indexed by their place among the
         kept rows (as a filter of `read()` would index them)."""
-        names = self.columns if columns is None else [c for c in self.columns if c in columns]
-        flags = [c for c, _ in self.where if c not in names]
-        if self.held is not None:
-            start, stop = (self.held_ranges.rows(step))
-            rows = self._kept(self.held.iloc[start:stop], names)
-        else:
-            start, stop = self.file.ranges.rows(step)
-            rows = self._kept(self.file.rows_between(start, stop, [*names, *flags]), names)
+        rows = self._span(*self._stored_ranges.rows(step), self._names(columns))
         first = self.ranges.rows(step)[0]
         return rows.set_axis(pd.RangeIndex(first, first + len(rows)))
 
@@ -169,23 +161,10 @@ class Numbers:
         """make() of the kept rows of whole steps (of `steps` only, when given), about `rows`
         at a time, in step order: an aggregate by step made over the whole run with one
         chunk of it in memory."""
-        names = [c for c in self.columns if c in columns]
-        flags = [c for c, _ in self.where if c not in names]
-        ranges = self.file.ranges if self.file is not None else self.held_ranges
-        if steps is not None:
-            ranges = ranges.only(steps)
-        out = []
-        for start, stop in _chunks(ranges, rows or CHUNK_ROWS):
-            if self.held is not None:
-                chunk = self._kept(self.held.iloc[start:stop], names)
-            else:
-                chunk = self._kept(self.file.rows_between(start, stop, [*names, *flags]), names)
-            out.append(make(chunk))
-        if out:
-            return out
-        if self.held is not None:  # no step asked for (or none kept): make() of no row
-            return [make(self._kept(self.held.iloc[:0], names))]
-        return [make(self._kept(self.file.rows_between(0, 0, [*names, *flags]), names))]
+        names = self._names(columns)
+        ranges = self._stored_ranges if steps is None else self._stored_ranges.only(steps)
+        spans = _chunks(ranges, rows or CHUNK_ROWS) or [(0, 0)]  # none: make() of no row
+        return [make(self._span(start, stop, names)) for start, stop in spans]
 
     def matching(self, column: str, value: object) -> pd.DataFrame:
         """The kept rows whose `column` is `value` (one prompt's samples over the run, say),
@@ -194,8 +173,8 @@ class Numbers:
             rows = self.read()
             return rows[rows[column] == value]
         found = self.read([column, S.ROW])
-        rows = found.loc[found[column] == value, S.ROW].to_numpy()
-        return self.file.take(rows, self.columns).set_axis(found.index[found[column] == value])
+        found = found[found[column] == value]
+        return self.file.take(found[S.ROW].to_numpy(), self.columns).set_axis(found.index)
 
     @property
     def held_ranges(self) -> StepRanges:
@@ -203,10 +182,15 @@ class Numbers:
         return self._once("held", lambda: StepRanges.of(self.held[S.STEP].to_numpy()))
 
     @property
+    def _stored_ranges(self) -> StepRanges:
+        """Where each step's rows are in the held frame or the index file, every row."""
+        return self.file.ranges if self.file is not None else self.held_ranges
+
+    @property
     def ranges(self) -> StepRanges:
         """Where each step's kept rows are among the kept rows."""
         if not self.where:
-            return self.file.ranges if self.file is not None else self.held_ranges
+            return self._stored_ranges
         return self._once("ranges", lambda: StepRanges.of(
             self.read([S.STEP])[S.STEP].to_numpy()))
 
@@ -220,6 +204,21 @@ class Numbers:
     def steps(self) -> tuple[int, ...]:
         """The steps with a kept row, ascending."""
         return tuple(self.ranges.steps.tolist())
+
+    def _names(self, columns: Iterable[str] | None) -> list[str]:
+        """The columns asked for that the run has (every one for None), in its order."""
+        return self.columns if columns is None else [c for c in self.columns if c in columns]
+
+    def _flags(self, names: list[str]) -> list[str]:
+        """The flag columns the part's conditions need beyond `names`."""
+        return [column for column, _ in self.where if column not in names]
+
+    def _span(self, start: int, stop: int, names: list[str]) -> pd.DataFrame:
+        """The kept rows among stored rows start..stop-1, these columns."""
+        if self.held is not None:
+            return self._kept(self.held.iloc[start:stop], names)
+        return self._kept(self.file.rows_between(start, stop, [*names, *self._flags(names)]),
+                          names)
 
     def _kept(self, frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
         keep = np.ones(len(frame), dtype=bool)
