@@ -71,15 +71,18 @@ class Groups:
         # a step's rows with their previews are ~2 KB a sample (16 MB at 8,192 a step):
         # the few last asked for, not 64 of them
         self._step_frames: Memo[tuple, pd.DataFrame] = Memo(size=ROWS_KEPT)
-
-    def _step_rows(self, numbers: Numbers | None, step: int) -> pd.DataFrame:
-        if numbers is None:
-            return self.numbers.step(step).iloc[:0]
-        return with_group_key(numbers.step(step), self.group_key)
+        self._trained: Memo[int, pd.DataFrame] = Memo(size=ROWS_KEPT)  # read once a step
 
     def trained_rows(self, step: int) -> pd.DataFrame:
         """One step's trained samples, their group ids as grouped."""
-        return self._step_rows(self.numbers, step)
+        return self._trained.get(step, lambda: with_group_key(self.numbers.step(step),
+                                                              self.group_key))
+
+    def _left_out_rows(self, step: int) -> pd.DataFrame:
+        """One step's left-out samples (none read when the run has none)."""
+        if self.left_out is None:
+            return self.trained_rows(step).iloc[:0]
+        return with_group_key(self.left_out.step(step), self.group_key)
 
     def _per_step(self, names: tuple[str, ...], make: Callable[[pd.DataFrame], T]
                   ) -> list[T]:
@@ -94,9 +97,9 @@ class Groups:
         return self._step_frames.get((step, options), lambda: self._rows(step, options))
 
     def _rows(self, step: int, options: GroupOptions) -> pd.DataFrame:
-        rows = self._step_rows(self.numbers, step)
+        rows = self.trained_rows(step)
         if options.show_left_out:
-            more = self._step_rows(self.left_out, step)
+            more = self._left_out_rows(step)
             rows = pd.concat([rows, more], ignore_index=True) if len(more) else rows
         rows = self._texts(rows).copy()
         rows[S.ADVANTAGE] = adv.advantages(rows, [rows[S.GROUP_ID]], options.advantage)
@@ -108,10 +111,10 @@ class Groups:
 
     def _step(self, step: int, options: GroupOptions) -> StepGroups:
         rows = self.rows(step, options)
-        outside = self._step_rows(self.left_out, step)
+        outside = self._left_out_rows(step)
         table = group_table(rows, rows[S.ADVANTAGE], rows[S.PASSED],
                             S.kl_mean(options.kl_estimator), outside)
-        trained = self._step_rows(self.numbers, step)[S.GROUP_ID]
+        trained = self.trained_rows(step)[S.GROUP_ID]
         wholly_out = outside.loc[~outside[S.GROUP_ID].isin(trained), S.GROUP_ID].nunique()
         return StepGroups(table, mix(table), self.source(options.advantage),
                           self.rule(options.pass_threshold), len(outside), int(wholly_out))
