@@ -4,7 +4,7 @@ the scan that picks between them (loaders/parse/pickle_scan.py).
     python benchmarks/bench_pt.py [--dir benchmarks/out/pt] [--samples 360]
         [--response-tokens 3000] [--repeat 5] [--fork]
 
-Writes rollout_data/7.pt once, in torch.save's layout (scripts/make_torch_fixtures.py),
+Writes rollout_data/7.pt once with torch.save (torch comes with requirements-dev.txt),
 shaped like slime's rollout dumps: per sample a two-message prompt, 1,000 prompt and
 RESPONSE_TOKENS response token ids (below 151,000: BININT and BININT2), a loss mask of 0/1,
 the rollout log-probs, a response text and the small fields.  Then times
@@ -37,9 +37,7 @@ from pathlib import Path
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
-
-from make_torch_fixtures import save_like_torch  # noqa: E402
+sys.path[:0] = [str(ROOT)]
 
 from loaders.parse import torch_pickle  # noqa: E402
 from loaders.parse.pickle_scan import c_may_read  # noqa: E402
@@ -120,7 +118,12 @@ def main() -> None:
     parser.add_argument("--fork", action="store_true")
     args = parser.parse_args()
     path = args.dir / "rollout_data" / "7.pt"
-    save_like_torch(rollout(args.samples, args.response_tokens), path)
+    try:
+        import torch
+    except ImportError:
+        sys.exit("bench_pt needs torch to write its file: pip install -r requirements-dev.txt")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(rollout(args.samples, args.response_tokens), path)
     pickled = zipfile.ZipFile(path).read("7/data.pkl")
     megabytes = path.stat().st_size / 1e6
     print(f"{path}: {megabytes:.1f} MB, data.pkl {len(pickled) / 1e6:.1f} MB")

@@ -89,6 +89,9 @@ VALUE_MEAN = "value_mean"
 TOKEN_REWARD_SUM = "token_reward_sum"
 NAN_COUNT = "nan_count"
 TRUNCATED = "truncated"
+# the truncated flag came from the length cap, not from the dump: no truncation flag, finish
+# reason or status of the sample said how it ended (loaders.index.table.truncated)
+TRUNCATION_INFERRED = "truncation_inferred"
 # share of the response's word 4-grams that repeat an earlier one, over its last
 # REPETITION_CHARS characters (where a generation loop sits); 0 for short responses
 REPETITION = "repetition"
@@ -186,7 +189,8 @@ SUMMARY_DTYPES: dict[str, str] = {
     **{kl_mean(k): "float64" for k in KL_ESTIMATORS},
     **{kl_sum(k): "float64" for k in KL_ESTIMATORS},
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
-    TRUNCATED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool", TOKEN_DIGEST: "object",
+    TRUNCATED: "bool", TRUNCATION_INFERRED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
+    TOKEN_DIGEST: "object",
     REPETITION: "float64",
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",

@@ -6,7 +6,6 @@ small on disk and would make the reader allocate gigabytes if it trusted what it
 from __future__ import annotations
 
 import resource
-import shutil
 import struct
 import subprocess
 import sys
@@ -14,9 +13,9 @@ import zipfile
 from pathlib import Path
 
 import orjson
+import torch_dumps
 from dump_files import ROOT
 
-SLIME = Path(__file__).parent / "fixtures" / "slime"  # 4 good samples
 MEMORY_LIMIT = 2 << 30  # address space of the loader under test: a bomb that grows fails it
 
 
@@ -75,9 +74,9 @@ def zeros_storage(path: Path, key: str, nbytes: int, pickled: bytes) -> Path:
 
 
 def slime_run(root: Path) -> Path:
-    """A slime dump dir holding the 4 good samples; a test adds its hostile file beside them."""
-    shutil.copytree(SLIME, root)
-    return root
+    """A slime dump dir holding 4 good samples (written by torch.save: tests/torch_dumps.py);
+    a test adds its hostile file beside them."""
+    return torch_dumps.slime_run(root)
 
 
 def _limited() -> None:

@@ -19,6 +19,7 @@ from loaders.formats import (
     prime,
     roll,
     slime,
+    slime_files,
     trl,
     verifiers,
     verl,
@@ -40,7 +41,10 @@ class Format:
     step_from_path: bool = True  # lines may lack a step: the file or dir name gives it
     # a file that is neither jsonl nor Parquet (torch.save archives, whole JSON files): its
     # records, read whole; such a format is tabular (a record is addressed by its index)
-    reader: Callable[[Path], list[dict]] | None = None
+    reader: Callable[[Path | str, str], list[dict]] | None = None  # (path, rel)
+    # the files read together with this one (itself among them), when a reader joins files:
+    # a change to any of them is a change to each (loaders.index.refresh)
+    group: Callable[[Path, str], list[Path]] | None = None  # (path, rel)
 
 
 FORMATS = (
@@ -56,9 +60,10 @@ FORMATS = (
     Format("trl", "TRL log_completions completions/completions_{step}.parquet",
            re.compile(r"(^|/)completions_\d+\.parquet$"),
            frozenset({"completion"}), trl.normalize, tabular=True),
-    Format("slime", "slime / miles debug dumps rollout_data/{id}.pt, train_data/{id}.pt",
+    Format("slime", "slime / miles debug dumps rollout_data/{id}.pt, train_data/{id}[_{rank}].pt",
            re.compile(r"(^|/)(rollout|train)_data/(eval_)?\d+(_\d+)?\.pt$"),
-           frozenset({"rollout_id"}), slime.normalize, tabular=True, reader=slime.read),
+           frozenset({"rollout_id"}), slime.normalize, tabular=True, reader=slime_files.read,
+           group=slime_files.group_of),
     Format("board_parquet", "RL Logging Board Parquet (DumpWriter format='parquet')",
            re.compile(r"(^|/)rollout_data_rank_?(val_?)?\d+\.step_\d+\.\d+\.parquet$"),
            frozenset({S.STEP}), native.normalize, tabular=True, step_from_path=False),
@@ -116,12 +121,12 @@ def no_known_format(names: list[str]) -> str:
             + "; ".join(line.strip(" -") for line in supported().splitlines()))
 
 
-def read_records(fmt: str, path: Path) -> list[dict]:
+def read_records(fmt: str, path: Path | str, rel: str) -> list[dict]:
     """Every record of a tabular file: a Parquet file's rows, or what the format's reader
     returns.  Raises OSError or ValueError."""
     reader = BY_NAME[fmt].reader
     if reader is not None:
-        return reader(path)
+        return reader(path, rel)
     from loaders.find.remote import open_binary
     from loaders.parse.footer import opened, read_checked
 

@@ -30,7 +30,7 @@ from loaders.parse.record import BadLine, parse_object
 MAX_EPISODE_BYTES = 64 << 20  # an episode file beyond this is a problem, not a read
 
 
-def read_json(path: Path) -> list[dict]:
+def read_json(path: Path | str, rel: str = "") -> list[dict]:
     """A whole-file JSON object as the file's one record.  Raises ValueError or OSError."""
     with open_binary(path) as handle:
         blob = handle.read(MAX_EPISODE_BYTES + 1)

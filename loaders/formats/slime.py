@@ -13,18 +13,20 @@ slime writes them with torch.save when `--dump-details DIR` (or
   trainer's per-sample tensors: `tokens`, `response_lengths`, `loss_masks`, `log_probs`,
   `ref_log_probs`, `values`, `advantages`, `returns`, `kl`, `entropy`, `rollout_log_probs`,
   `rewards`.
-Files are read by loaders.parse.torch_pickle (no torch, no code from the file).
+Files are read by loaders.parse.torch_pickle (no torch, no code from the file); a rollout's
+files are joined by loaders.formats.slime_files.
+
+Truncation is the dump's word: `status` (Sample.Status, from SGLang's finish reason) decides,
+else the train side's 0/1 `truncated`; only a sample with neither is left to the length cap
+(loaders.index.table.truncated).
 """
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
 from loaders import schema as S
 from loaders.formats.context import FileContext
 from loaders.formats.token_ids import mismatch
-from loaders.parse.torch_pickle import PickleRefused, load_torch
 
 _DROPPED = frozenset({"tokens", "multimodal_inputs", "multimodal_train_inputs",
                       "rollout_routed_experts", "rollout_top_p_token_ids",
@@ -33,15 +35,7 @@ _DROPPED = frozenset({"tokens", "multimodal_inputs", "multimodal_train_inputs",
                       "loss_masks", "log_probs", "ref_log_probs", "rewards", "label",
                       "rollout_log_probs", "prompt", "response", "reward", "loss_mask"})
 _REWARD_KEYS = ("reward", "score", "acc", "accuracy")
-
-
-def read(path: Path) -> list[dict]:
-    """The samples of one dump file, each with its rollout id as `step`."""
-    payload = load_torch(path)
-    if not isinstance(payload, dict) or not isinstance(payload.get("samples"), list):
-        raise PickleRefused("not a slime dump: no samples list")
-    step = payload.get("rollout_id")
-    return [{**s, "rollout_id": step} for s in payload["samples"] if isinstance(s, dict)]
+_STATUSES = frozenset({"completed", "truncated", "aborted", "failed"})  # Sample.Status, done
 
 
 def _plain(value: object) -> object:
@@ -84,7 +78,8 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
     if "log_probs" in record and "rollout_log_probs" in record:
         sample["inference_logprobs"] = record["rollout_log_probs"]
         sample.update(mismatch(record["log_probs"], record["rollout_log_probs"]))
-    if record.get("status") == "truncated":
-        sample["truncated"] = True
+    status = record.get("status")
+    if isinstance(status, str) and status in _STATUSES:
+        sample["truncated"] = status == "truncated"
     sample[S.VALIDATION] = context.rel.rsplit("/", 1)[-1].startswith("eval_")
     return [sample]

@@ -8,8 +8,8 @@ from loaders.index.numbers import Numbers, stacked
 from loaders.metric_names import memory_device, memory_kind, metric_for, stage_columns
 
 RANK_READS = (S.RANK, S.STEP, S.RESPONSE_LEN, S.REWARD)  # what rank_table reads
-QUALITY_READS = (S.STEP, S.PROMPT_CHARS, S.RESPONSE_LEN, S.TRUNCATED, S.NAN_COUNT,
-                 S.LENGTH_MISMATCH)  # what quality reads
+QUALITY_READS = (S.STEP, S.PROMPT_CHARS, S.RESPONSE_LEN, S.TRUNCATED, S.TRUNCATION_INFERRED,
+                 S.NAN_COUNT, S.LENGTH_MISMATCH)  # what quality reads
 RANK_VALUES = {"samples": None, "tokens": S.RESPONSE_LEN, "mean response length": S.RESPONSE_LEN,
                "mean reward": S.REWARD}
 
@@ -69,6 +69,8 @@ def quality(samples: pd.DataFrame, metrics: pd.DataFrame | None = None) -> pd.Da
         "response tokens mean": grouped[S.RESPONSE_LEN].mean(),
         "response tokens max": grouped[S.RESPONSE_LEN].max(),
         "truncation ratio": grouped[S.TRUNCATED].mean(),
+        # the part of it the length cap inferred, where the dump said nothing
+        "truncation inferred": grouped[S.TRUNCATION_INFERRED].mean(),
         "NaN/Inf values": grouped[S.NAN_COUNT].sum(),
         "length mismatches": grouped[S.LENGTH_MISMATCH].sum(),
     })

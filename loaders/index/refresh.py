@@ -22,6 +22,7 @@ from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile, escapes
 from loaders.formats import BY_NAME
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
+from loaders.index.group_stat import joined_stat
 from loaders.index.line_checks import Places, lines_unchanged, stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
@@ -117,6 +118,7 @@ def _work_for(dump: DumpFile, old: FileState | None, places: PlacesOf | None = N
         if not dump.confined and escapes(dump):  # a link out (since its walk, maybe)
             return Work(dump, stat, None, checked_ns=checked,
                         reason="a link to a file outside the dump dir; file skipped")
+        stat = joined_stat(dump.path, dump.rel, stat)
         return _plan(dump, stat, old, checked, places)
     except OSError as err:
         local = isinstance(dump.path, Path)

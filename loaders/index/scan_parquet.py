@@ -19,7 +19,8 @@ def scan_parquet(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     result = ChunkResult(chunk, parsed_until=chunk.end)
     context = context_of(chunk.rel, chunk.rank)
     try:
-        records = read_records(chunk.format, chunk.path)  # Parquet rows, or a reader's records
+        # Parquet rows, or a reader's records
+        records = read_records(chunk.format, chunk.path, chunk.rel)
     except (OSError, ValueError) as err:
         kind = "Parquet file" if BY_NAME[chunk.format].reader is None else "file"
         result.problems.append((0, f"unreadable {kind}: {err}", True))

@@ -15,7 +15,9 @@ _FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "
           "category": "", "object": None}
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
-_FINISH_REASONS = ("finish_reason", "stop_reason", S.LAST_FINISH)
+# the fields that say how a sample ended, and their values that mean it was cut off
+_ENDINGS = {**dict.fromkeys(("finish_reason", "stop_reason", S.LAST_FINISH), ("length",)),
+            **dict.fromkeys(("status", "rollout_status"), ("truncated", "length"))}
 
 
 def empty_frame() -> pd.DataFrame:
@@ -68,7 +70,7 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = frame[S.FILE].astype("string")
         frame = typed(frame)
-        frame[S.TRUNCATED] = truncated(frame)
+        frame[S.TRUNCATED], frame[S.TRUNCATION_INFERRED] = truncated(frame)
         frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
 
@@ -83,24 +85,32 @@ def _text_decoded(table: pa.Table) -> pa.Table:
     return table
 
 
-def truncated(frame: pd.DataFrame) -> np.ndarray:
-    """Flag responses that were cut off.
+def truncated(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Which responses were cut off, and which of those flags are inferred.
 
-    Explicit signals win (a truthy truncated/is_truncated key, finish_reason == "length").
-    Otherwise a response is truncated when its token count equals the run's longest and at
-    least two samples share that length, which is what a generation cap looks like.
+    The dump's word decides where it gives one: a truncated/is_truncated flag, a finish or
+    stop reason ("length" is a cut), a status (slime's "truncated"; "completed" is not).
+    Only a sample with none of them is inferred: truncated when its token count equals the
+    run's longest and at least two samples share that length, which is what a generation
+    cap looks like.
     """
     flags = np.zeros(len(frame), dtype=bool)
+    known = np.zeros(len(frame), dtype=bool)
     for name in _TRUNCATION_FLAGS:
         if name in frame.columns:
-            flags |= pd.to_numeric(frame[name], errors="coerce").fillna(0).to_numpy() > 0
-    for name in _FINISH_REASONS:
+            values = pd.to_numeric(frame[name], errors="coerce")
+            flags |= values.fillna(0).to_numpy() > 0
+            known |= values.notna().to_numpy()
+    for name, cut in _ENDINGS.items():
         if name in frame.columns:
-            flags |= (frame[name].astype("string") == "length").fillna(False).to_numpy()
+            said = frame[name].astype("string").str.lower()
+            flags |= said.isin(cut).fillna(False).to_numpy(dtype=bool)
+            known |= (said.fillna("") != "").to_numpy(dtype=bool)
     cap = length_cap(frame)
+    inferred = np.zeros(len(frame), dtype=bool)
     if cap is not None:
-        flags |= (frame[S.RESPONSE_LEN].to_numpy() == cap) & _cappable(frame)
-    return flags
+        inferred = ~known & (frame[S.RESPONSE_LEN].to_numpy() == cap) & _cappable(frame)
+    return flags | inferred, inferred
 
 
 def length_cap(frame: pd.DataFrame) -> int | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loaders.index import ondisk
+from loaders.index.group_stat import joined_stat
 from loaders.index.ondisk import FileState
 from loaders.serve.catalog import Catalog
 from loaders.serve.grow import saved
@@ -150,7 +151,8 @@ def _stat_all(run: Run) -> dict[str, Stamp | None]:
     stamps: dict[str, Stamp | None] = {}
     for rel in run.files:
         try:
-            stamps[rel] = _stamp(os.stat(run.root / rel))
+            path = run.root / rel
+            stamps[rel] = _stamp(joined_stat(path, rel, os.stat(path)))
         except OSError:
             stamps[rel] = None
     return stamps

@@ -8,7 +8,7 @@ from loaders.serve.run import Run
 
 def summary_dict(run: Run, max_problems: int = 50) -> dict:
     """The CLI's JSON object: counts, capped problem list, timing and cache status."""
-    flags = run.columns([S.LENGTH_MISMATCH, S.TRUNCATED])
+    flags = run.columns([S.LENGTH_MISMATCH, S.TRUNCATED, S.TRUNCATION_INFERRED])
     return {
         "dir": str(run.root),
         "files": len(run.files),
@@ -22,6 +22,8 @@ def summary_dict(run: Run, max_problems: int = 50) -> dict:
         "nan_values": run.nan_values,
         "length_mismatches": int(flags[S.LENGTH_MISMATCH].sum()),
         "truncated": int(flags[S.TRUNCATED].sum()),
+        # of those, how many the length cap inferred: the dump said nothing of how they ended
+        "truncated_inferred": int(flags[S.TRUNCATION_INFERRED].sum()),
         "pending_bytes": run.pending_bytes,
         "seconds": round(run.seconds, 4),
         "cache": run.cache,
@@ -36,7 +38,8 @@ def summary_text(info: dict) -> str:
         f"{info['dir']}: {info['samples']} samples, {info['steps']} steps, "
         f"{info['files']} files in {info['seconds']:.2f}s (cache {info['cache']})",
         f"bad lines: {info['bad_lines']}, non-finite values: {info['nan_values']}, "
-        f"length mismatches: {info['length_mismatches']}, truncated: {info['truncated']}",
+        f"length mismatches: {info['length_mismatches']}, truncated: {info['truncated']} "
+        f"({info['truncated_inferred']} inferred from the length cap)",
     ]
     if info["kernel"] != "C":
         lines.append(f"index kernel: {info['kernel']}")

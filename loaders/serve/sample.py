@@ -104,7 +104,7 @@ def _read_file(path: Path, group: list[Location], fmt: str, texts_only: bool) ->
         if fmt == "board_parquet":  # by row group: one sample decompresses one group
             records, checks = zip(*read_rows(path, [loc.offset for loc in group]))
         elif BY_NAME[fmt].tabular:
-            records = _read_rows(path, [loc.offset for loc in group], fmt)
+            records = _read_rows(path, group[0].file, [loc.offset for loc in group], fmt)
         else:
             records = _read_lines(path, group)
     except (OSError, IndexError, ValueError) as err:  # ValueError: Arrow's ArrowInvalid
@@ -159,10 +159,10 @@ def _check(record: bytes | dict) -> int:
     return record_check(record) if isinstance(record, dict) else line_check(record)
 
 
-def _read_rows(path: Path, indices: list[int], fmt: str) -> list[dict]:
+def _read_rows(path: Path, rel: str, indices: list[int], fmt: str) -> list[dict]:
     """Rows of a Parquet file (records of a format's reader) as dicts, reading it once."""
     if BY_NAME[fmt].reader is not None:
-        records = read_records(fmt, path)
+        records = read_records(fmt, path, rel)
         return [records[i] for i in indices]
     with open_binary(path) as source:  # within the budgets first (OverBudget: a ValueError)
         table = read_checked(opened(source))

@@ -90,5 +90,10 @@ def quality_figure(table: pd.DataFrame) -> go.Figure:
                                y=table["truncation ratio"].to_numpy(),
                                mode=traces.line_mode(table),
                                name="truncation ratio"), row=1, col=2)
+    inferred = table.get("truncation inferred")
+    if inferred is not None and inferred.fillna(0).any():  # the dump did not say: a guess
+        fig.add_trace(traces.line(table.index.to_numpy(), y=inferred.to_numpy(),
+                                   mode=traces.line_mode(table), line={"dash": "dot"},
+                                   name="of it inferred from the length cap"), row=1, col=2)
     return _layout(fig, "data quality")
 

@@ -14,6 +14,7 @@ PAGE_ROWS = 500  # rows sent to the browser at once: its grid slows to seconds a
 FLAG_LABELS = {S.TRUNCATED: "truncated", S.LENGTH_MISMATCH: "length mismatch",
                S.NONFINITE: "non-finite"}
 KEY = S.KEY  # "file:line[#item]", how a table row names its sample
+INFERRED = " (inferred from the length cap)"  # a truncation the dump did not state
 
 
 def sort_choices(estimator: str) -> dict[str, str]:
@@ -85,6 +86,9 @@ def flag_text(rows: pd.DataFrame) -> list[str]:
     for flag, label in FLAG_LABELS.items():
         on = rows[flag].to_numpy(dtype=bool)
         text = text.where(~on, text.where(text == "", text + ", ") + label)
+        if flag == S.TRUNCATED and S.TRUNCATION_INFERRED in rows:  # the cap's guess, said so
+            text = text.where(~rows[S.TRUNCATION_INFERRED].to_numpy(dtype=bool),
+                              text + INFERRED)
     return text.tolist()
 
 

@@ -151,12 +151,18 @@ def test_finish_reason_length_flags(column):
     assert frame.combine([part])[S.TRUNCATED].tolist() == [False, True, False]
 
 
-def test_explicit_flags_add_to_the_length_cap():
-    part = _rows(**{S.RESPONSE_LEN: [9, 9, 2], "finish_reason": ["stop", "stop", "length"]})
-    assert frame.combine([part])[S.TRUNCATED].tolist() == [True, True, True]
+def test_the_dumps_own_ending_decides_and_the_cap_only_where_it_says_none():
+    """"stop" at the cap is not a cut; the cap is inferred only for the sample that says
+    nothing of how it ended, and named as inferred."""
+    part = _rows(**{S.RESPONSE_LEN: [9, 9, 9, 2],
+                    "finish_reason": ["stop", "length", None, "length"]})
+    combined = frame.combine([part])
+    assert combined[S.TRUNCATED].tolist() == [False, True, True, True]
+    assert combined[S.TRUNCATION_INFERRED].tolist() == [False, False, True, False]
 
 
 def test_truncated_directly_on_a_typed_frame():
     typed = frame.typed(pd.DataFrame({S.RESPONSE_LEN: [4, 4, 1]}))
-    flags = frame.truncated(typed)
+    flags, inferred = frame.truncated(typed)
     assert flags.dtype == bool and flags.tolist() == [True, True, False]
+    assert inferred.tolist() == [True, True, False]

@@ -119,7 +119,8 @@ def test_signals_and_the_quality_table_read_the_same_abort_column():
     metrics = pd.DataFrame({"rollout/aborted": [3.0, 9.0], "rollout/abort_ratio": [0.1, 0.3]},
                            index=index)
     samples = pd.DataFrame({S.STEP: [0, 1], S.PROMPT_CHARS: [5, 6], S.RESPONSE_LEN: [2, 3],
-                            S.TRUNCATED: [False, True], S.NAN_COUNT: [0, 0],
+                            S.TRUNCATED: [False, True], S.TRUNCATION_INFERRED: [False, True],
+                            S.NAN_COUNT: [0, 0],
                             S.LENGTH_MISMATCH: [0, 0]})
     signal = health_signals(metrics, None)[S.H_ABORT]
     table = views.quality(samples, metrics)["aborted ratio"]

@@ -9,11 +9,10 @@ import pickletools
 import random
 import struct
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
-from bomb_files import SLIME, dump, sample, text
+from bomb_files import dump, sample, slime_run, text
 
 from loaders import limits
 from loaders.limits import OverBudget
@@ -150,8 +149,9 @@ def test_mutated_pickles_split_into_the_opcodes_genops_finds(protocol, monkeypat
         assert seen[:common] == expected[:common]
 
 
-def test_slime_files_take_the_c_unpickler_and_read_as_the_bounded_one_does(monkeypatch):
-    files = sorted(Path(SLIME).rglob("*.pt"))
+def test_slime_files_take_the_c_unpickler_and_read_as_the_bounded_one_does(monkeypatch,
+                                                                             tmp_path):
+    files = sorted(slime_run(tmp_path).rglob("*.pt"))
     assert files
     for path in files:
         fast = torch_pickle.load_torch(path)

@@ -1,36 +1,36 @@
 """Data shown wrong or lost (issue 26 §3, §4): a sub-run's file read in its own format, an
 edit in place that the sampled hashes miss, a dangling rank link, a run of empty files."""
-import shutil
 from pathlib import Path
 
 from dump_files import edit_in_place, make_sample, write_dump
+from torch_dumps import slime_run
 
 from loaders import open_run
 from loaders import schema as S
 from loaders.index.hashes import EDGE_BYTES, _block_spans
 from loaders.serve.catalog import Catalog
 
-SLIME = Path(__file__).parents[1] / "fixtures" / "slime"
 NAME = "rollout_data_rank_0.jsonl"
 EDITED = b'"reward":0.9999'
 
 
 def test_a_pt_sub_run_beside_a_jsonl_dump_is_read_as_slime(tmp_path):
-    base = tmp_path / "run"
-    shutil.copytree(SLIME, base)
+    base = slime_run(tmp_path / "run")
     write_dump(base / NAME, [make_sample(i // 5, seed=i) for i in range(10)])
     catalog = Catalog(base)
     assert "rollout_data" in catalog.sub_runs()
     run = catalog.run(base / "rollout_data")
     assert run.formats == {"3.pt": "slime"} and run.bad_lines == 0
-    assert len(run.samples) == 2 and run.steps == [3]
-    assert len(catalog.run(base).samples) == 14  # the whole dir still holds every sample
+    assert len(run.samples) == 4 and run.steps == [3]
+    whole = catalog.run(base)  # every sample; the rollout joined to its train file there
+    assert len(whole.samples) == 14 and whole.samples[S.LOG_RATIO_MEAN].notna().sum() == 14
 
 
 def test_the_cli_reads_a_slime_dir_walked_from_itself(tmp_path):
-    shutil.copytree(SLIME, tmp_path / "run")
+    slime_run(tmp_path / "run")  # walked from train_data/: rollout_data/ is outside the run
     run = open_run(tmp_path / "run" / "train_data", use_cache=False)
-    assert run.formats == {"3.pt": "slime"} and len(run.samples) == 2
+    assert run.formats == {"3.pt": "slime"} and len(run.samples) == 4
+    assert run.samples[S.FILE].eq("3.pt").all()
 
 
 def _four_mb(root: Path) -> tuple[Path, bytes, str]:

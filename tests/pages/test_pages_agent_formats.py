@@ -1,22 +1,13 @@
 """Every multi-turn trainer format through every page of the real board (AppTest)."""
-import shutil
-from pathlib import Path
 
 import agent_format_fixtures as A
 import pytest
 from apptest import board, errors, goto, texts
+from torch_dumps import slime_run
 
 from pages.routes import BY_PATH as PAGES
 
-SLIME = Path(__file__).parents[1] / "fixtures" / "slime"
-
-
-def _slime(root: Path) -> Path:
-    shutil.copytree(SLIME, root)
-    return root
-
-
-WRITERS = {**A.ALL, "slime": _slime}
+WRITERS = {**A.ALL, "slime": slime_run}
 # a multi-turn sample of each format, for the Sample page's conversation view
 OPENED = {"verl": {"step": "3", "sample": "rollout/3.jsonl:2"},
           "skyrl": {"split": "validation"}}

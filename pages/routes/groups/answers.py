@@ -78,7 +78,7 @@ def _card_title(rank: int, row: dict) -> str:
     parts = [f"#{rank}", f"reward {row[S.REWARD]:.4g}", f"adv {row[S.ADVANTAGE]:+.3g}",
              f"{row[S.RESPONSE_LEN]:,} tokens"]
     if row[S.TRUNCATED]:
-        parts.append("truncated")
+        parts.append("truncated" + (" (inferred)" if row.get(S.TRUNCATION_INFERRED) else ""))
     if row[S.EXCLUDED_BY]:
         parts.append(f"left out: {row[S.EXCLUDED_BY]}")
     return literal(" · ".join(parts))
