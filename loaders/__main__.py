@@ -12,6 +12,7 @@ import orjson
 
 from loaders.health.check import check
 from loaders.health.signals import HEALTH_COLUMNS
+from loaders.serve.decided import decided
 from loaders.serve.open_run import DumpError, open_run
 from loaders.serve.report import summary_dict, summary_text
 
@@ -45,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     info = summary_dict(run, args.max_problems)
-    if args.json:
+    if args.json:  # and, per file, what decided its samples' flags
+        info["decided"] = decided(run)
         sys.stdout.write(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(summary_text(info))

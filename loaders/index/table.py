@@ -18,6 +18,7 @@ _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated")
 # the fields that say how a sample ended, and their values that mean it was cut off
 _ENDINGS = {**dict.fromkeys(("finish_reason", "stop_reason", S.LAST_FINISH), ("length",)),
             **dict.fromkeys(("status", "rollout_status"), ("truncated", "length"))}
+TRUNCATION_FIELDS = (*_TRUNCATION_FLAGS, *_ENDINGS)  # what can say a sample was cut
 
 
 def empty_frame() -> pd.DataFrame:

@@ -2,10 +2,14 @@
 import math
 import os
 import pickle
+import subprocess
+import sys
 import zipfile
+from pathlib import Path
 
 import agent_format_fixtures as A
 import numpy as np
+import orjson
 import pytest
 import torch
 import torch_dumps as T
@@ -289,3 +293,16 @@ def test_truncation_of_multi_turn_samples_comes_from_their_last_finish_reason(tm
     # the branch whose last call stopped at the length cap; never the cap heuristic, as a
     # masked sample's length counts its trained tokens only
     assert effective[S.TRUNCATED].tolist() == effective[S.LAST_FINISH].eq("length").tolist()
+
+
+def test_the_cli_names_per_file_what_decided_truncation_group_and_join(tmp_path):
+    root = _slime(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "loaders", str(root), "--json", "--no-cache"],
+                         capture_output=True, check=True, cwd=Path(__file__).parents[2])
+    decided = orjson.loads(out.stdout)["decided"]
+    rollout = decided["rollout_data/3.pt"]
+    assert rollout["truncation"] == ["truncated", "status"] and rollout["truncated"] == 1
+    assert rollout["truncated_inferred"] == 0 and rollout["group"] == ["group_index"]
+    assert rollout["joined_by"] == ["train_data/3.pt rollout_position"]
+    assert decided["train_data/3.pt"] == {"format": "slime", "samples": 0,
+                                          "read_with": "rollout_data/3.pt"}
