@@ -123,3 +123,13 @@ def test_table_rows_open_a_group_an_answer_and_a_prompts_group(grouped):
     assert at.sidebar.select_slider(key="step").value == history[S.STEP].iloc[-1]
     assert at.text_input(key="group").value == history[S.GROUP_ID].iloc[-1]
     assert len(at.dataframe(key="t_answers").value) == history[S.GROUP_SIZE].iloc[-1]
+
+
+def test_a_dump_with_no_group_id_says_its_groups_are_rebuilt_from_the_prompt(tmp_path):
+    """verl's own lines hold no uid: the page says so rather than naming a field."""
+    write_dump(tmp_path / "rollout_data_rank_0.jsonl",
+               [make_sample(1, seed=i % 2) for i in range(4)])
+    at = goto(board(tmp_path, step="1"), "groups")
+    assert not errors(at)
+    assert ("groups by: the prompt text (the dump holds no group id: groups rebuilt from it) "
+            "(4)") in texts(at)

@@ -43,7 +43,13 @@ def _caption(view: View, found: StepGroups) -> None:
 def _sources(view: View) -> str:
     rows = view.groups.trained_rows(view.step)
     sources = rows[S.GROUP_SOURCE].astype(str).value_counts()
-    return ", ".join(f"{name} ({n})" for name, n in sources.items()) or "—"
+    return ", ".join(f"{_SOURCE_LABELS.get(name, name)} ({n})"
+                     for name, n in sources.items()) or "—"
+
+
+# the dump holds no group id (verl's own lines have no uid): said plainly, not as a field
+_SOURCE_LABELS = {S.GROUP_BY_PROMPT: "the prompt text (the dump holds no group id: groups "
+                                     "rebuilt from it)"}
 
 
 def _controls() -> tuple[str, bool, tuple[str, ...], str]:
