@@ -146,10 +146,11 @@ def scan(root: Path) -> Listing:
         if here.name == "token_exports":
             subdirs = _stable_steps(here, subdirs)
         todo.extend((here / d, f"{prefix}{d}/") for d in reversed(subdirs))
+        names = {name for name, _ in files}
         for name, link in files:
             rel = prefix + name
             dump = name.endswith(DUMP_SUFFIX) or bool(_TABLE_DUMP.search(named_from + rel))
-            if not (dump or is_metric_name(name)) or not _named(rel):
+            if not (dump or is_metric_name(name)) or not _named(rel) or _side_file(name, names):
                 continue
             confined = not link or _within(str(here / name), real_root)
             if dump:
@@ -158,6 +159,16 @@ def scan(root: Path) -> Listing:
                 logs.append(here / name)
     return Listing(root, tuple(sorted(dumps, key=lambda f: natural_key(f.rel))),
                    tuple(sorted(logs, key=lambda p: natural_key(str(p)))))
+
+
+def _side_file(name: str, names: set[str]) -> bool:
+    """A file a dump writes beside its samples that holds none: open-instruct's run metadata
+    (open_instruct/rl_utils.py `save_rollout_metadata`) next to its first rollout shard."""
+    run = name.removesuffix(_META)
+    return run != name and f"{run}_rollouts_000000.jsonl" in names
+
+
+_META = "_metadata.jsonl"
 
 
 def _entries(here: Path) -> tuple[list[str], list[tuple[str, bool]]]:

@@ -3,14 +3,17 @@ import html
 
 import format_fixtures as F
 import pytest
+import trace_dumps as D
 from apptest import board, texts
 
 from pages.routes import BY_PATH as PAGES
 
+WRITERS = {**F.ALL, "tinker": D.tinker_run, "open_instruct": D.open_instruct_run}
 
-@pytest.fixture(scope="module", params=sorted(F.ALL))
+
+@pytest.fixture(scope="module", params=sorted(WRITERS))
 def format_dump(request, tmp_path_factory):
-    return F.ALL[request.param](tmp_path_factory.mktemp(request.param) / "dump"), request.param
+    return WRITERS[request.param](tmp_path_factory.mktemp(request.param) / "dump"), request.param
 
 
 @pytest.mark.parametrize("page", list(PAGES))
