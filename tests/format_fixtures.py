@@ -104,12 +104,21 @@ def nemo(root: Path, prompt_len: int = 3, n: int = 4, pad: int = 2) -> Path:
         prev = _logprobs(prompt_len, 7) + [g + 0.01 for g in gen[prompt_len:prompt_len + n]] \
             + [0.0] * pad
         lines.append({
-            "content": [["<|system|>be brief<|user|>what is 2+2?", f"<|assistant|>4 ({i})"]],
+            # the prompt, the answer, and the environment's observation the rollout appends
+            # after every turn (nemo_rl/experience/rollouts.py)
+            "content": [["<|system|>be brief<|user|>what is 2+2?", f"<|assistant|>4 ({i})",
+                         "Environment: correct" if i else "Environment: incorrect"]],
             "rewards": [float(i)], "input_lengths": [prompt_len + n],
             "token_ids": [list(range(100, 100 + total))], "token_loss_mask": [mask],
             "sample_loss_mask": [1], "advantages": [[0.5 - i] * total],
             "generation_logprobs": [gen], "prev_logprobs": [prev], "idx": i})
     write_dump(root / "exp_001" / "train_data_step2.jsonl", lines)
+    # validation: role-tagged messages, no tokens (nemo_rl/algorithms/grpo.py `validate`)
+    write_dump(root / "exp_001" / "val_data_step2.jsonl", [{
+        "content": [[{"role": "user", "content": "what is 3+3?"},
+                     {"role": "assistant", "content": "6"},
+                     {"role": "environment", "content": "Environment: correct"}]],
+        "rewards": [1.0], "idx": 0}])
     return root
 
 

@@ -88,18 +88,42 @@ def test_trl_parquet_rows_and_summed_rewards(tmp_path):
 
 def test_nemo_rl_unwraps_slices_and_keeps_response_tokens(tmp_path):
     run = _run(tmp_path, "nemo_rl")
-    assert run.samples[S.REWARD].tolist() == [0.0, 1.0]
-    assert run.samples[S.RESPONSE_LEN].tolist() == [4, 4]
+    trained = run.samples[~run.samples[S.VALIDATION]]
+    assert trained[S.REWARD].tolist() == [0.0, 1.0]
+    assert trained[S.RESPONSE_LEN].tolist() == [4, 4]
     sample = run.sample("exp_001/train_data_step2.jsonl:2")
+    # the answer, not the environment's observation the rollout appends after it
     assert sample.texts[S.RESPONSE] == "<|assistant|>4 (1)"
-    assert "what is 2+2" in sample.texts[S.PROMPT]
+    assert sample.texts[S.PROMPT] == "<|system|>be brief<|user|>what is 2+2?"
+    valid = run.sample("exp_001/val_data_step2.jsonl:1")  # role-tagged messages
+    assert valid.texts[S.PROMPT] == "[user] what is 3+3?"
+    assert [t["raw_role"] for t in valid.turns] == ["user", "assistant", "environment"]
     tokens = sample.tokens
     assert tokens[S.TOKEN].tolist() == ["103", "104", "105", "106"]
     np.testing.assert_allclose(tokens[S.LOGPROB] - tokens["inference_logprobs"], 0.01)
     r = -0.01  # inference − trainer
     np.testing.assert_allclose(tokens["mismatch_kl"], math.expm1(-r) + r)
     np.testing.assert_allclose(tokens["advantages"], -0.5)
-    assert run.samples["mismatch_kl_mean"].notna().all()
+    assert trained["mismatch_kl_mean"].notna().all()
+
+
+def test_nemo_rl_several_turns_become_a_conversation_whose_tokens_name_their_answer(tmp_path):
+    """Two answers, each followed by the environment's observation: four trained tokens in
+    two runs (nemo_rl/experience/rollouts.py appends an observation after every turn)."""
+    line = {"content": [["q?", "a1", "obs 1", "a2", "obs 2"]], "rewards": [1.0],
+            "token_ids": [[1, 2, 3, 4, 5, 6, 7, 8]],
+            "token_loss_mask": [[0, 1, 1, 0, 0, 1, 1, 0]],
+            "prev_logprobs": [[0.0] + [-0.5] * 7], "generation_logprobs": [[0.0] + [-0.4] * 7]}
+    root = tmp_path / "multi"
+    write_dump(root / "train_data_step1.jsonl", [line])
+    run = open_run(root, use_cache=False)
+    row = run.with_previews(run.samples).iloc[0]
+    assert row[S.TURNS] == 5 and row[S.RESPONSE_LEN] == 4
+    sample = run.sample("train_data_step1.jsonl:1")
+    assert [t["raw_role"] for t in sample.turns] == ["user", "assistant", "environment",
+                                                     "assistant", "environment"]
+    assert sample.tokens[S.TURN].tolist() == [1, 1, 3, 3]
+    assert sample.texts[S.PROMPT] == "[user] q?"
 
 
 def test_prime_rl_waits_for_stable_and_shows_token_ids(tmp_path):

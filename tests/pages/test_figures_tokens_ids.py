@@ -25,7 +25,8 @@ def test_nemo_prompt_is_its_messages_as_lines(tmp_path):
     run = open_run(root, use_cache=False)
     prompt = run.sample(KEY).texts[S.PROMPT]
     assert prompt == "<|system|>be brief<|user|>what is 2+2?"
-    two = [{"content": [["system: be brief", "user: 2+2?", "assistant: 4"]], "rewards": [1.0],
+    two = [{"content": [["system: be brief", "user: 2+2?", "4", "Environment: correct"]],
+            "rewards": [1.0],
             "token_ids": [[5, 6, 7]], "token_loss_mask": [[0, 0, 1]],
             "prev_logprobs": [[0.0, 0.0, -0.5]], "generation_logprobs": [[0.0, 0.0, -0.4]]}]
     one = open_run(write_dump(tmp_path / "two" / "train_data_step1.jsonl", two).parent,
