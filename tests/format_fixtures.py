@@ -122,23 +122,35 @@ def nemo(root: Path, prompt_len: int = 3, n: int = 4, pad: int = 2) -> Path:
     return root
 
 
-def prime(root: Path, prompt_len: int = 2, n: int = 3) -> Path:
-    """token_exports/step_N/rank_R.jsonl; step 2 lacks STABLE (still being written)."""
+def prime(root: Path, prompt_len: int = 2, n: int = 3, rewards: bool = False) -> Path:
+    """token_exports/step_N/rank_R.jsonl as src/prime_rl/trainer/rl/token_export.py
+    `TokenExporter.export` writes it (`_export_columns`; json.dumps, allow_nan=False, so a
+    non-finite value is null); step 2 lacks STABLE (still being written).  Current exports
+    hold no reward (prime-rl 0be5ac452 took `rewards` out); with rewards, the older layout's
+    `rewards` broadcast over the tokens."""
     for step, stable in ((1, True), (2, False)):
         folder = root / "token_exports" / f"step_{step}"
         lines = []
         for rank_item in range(2):
             total = prompt_len + n
-            inf = [0.0] * prompt_len + _logprobs(n, rank_item)
+            inf = [None] * prompt_len + _logprobs(n, rank_item)
             train = [0.0] * prompt_len + [v - 0.02 for v in inf[prompt_len:]]
-            lines.append({
-                "schema_version": 1, "step": step, "rank": 0, "token_ids": list(range(total)),
+            line = {
+                "schema_version": 1, "step": step, "rank": 0, "micro_step": 0,
+                "micro_sequence_idx": rank_item, "export_sequence_idx": rank_item,
+                "env_name": "gsm8k", "token_ids": list(range(total)),
                 "position_ids": list(range(total)),
                 "loss_mask": [False] * prompt_len + [True] * n,
-                "advantages": [0.3] * total, "rewards": [1.0] * total,
-                "inference_logprobs": inf, "trainer_logprobs": train,
-                "entropy": [0.8] * total, "mismatch_kl": [0.001] * total,
-                "importance_ratio": [0.98] * total, "is_masked": [False] * total})
+                "advantages": [0.3] * total, "inference_logprobs": inf,
+                "trainer_logprobs": train, "entropy": [0.8] * total,
+                "mismatch_kl": [0.001] * total, "log_importance_ratio": [-0.02] * total,
+                "importance_ratio": [0.98] * total, "prob_delta": [0.01] * total,
+                "is_masked": [False] * total, "is_masked_high": [False] * total,
+                "is_masked_low": [False] * total, "rl_weights": [None] * total,
+                "ce_weights": [None] * total, "ref_kl_weights": [None] * total}
+            if rewards:
+                line["rewards"] = [1.0] * total
+            lines.append(line)
         write_dump(folder / "rank_0.jsonl", lines)
         if stable:
             (folder / "STABLE").touch()

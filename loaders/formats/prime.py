@@ -1,11 +1,17 @@
 """prime-rl token exports: token_exports/step_N/rank_R.jsonl, read once step_N/STABLE exists.
 
-Lines hold `token_ids`, `loss_mask`, `advantages`, `rewards`, `inference_logprobs`,
-`trainer_logprobs`, `entropy`, `mismatch_kl`, `importance_ratio`, ... over the whole
-sequence; the loss mask picks the completion tokens, and the token ids before it stand for
-the prompt (the export has no prompt text), so a prompt's answers form one group.
-`rewards` is the sample's reward broadcast over its tokens.  There is no token text:
-tokens show as their ids.
+Written with `enable_token_export` by src/prime_rl/trainer/rl/token_export.py
+`TokenExporter.export`, one line a sample (`_export_columns`): `step`, `rank`,
+`micro_step`, `micro_sequence_idx`, `export_sequence_idx`, `env_name`, and per token
+`token_ids`, `position_ids`, `loss_mask`, `advantages`, `inference_logprobs`,
+`trainer_logprobs`, `entropy`, `mismatch_kl`, `log_importance_ratio`, `importance_ratio`,
+`prob_delta`, `is_masked(_high/_low)` and the loss weights `rl_weights`, `ce_weights`,
+`ref_kl_weights` (null where not set; a non-finite value is null too).  The loss mask picks
+the completion tokens, and the token ids before it stand for the prompt (the export has no
+prompt text), so a prompt's answers form one group.  Current exports hold no reward
+(prime-rl 0be5ac452 took it out): the advantages are the sample's signal.  Older ones held
+`rewards`, the reward broadcast over the tokens, read as the reward.  There is no token
+text: tokens show as their ids.
 """
 from __future__ import annotations
 
@@ -20,8 +26,10 @@ from loaders.formats.token_ids import (
 )
 
 # bookkeeping lists that are not metrics
-_DROPPED = frozenset({"token_ids", "trainer_logprobs", "rewards", "position_ids", "losses",
-                      "is_masked", "is_masked_high", "is_masked_low"})
+_DROPPED = frozenset({"token_ids", "trainer_logprobs", "rewards", "position_ids", "is_masked",
+                      "is_masked_high", "is_masked_low", "schema_version", "rank",
+                      "micro_step", "micro_sequence_idx", "env_name", "log_importance_ratio",
+                      "rl_weights", "ce_weights", "ref_kl_weights"})
 
 
 def normalize(record: dict, context: FileContext) -> list[dict]:
@@ -37,5 +45,6 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
     if isinstance(rewards, list):
         rewards = next((r for r in rewards if r is not None), None)
     sample[S.REWARD] = scalar_reward(rewards)
+    sample["env"] = record.get("env_name")
     sample[S.VALIDATION] = context.validation
     return [sample]

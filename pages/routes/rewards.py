@@ -46,7 +46,10 @@ def render(view: View) -> None:
     curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift}
     if tabs[0].open:
         with tabs[0]:
-            _curve(build.reward_curves(stats, **curve), "c_reward", view, alerts=True)
+            if stats[S.stat(S.REWARD, "mean")].isna().all():  # prime-rl's token exports
+                st.info("No reward: this dump holds no reward per sample.")
+            else:
+                _curve(build.reward_curves(stats, **curve), "c_reward", view, alerts=True)
     if tabs[1].open:
         with tabs[1]:
             if stats[S.stat(S.kl_mean(est), "mean")].isna().all():

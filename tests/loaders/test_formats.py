@@ -129,12 +129,18 @@ def test_nemo_rl_several_turns_become_a_conversation_whose_tokens_name_their_ans
 def test_prime_rl_waits_for_stable_and_shows_token_ids(tmp_path):
     run = _run(tmp_path, "prime_rl")
     assert list(run.formats) == ["token_exports/step_1/rank_0.jsonl"]
-    assert run.steps == [1] and run.samples[S.REWARD].tolist() == [1.0, 1.0]
+    # current exports carry no reward (prime-rl 0be5ac452): none is made up
+    assert run.steps == [1] and run.samples[S.REWARD].isna().all()
+    assert run.with_previews(run.samples)["env"].tolist() == ["gsm8k", "gsm8k"]
     tokens = run.sample("token_exports/step_1/rank_0.jsonl:1").tokens
     assert tokens[S.TOKEN].tolist() == ["2", "3", "4"]
     assert tokens["importance_ratio"].tolist() == [0.98] * 3
-    assert {"entropy", "mismatch_kl", "advantages", "inference_logprobs"} <= set(tokens)
-    assert "is_masked" not in tokens and "position_ids" not in tokens
+    assert {"entropy", "mismatch_kl", "advantages", "inference_logprobs",
+            "prob_delta"} <= set(tokens)
+    assert not {"is_masked", "position_ids", "rl_weights", "ce_weights", "ref_kl_weights",
+                "log_importance_ratio"} & set(tokens)
+    older = open_run(F.prime(tmp_path / "older", rewards=True), use_cache=False)
+    assert older.samples[S.REWARD].tolist() == [1.0, 1.0]
     (tmp_path / "prime_rl" / "token_exports" / "step_2" / "STABLE").touch()
     assert open_run(tmp_path / "prime_rl").steps == [1, 2]
 

@@ -24,6 +24,13 @@ def test_every_page_renders(format_dump, page):
     assert not at.error, [e.value for e in at.error]
 
 
+def test_a_dump_without_rewards_says_so(tmp_path):
+    """prime-rl's current token exports hold no reward: no empty curve is drawn."""
+    at = board(F.prime(tmp_path / "prime"), page="rewards")
+    assert "No reward: this dump holds no reward per sample." in texts(at)
+    assert "c_reward" not in [chart.key for chart in at.get("plotly_chart")]
+
+
 def test_token_less_formats_say_so(tmp_path):
     root = F.verl(tmp_path / "verl")
     at = board(root, page="sample")
