@@ -5,8 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
+import pandas as pd
 from dump_files import line_of, write_dump
 
 
@@ -33,7 +32,9 @@ def native_forks(root: Path) -> Path:
 
 
 def verl(root: Path) -> Path:
-    """{global_step}.jsonl with reward_extra_info keys; validation lines carry `reward`."""
+    """{global_step}.jsonl with reward_extra_info keys; validation lines carry `reward`
+    (verl/trainer/ppo/ray_trainer.py `_dump_generations`: input, output, gts, score, step
+    and every reward_extra_info list of the batch's length)."""
     for step in (1, 2):
         lines = [{"input": f"<|user|>question {i}", "output": f"answer {i} at {step}",
                   "gts": str(i), "score": float(i == step), "step": step, "acc": float(i == step),
@@ -46,7 +47,8 @@ def verl(root: Path) -> Path:
 
 
 def roll_board(root: Path, pad: int = 3, prompt_len: int = 4) -> Path:
-    """data_{date}_{time}_{ms}.jsonl: padded tokens, a mask, rewards written into `values`."""
+    """data_{date}_{time}_{ms}.jsonl: padded tokens, a mask, rewards written into `values`
+    (roll/pipeline/rlvr/rlvr_pipeline.py `RLVRPipeline.save_metrics`)."""
     samples = []
     for i in range(3):
         n = 3 + i
@@ -66,7 +68,8 @@ def roll_board(root: Path, pad: int = 3, prompt_len: int = 4) -> Path:
 
 
 def roll_dump(root: Path) -> Path:
-    """rollout_dump_data.step_{N}.jsonl: ONE columnar line per step."""
+    """rollout_dump_data.step_{N}.jsonl: ONE columnar line per step (roll/pipeline/rlvr/
+    utils.py `dump_rollout_to_specific_path`)."""
     for step in (3, 4):
         n = 4
         line = {"global_step": [step] * n, "id": [f"id{i}" for i in range(n)],
@@ -82,20 +85,23 @@ def roll_dump(root: Path) -> Path:
 
 
 def trl(root: Path) -> Path:
-    """completions/completions_{step:05d}.parquet, one reward column per function."""
+    """completions/completions_{step:05d}.parquet, one reward column per function, as
+    trl/trainer/grpo_trainer.py `GRPOTrainer.log` writes it: pandas' to_parquet, texts
+    decoded without special tokens, NaN where a reward function returned None."""
     for step in (10, 20):
-        table = pa.table({
-            "step": [step] * 3, "prompt": [f"<|user|>q{i}" for i in range(3)],
+        table = pd.DataFrame({
+            "step": [step] * 3, "prompt": [f"q{i}" for i in range(3)],
             "completion": [f"c{i}" for i in range(3)],
             "accuracy_reward": [1.0, 0.0, 1.0], "format_reward": [0.5, float("nan"), 0.5],
             "advantage": [0.7, -1.2, 0.5]})
         (root / "completions").mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, root / "completions" / f"completions_{step:05d}.parquet")
+        table.to_parquet(root / "completions" / f"completions_{step:05d}.parquet")
     return root
 
 
 def nemo(root: Path, prompt_len: int = 3, n: int = 4, pad: int = 2) -> Path:
-    """train_data_step{N}.jsonl: length-1 slices over the full, right-padded sequence."""
+    """train_data_step{N}.jsonl: length-1 slices over the full, right-padded sequence
+    (nemo_rl/utils/logger.py `log_batched_dict_as_jsonl`, from nemo_rl/algorithms/grpo.py)."""
     lines = []
     for i in range(2):
         total = prompt_len + n + pad

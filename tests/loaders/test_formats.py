@@ -83,7 +83,7 @@ def test_trl_parquet_rows_and_summed_rewards(tmp_path):
     assert rows["advantage"].tolist() == [0.7, -1.2, 0.5]
     assert rows["accuracy_reward"].tolist() == [1.0, 0.0, 1.0]
     sample = run.sample("completions/completions_00020.parquet:2")
-    assert sample.texts[S.RESPONSE] == "c1" and sample.texts[S.PROMPT] == "<|user|>q1"
+    assert sample.texts[S.RESPONSE] == "c1" and sample.texts[S.PROMPT] == "q1"
 
 
 def test_nemo_rl_unwraps_slices_and_keeps_response_tokens(tmp_path):
