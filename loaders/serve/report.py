@@ -19,6 +19,7 @@ def summary_dict(run: Run, max_problems: int = 50) -> dict:
         "problems": [{"file": p["file"], "line": p["line"], "reason": p["reason"]}
                      for p in run.problems[:max_problems]],
         "problems_total": len(run.problems),
+        "notes": run.notes,  # samples held twice with no key to join them
         "nan_values": run.nan_values,
         "length_mismatches": int(flags[S.LENGTH_MISMATCH].sum()),
         "truncated": int(flags[S.TRUNCATED].sum()),
@@ -41,6 +42,7 @@ def summary_text(info: dict) -> str:
         f"length mismatches: {info['length_mismatches']}, truncated: {info['truncated']} "
         f"({info['truncated_inferred']} inferred from the length cap)",
     ]
+    lines += [f"note: {note}" for note in info["notes"]]
     if info["kernel"] != "C":
         lines.append(f"index kernel: {info['kernel']}")
     if info["pending_bytes"]:

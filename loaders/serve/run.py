@@ -10,6 +10,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.formats import BY_NAME
+from loaders.formats.apart import apart_notes
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.derived import DerivedTables
@@ -203,6 +204,11 @@ class Run:
     def formats(self) -> dict[str, str]:
         """The detected format of each file ("unknown" for files that were skipped)."""
         return {rel: state.format for rel, state in self.files.items()}
+
+    @property
+    def notes(self) -> list[str]:
+        """What the run holds twice with no key to join it (loaders.formats.apart)."""
+        return apart_notes(self.formats)
 
     @property
     def store(self) -> SampleStore:

@@ -148,6 +148,8 @@ def show_summary(run: loaders.Run) -> None:
         f"{run.size:,} samples · {len(run.steps):,} steps · "
         f"{run.bad_lines:,} bad lines · {run.nan_values:,} non-finite values · "
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
+    for note in run.notes:
+        st.sidebar.caption(literal(note))
     if not run.problems and not run.pending_bytes:
         return
     # a count per kind here; the list itself, a page at a time, on the Problems page

@@ -3,6 +3,7 @@ import math
 import subprocess
 import sys
 
+import agent_format_fixtures as A
 import format_fixtures as F
 import numpy as np
 import orjson
@@ -206,3 +207,18 @@ def test_dir_names_do_not_make_steps_or_validation(tmp_path):
     run = open_run(root)
     assert run.samples[S.STEP].tolist() == [1] and not run.has_validation
     assert [p["reason"] for p in run.problems] == ["missing 'step'"]
+
+
+def test_prime_rl_episodes_and_token_exports_are_said_to_be_held_twice(tmp_path):
+    """Both of prime-rl's outputs in one run dir: no key joins them, so the run says so once
+    and shows both apart; either alone says nothing."""
+    root = tmp_path / "run"
+    A.prime_rollouts(root)
+    assert open_run(root, use_cache=False).notes == []
+    F.prime(root)
+    run = open_run(root, use_cache=False)
+    assert len(run.notes) == 1 and "no key joins an export to its episode" in run.notes[0]
+    assert {"verifiers", "prime_rl"} <= set(run.formats.values())
+    out = subprocess.run([sys.executable, "-m", "loaders", str(root)], capture_output=True,
+                         text=True, check=True, cwd=ROOT)
+    assert out.stdout.count("note: prime-rl's token exports") == 1

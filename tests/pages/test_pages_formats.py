@@ -1,11 +1,13 @@
 """Every trainer format through every page of the real board."""
 import html
 
+import agent_format_fixtures as A
 import format_fixtures as F
 import pytest
 import trace_dumps as D
 from apptest import board, texts
 
+from pages.frame.sidebar import WHOLE_DIR
 from pages.routes import BY_PATH as PAGES
 
 WRITERS = {**F.ALL, "tinker": D.tinker_run, "open_instruct": D.open_instruct_run}
@@ -22,6 +24,18 @@ def test_every_page_renders(format_dump, page):
     at = board(root, page=page)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+def test_the_sidebar_says_once_what_the_run_holds_twice(tmp_path):
+    root = tmp_path / "run"
+    A.prime_rollouts(root)
+    F.prime(root)
+    # the board opens one sub-run of a mixed dir; everything under it holds both
+    at = board(root, page="rewards")
+    assert "no key joins" not in texts(at)
+    at = at.sidebar.selectbox(key="run").set_value(WHOLE_DIR).run()
+    said = [c.value for c in at.sidebar.caption if "no key joins an export" in c.value]
+    assert len(said) == 1
 
 
 def test_a_dump_without_rewards_says_so(tmp_path):
