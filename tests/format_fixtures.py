@@ -84,6 +84,34 @@ def roll_dump(root: Path) -> Path:
     return root
 
 
+def roll_agentic(root: Path) -> Path:
+    """rollout_dump_data.step_{N}.jsonl from ROLL's agentic pipeline (roll/pipeline/agentic/
+    utils.py `dump_rollout_trajectories`): `trajectory_data`, `messages` and `tools` as JSON
+    text (agent_native_env_manager.py `formulate_rollouts`), `exp_name`, `global_step`."""
+    def trajectory(i: int, mode: str) -> str:
+        return json.dumps({
+            "trajectory_id": f"t{i}", "current_step": 5,
+            "env_info": {"env_id": i, "group_id": i // 2, "tag": "sokoban", "mode": mode},
+            "length_info": {"trajectory_length": 2, "num_actions": 2, "terminated": i != 1,
+                            "truncated": i == 1},
+            "reward_info": {"episode_reward": float(i % 2), "step_rewards": [0.0, float(i % 2)]},
+            "failure_info": {"failure_mode": "", "stop_reason": "MAX_STEPS" if i == 1
+                             else "TERMINATED", "has_failure": False},
+            "metrics": {}, "last_observation": "done"})
+
+    messages = json.dumps([{"role": "system", "content": "Push the box."},
+                           {"role": "user", "content": "State: #@$."},
+                           {"role": "assistant", "content": "Right"},
+                           {"role": "user", "content": "State: #_@$"},
+                           {"role": "assistant", "content": "Right"}])
+    n = 4
+    line = {"trajectory_data": [trajectory(i, "train" if i < 3 else "val") for i in range(n)],
+            "messages": [messages] * n, "tools": ["[]"] * n, "exp_name": ["agentic"] * n,
+            "global_step": [5] * n}
+    write_dump(root / "rollout_dump_data.step_5.jsonl", [line])
+    return root
+
+
 def trl(root: Path) -> Path:
     """completions/completions_{step:05d}.parquet, one reward column per function, as
     trl/trainer/grpo_trainer.py `GRPOTrainer.log` writes it: pandas' to_parquet, texts

@@ -127,6 +127,23 @@ def test_nemo_rl_several_turns_become_a_conversation_whose_tokens_name_their_ans
     assert sample.texts[S.PROMPT] == "[user] q?"
 
 
+def test_roll_agentic_dump_one_trajectory_a_position(tmp_path):
+    run = open_run(F.roll_agentic(tmp_path / "agentic"), use_cache=False)
+    assert set(run.formats.values()) == {"roll_dump"} and run.problems == []
+    rows = run.with_previews(run.samples).set_index(S.KEY)
+    def key(i):  # the first position is the line itself
+        return "rollout_dump_data.step_5.jsonl:1" + (f"#{i}" if i else "")
+
+    assert rows[S.REWARD].tolist() == [0.0, 1.0, 0.0, 1.0] and run.steps == [5]
+    assert rows.loc[key(1), S.TRUNCATED] and not rows[S.TRUNCATION_INFERRED].any()
+    assert rows.loc[key(1), "stop_reason"] == "MAX_STEPS"
+    assert rows[S.VALIDATION].tolist() == [False, False, False, True]
+    assert (rows[S.GROUP_SOURCE] == "group_id").all() and rows.loc[key(0), S.TURNS] == 5
+    sample = run.sample(key(0))
+    assert [t["role"] for t in sample.turns][:3] == ["system", "user", "assistant"]
+    assert sample.texts[S.PROMPT] == "[system] Push the box.\n[user] State: #@$."
+
+
 def test_prime_rl_waits_for_stable_and_shows_token_ids(tmp_path):
     run = _run(tmp_path, "prime_rl")
     assert list(run.formats) == ["token_exports/step_1/rank_0.jsonl"]

@@ -10,7 +10,8 @@ from apptest import board, texts
 from pages.frame.sidebar import WHOLE_DIR
 from pages.routes import BY_PATH as PAGES
 
-WRITERS = {**F.ALL, "tinker": D.tinker_run, "open_instruct": D.open_instruct_run}
+WRITERS = {**F.ALL, "roll_agentic": F.roll_agentic, "tinker": D.tinker_run,
+           "open_instruct": D.open_instruct_run}
 
 
 @pytest.fixture(scope="module", params=sorted(WRITERS))
