@@ -6,8 +6,9 @@ Written with `--save_traces` (open_instruct/data_loader.py), one line a sample
 `response_tokens` (token ids), `reward`, `advantage`, `finish_reason` (vLLM's: "stop",
 "length"), `dataset`, `ground_truth`, `request_info` (tool calls, timeouts, errors, runtimes)
 and `logprobs` (vLLM's, of the sampled tokens).  There is no text and no reference model:
-tokens show as ids, and there is no KL.  `{run_name}_metadata.jsonl` beside them holds the run
-name, git commit and model (loaders.find.walk leaves it out).
+the prompt's and the response's token ids stand for their texts, and there is no KL.
+`{run_name}_metadata.jsonl` beside them holds the run name, git commit and model
+(loaders.find.walk leaves it out).
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
         # no prompt text: its token ids name the prompt across steps (Prompts' history)
         S.PROMPT: " ".join(map(str, prompt)) if isinstance(prompt, list) else None,
         S.RESPONSE_TOKENS: id_tokens(record.get("response_tokens")),
+        # no response text either: its token ids stand for it (a tokenizer decodes tokens)
+        S.RESPONSE: _text(record.get("response_tokens")),
         S.LOGPROBS: record.get("logprobs"), S.REWARD: record.get("reward"),
         "advantage": record.get("advantage"), "finish_reason": record.get("finish_reason"),
         "data_source": record.get("dataset"), S.GROUND_TRUTH: _text(record.get("ground_truth")),

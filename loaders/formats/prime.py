@@ -38,6 +38,8 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
     sample[S.RESPONSE_TOKENS] = id_tokens(part.get("token_ids"))
     # no prompt text in a token export: its token ids name the prompt (and so the group)
     sample.setdefault(S.PROMPT, prompt_ids_text(record, "loss_mask"))
+    ids = part.get("token_ids")  # and the response's ids stand for its text
+    sample.setdefault(S.RESPONSE, " ".join(map(str, ids)) if isinstance(ids, list) else None)
     sample[S.LOGPROBS] = part.get("trainer_logprobs")
     if "mismatch_kl" not in part:
         sample.update(mismatch(part.get("trainer_logprobs"), part.get("inference_logprobs")))

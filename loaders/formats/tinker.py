@@ -7,7 +7,8 @@ Written when `rollout_json_export` is on (tinker_cookbook/rl/train.py
 `traj_idx`, `tags`, `sampling_client_step`, `total_reward`, `final_reward`,
 `trajectory_metrics`, `final_ob_len` and `steps` (`step_idx`, `ob_len`, `ac_len`, `reward`,
 `episode_done`, `metrics`, `logs`).  A summary holds no text and no tokens: the board shows
-rewards, groups, stop reasons, lengths and metrics, and says the texts are not in the dump.
+rewards, groups, stop reasons, lengths and metrics, and says once that the texts are not
+in the dump (loaders.formats.notes).
 Why a trajectory ended is the one-hot `stop/<reason>` metric of its last step
 (tinker_cookbook/rl/types.py `StopReason`); a token budget's reasons are cuts.
 """

@@ -10,7 +10,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.formats import BY_NAME
-from loaders.formats.apart import apart_notes
+from loaders.formats.notes import run_notes
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.derived import DerivedTables
@@ -207,8 +207,9 @@ class Run:
 
     @property
     def notes(self) -> list[str]:
-        """What the run holds twice with no key to join it (loaders.formats.apart)."""
-        return apart_notes(self.formats)
+        """What the run holds twice with no key to join it, or leaves out
+        (loaders.formats.notes)."""
+        return run_notes(self.formats)
 
     @property
     def store(self) -> SampleStore:

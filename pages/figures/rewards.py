@@ -128,9 +128,10 @@ def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> go.Figure:
                              marker_color=RL_COLOR if column == S.REWARD else REF_COLOR,
                              customdata=bounds, hovertemplate="[%{customdata[0]:.4g}, "
                              "%{customdata[1]:.4g}]: %{y} samples<extra></extra>"))
+    shown = " vs ".join(series)  # a dump without ref_reward draws, and names, reward alone
     fig.update_layout(barmode="overlay", bargap=0, xaxis_title=S.REWARD, yaxis_title="samples",
-                      title=f"{S.REWARD} vs {S.REF_REWARD} distribution "
-                            f"({bins} bins on shared edges; counts of samples)")
+                      title=f"{shown} distribution ({bins} bins"
+                            f"{' on shared edges' if len(series) > 1 else ''}; counts of samples)")
     return fig
 
 

@@ -142,10 +142,14 @@ def _version(path: Path) -> tuple[int, ...] | None:
 SIDEBAR_KINDS = 3
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def show_summary(run: loaders.Run) -> None:
     """Samples, steps and bad lines, with every recorded problem as file:line: reason."""
     st.sidebar.caption(
-        f"{run.size:,} samples · {len(run.steps):,} steps · "
+        f"{_count(run.size, 'sample')} · {_count(len(run.steps), 'step')} · "
         f"{run.bad_lines:,} bad lines · {run.nan_values:,} non-finite values · "
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     for note in run.notes:

@@ -186,7 +186,8 @@ def choose_left_out(run: loaders.Run) -> bool:
     if not count:
         return False
     reasons = run.left_out.read([S.EXCLUDED_BY])[S.EXCLUDED_BY].value_counts()
-    st.sidebar.caption(f"{count} samples left out of training: " + literal(
+    noun = "sample" if count == 1 else "samples"
+    st.sidebar.caption(f"{count:,} {noun} left out of training: " + literal(
         ", ".join(f"{reason} {n}" for reason, n in reasons.items())))
     return st.sidebar.toggle("Show left-out samples in tables", key="left_out",
                              bind="query-params")

@@ -30,6 +30,7 @@ def test_tinker_summaries_one_sample_a_trajectory_with_its_stop_reason(tmp_path)
     evals = rows[rows[S.VALIDATION]]
     assert evals.index.tolist() == ["iteration_000001/eval_gsm8k_rollout_summaries.jsonl:1"]
     assert run.steps == [0, 1]
+    assert len(run.notes) == 1 and "hold no prompt or response text" in run.notes[0]
 
 
 def test_open_instruct_traces_tokens_logprobs_and_finish_reasons(tmp_path):
@@ -49,6 +50,9 @@ def test_open_instruct_traces_tokens_logprobs_and_finish_reasons(tmp_path):
     assert not rows[S.TRUNCATION_INFERRED].any()
     tokens = run.sample("grpo_run_rollouts_000000.jsonl:2").tokens
     assert tokens[S.TOKEN].tolist() == ["100", "101", "102", "103", "104"]
+    texts = run.sample("grpo_run_rollouts_000000.jsonl:2").texts  # ids stand for the texts
+    assert (texts[S.PROMPT], texts[S.RESPONSE]) == ("1 2 3 10", "100 101 102 103 104")
+    assert run.notes == []
     np.testing.assert_allclose(tokens[S.LOGPROB], [-0.1, -0.2, -0.3, -0.4, -0.5])
     # the same prompt's answers share a prompt across steps: its token ids name it
     assert rows[S.PROMPT_ID].nunique() == 2
