@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from loaders import schema as S
+from loaders.index.lines import MISSING, BlockFields
 from loaders.parse.arrays import BadField, float_array, is_number_list
 from loaders.parse.text import text_of
 
@@ -121,7 +122,7 @@ def extra_columns(objs: list[dict], keys: set[str], report: Report) -> dict[str,
         return {name: [row.get(name) for row in rows] for name in names}
     out: dict[str, list] = {}
     for key in unknown:
-        values = [o.get(key, _MISSING) for o in objs]
+        values = _values(objs, key, keys)
         kinds = set(map(type, values))
         if kinds <= _TEXT_TYPES:
             out[extra_column(key)] = [None if v is _MISSING else v[: S.PREVIEW_CHARS]
@@ -129,6 +130,13 @@ def extra_columns(objs: list[dict], keys: set[str], report: Report) -> dict[str,
         elif not (kinds <= _NUMBER_TYPES and _numbers_into(out, key, values)):
             _claims_into(out, key, values, report)
     return out
+
+
+def _values(objs: list[dict], key: str, keys: set[str]) -> list:
+    """The key's value in every sample, _MISSING where it has none."""
+    if isinstance(keys, BlockFields):
+        return [_MISSING if v is MISSING else v for v in keys.raw(key)]
+    return [o.get(key, _MISSING) for o in objs]
 
 
 def _may_share_a_column(keys: list[str]) -> bool:

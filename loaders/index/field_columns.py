@@ -19,6 +19,7 @@ from loaders.index import kernel
 from loaders.index.extras import Report
 from loaders.index.fields import column
 from loaders.index.grouping import exclusion, group_id, usable_group_id
+from loaders.index.lines import BlockFields
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
 
@@ -57,7 +58,7 @@ def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.
 def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
     """(length after alignment, whether the per-token lists disagreed) of every sample: the
     shortest of its per-token lists (loaders.parse.arrays's rule), 0 without any."""
-    lengths = [_lengths(column(objs, key, keys)) for key in ALIGNED_KEYS if key in keys]
+    lengths = [_lengths_of(objs, key, keys) for key in ALIGNED_KEYS if key in keys]
     if not lengths:
         zeros = np.zeros(len(objs), dtype=np.int64)
         return zeros, zeros.astype(bool)
@@ -66,6 +67,11 @@ def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
     shortest = np.where(stacked < 0, np.iinfo(np.int64).max, stacked).min(axis=0)
     shortest = np.where(longest < 0, 0, shortest)
     return shortest, (longest >= 0) & (shortest != longest)
+
+
+def _lengths_of(objs: list[dict], key: str, keys: set[str]) -> np.ndarray:
+    flat = keys.lengths(key) if isinstance(keys, BlockFields) else None
+    return flat if flat is not None else _lengths(column(objs, key, keys))
 
 
 def _lengths(values: list) -> np.ndarray:
@@ -90,8 +96,11 @@ def critic(objs: list[dict], keys: set[str], n: np.ndarray, cols: dict,
         cols[name] = np.full(len(objs), math.nan)
         if key not in keys:
             continue
-        values = column(objs, key, keys)
-        totals = _plain_sums(values, lengths)
+        totals = keys.sums(key, n) if isinstance(keys, BlockFields) else None
+        values = column(objs, key, keys) if totals is None or not np.isfinite(
+            totals[n > 0]).all() else None  # a block's lists are made only to look closer
+        if totals is None:
+            totals = _plain_sums(values, lengths)
         count = n.astype(np.float64)
         for i in np.flatnonzero(~np.isfinite(totals) & (n > 0)).tolist():
             if values[i] is None:

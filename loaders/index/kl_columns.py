@@ -11,6 +11,7 @@ from loaders import schema as S
 from loaders.index import kernel
 from loaders.index.field_columns import Report, numeric_heads
 from loaders.index.fields import column
+from loaders.index.lines import BlockFields
 from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array
@@ -33,12 +34,18 @@ class LogRatios:
             keys: set[str]) -> None:
         """Samples numbered from `first`, with their aligned lengths and their keys (a
         Fields: its columns)."""
-        policy, reference = column(objs, S.LOGPROBS, keys), column(objs, S.REF_LOGPROBS, keys)
-        both = [i for i, (p, r, n) in enumerate(zip(policy, reference, lengths))
-                if n and p is not None and r is not None]
+        if isinstance(keys, BlockFields) and keys.numbers(S.LOGPROBS) and keys.numbers(
+                S.REF_LOGPROBS):
+            both, pair = self._block_pair(keys, lengths)
+        else:
+            policy = column(objs, S.LOGPROBS, keys)
+            reference = column(objs, S.REF_LOGPROBS, keys)
+            both = [i for i, (p, r, n) in enumerate(zip(policy, reference, lengths))
+                    if n and p is not None and r is not None]
+            pair = (_flat(policy, both, lengths), _flat(reference, both, lengths)) if both \
+                else (None, None)
         if not both:
             return
-        pair = _flat(policy, both, lengths), _flat(reference, both, lengths)
         if pair[0] is None or pair[1] is None:  # something odd in a list: sample by sample
             both = [i for i in both if self._one(objs[i], lengths[i], i, report)]
         else:
@@ -48,6 +55,15 @@ class LogRatios:
         self._order = None
         self._rows.append(first + kept)
         self._lengths.append(np.asarray(lengths, dtype=np.int64)[kept])
+
+    @staticmethod
+    def _block_pair(keys: BlockFields, lengths: list[int]) -> tuple[list[int], tuple]:
+        """A block's samples with both lists, and their heads: no list a sample is made."""
+        n = np.asarray(lengths, dtype=np.int64)
+        rows = np.flatnonzero((n > 0) & (keys.lengths(S.LOGPROBS) >= 0)
+                              & (keys.lengths(S.REF_LOGPROBS) >= 0))
+        return rows.tolist(), (keys.heads(S.LOGPROBS, rows, n),
+                               keys.heads(S.REF_LOGPROBS, rows, n))
 
     def _one(self, obj: dict, n: int, i: int, report: Report) -> bool:
         try:

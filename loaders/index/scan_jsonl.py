@@ -1,14 +1,17 @@
 """Scanning a byte range of a jsonl dump into summary rows."""
 from __future__ import annotations
 
+import numpy as np
 import orjson
 
+from loaders import schema as S
 from loaders.find.remote import open_binary
 from loaders.formats import AS_WRITTEN, is_plain, samples_of
 from loaders.formats.context import FileContext, context_of
+from loaders.index import lines
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.hashes import data_hashes
-from loaders.index.summary import SummaryBatch
+from loaders.index.summary import FLUSH, FLUSH_BYTES, SummaryBatch
 from loaders.parse.record import BadLine, line_check, parse_object
 from loaders.parse.repair import problems_of
 
@@ -32,7 +35,17 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         pos = len(data) if cut < 0 else cut + 1
     view = memoryview(data)  # lines as views: no copy of the chunk's bytes
     plain = chunk.format in AS_WRITTEN  # a line is a sample as it stands: no normalising
+    misses = 0 if plain and lines.available() else _MISSES  # runs of plain lines, in C
     while pos < len(data):
+        if misses < _MISSES:
+            block = lines.read_block(data, pos, FLUSH, FLUSH_BYTES)
+            if block is not None:
+                batch.add_block(block, _where(block, chunk, result.lines, view),
+                                result.problems)
+                result.lines += block.lines
+                pos, misses = block.end, 0
+                continue
+            misses += 1  # this line is read below, as every line was before
         cut = data.find(b"\n", pos)
         raw = view[pos:] if cut < 0 else view[pos:cut]
         if cut < 0 and not _accept_unterminated(bytes(raw), result, chunk.start + pos):
@@ -53,6 +66,20 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     if chunk.start == 0:  # the whole parsed part is in hand: no second read to hash it
         result.hashes = data_hashes(data, result.parsed_until)
     return result
+
+
+_MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is read line by line
+
+
+def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:
+    """WHERE's columns of a block's samples; `before`: the chunk's lines read before it."""
+    n = len(block)
+    spans = zip(block.starts.tolist(), block.ends.tolist())
+    return {S.FILE: [chunk.rel] * n, S.LINE: before + 1 + block.line_numbers,
+            S.RANK: np.full(n, chunk.rank, dtype=np.int64),
+            S.OFFSET: chunk.start + block.starts, S.NBYTES: block.ends - block.starts,
+            S.LINE_CHECK: np.fromiter((line_check(view[s:e]) for s, e in spans), np.int64, n),
+            S.ITEM: np.zeros(n, dtype=np.int64)}
 
 
 def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:

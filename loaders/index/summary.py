@@ -8,7 +8,7 @@ is read for that sample alone.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from loaders.index import turn_columns as T
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
 from loaders.index.fields import Fields, column
 from loaders.index.kl_columns import LogRatios
+from loaders.index.lines import AS_DICTS, Block, BlockFields
 from loaders.index.text_columns import text_columns
 from loaders.index.token_digest import TokenDigest
 from loaders.parse.fields import finite_sum, scalar
@@ -58,6 +59,20 @@ class SummaryBatch:
         if len(self._objs) >= FLUSH or self._bytes >= FLUSH_BYTES:
             self._flush()
 
+    def add_block(self, block: Block, where: dict[str, list | np.ndarray],
+                  problems: list) -> None:
+        """A run of plain lines read as columns (loaders.index.lines), with its WHERE
+        columns; its problems go to the chunk's list.  The samples before it are summarized
+        first: the parts keep the samples' order."""
+        self._flush()
+        keys = BlockFields(block)
+        if not AS_DICTS.isdisjoint(keys):  # a per-sample rule: read as the dicts it holds
+            rows = [dict(row) for row in keys.rows()]
+            for i, row in enumerate(rows):
+                self.add(row, tuple(where[k][i] for k in WHERE), problems)
+            return
+        self._summarized(keys.rows(), where, [problems] * len(block), {}, keys)
+
     def after(self, then: Callable[[], None]) -> None:
         """Run `then` once the last sample added has had its problems reported (now, when
         it has), so a line's problems keep their order."""
@@ -70,17 +85,22 @@ class SummaryBatch:
         objs, wheres, problems, after = self._objs, self._where, self._problems, self._after
         self._objs, self._where, self._problems, self._after = [], [], [], {}
         self._bytes = 0
-        if not objs:
-            return
+        if objs:
+            self._summarized(objs, _where_columns(wheres), problems, after)
+
+    def _summarized(self, objs: list[dict], where: dict, problems: list,
+                    after: dict[int, list[Callable[[], None]]], keys: Fields | None = None
+                    ) -> None:
+        """One part: the samples' columns, their KL and digest, their problems reported."""
         found: list[tuple[int, str]] = []
 
         def report(i: int, reason: str) -> None:
             found.append((i, reason))
 
-        part = _summarize(objs, wheres, report, self._prompt_ids)
+        part = _summarize(objs, where, report, self._prompt_ids, keys)
         keys = part.pop(_FIELDS)
         self._ratios.add(objs, self._done, part[S.RESPONSE_LEN].tolist(), report, keys)
-        _report(found, problems, wheres, after)
+        _report(found, problems, where[S.LINE], after)
         self._digest.add(objs, self._done, part[S.RESPONSE_LEN], part.pop(_PLACES), keys)
         self._parts.append(part)
         self._done += len(objs)
@@ -113,7 +133,7 @@ _FIELDS = "\0fields"  # and its keys with their columns (fields.Fields)
 
 
 def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
-            wheres: list[tuple], after: dict[int, list[Callable[[], None]]]) -> None:
+            lines: Sequence[int], after: dict[int, list[Callable[[], None]]]) -> None:
     """Each sample's problems in field order, then what was to follow them, by sample."""
     by_sample: dict[int, list[str]] = {}
     for i, reason in found:
@@ -122,24 +142,32 @@ def _report(found: list[tuple[int, str]], problems: list[FieldProblem | list],
         sink = problems[i]
         for reason in by_sample.get(i, ()):
             if sink.__class__ is list:
-                sink.append((wheres[i][1], reason, False))
+                sink.append((int(lines[i]), reason, False))
             else:
                 sink(reason)
         for then in after.get(i, ()):
             then()
 
 
-def _summarize(objs: list[dict], wheres: list[tuple], report: F.Report,
-               prompt_ids: dict[str, int]) -> dict:
-    """The summary columns of one batch of samples (KL and digest aside)."""
+def _where_columns(wheres: list[tuple]) -> dict:
+    """WHERE's columns of samples added one at a time."""
     cols: dict = dict(zip(WHERE, map(list, zip(*wheres))))
     for key in WHERE[1:]:  # numbers as numpy: no Python int to convert later
         if None not in cols[key]:
             cols[key] = np.array(cols[key], dtype=np.int64)
-    keys = set().union(*objs)
+    return cols
+
+
+def _summarize(objs: list[dict], where: dict, report: F.Report, prompt_ids: dict[str, int],
+               fields: Fields | None = None) -> dict:
+    """The summary columns of one batch of samples (KL and digest aside); `fields`: a
+    block's columns (no conversation: loaders.index.lines.AS_DICTS)."""
+    cols: dict = dict(where)
+    keys = set(fields) if fields is not None else set().union(*objs)
     turns = T.conversations(objs, keys)
     places = T.trained_views(objs, keys, cols)  # drops only known keys: `keys` still holds
-    keys = Fields(objs, keys)  # after the cut: its columns are the cut samples'
+    keys = fields if fields is not None else Fields(objs, keys)  # after the cut: its
+    # columns are the cut samples'
     cols[S.STEP] = np.array(column(objs, S.STEP, keys), dtype=np.int64)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)

@@ -1,0 +1,666 @@
+/* A run of a dump's plain lines parsed straight into columns (loaders/index/lines.py).
+ *
+ * orjson makes a dict a line, a float object a number and a str a token; the summary then
+ * walks them again to build its columns.  For a line of the board's own format whose values
+ * are of the plain kinds, this reads the bytes once and writes each key's column: scalars
+ * (strings, numbers, true/false/null) as the objects orjson would make, the per-token number
+ * lists laid end to end as float64 with each sample's length, the token lists as lists of
+ * str.  Any other line (a nested value, an escape that makes a lone surrogate, a number out
+ * of range, a key twice, a BOM, a stray byte, no newline yet) ends the run before it: the
+ * caller reads that line with orjson as always.  So both ways give the same values
+ * (tests/loaders/test_index_lines.py).
+ *
+ * Numbers: an integer is an int64 (outside it, the line is not plain); a float is parsed
+ * exactly, as orjson and float() parse it: Clinger's fast path when its digits fit 2^53 and
+ * its exponent 10^22; else Eisel and Lemire's algorithm ("Number Parsing at a Gigabyte per
+ * Second", as fast_float's compute_float has it), with the 128-bit powers of five that
+ * lines.py computes with Python's exact integers; else (more than 19 digits, a subnormal, the
+ * rare product it cannot settle) PyOS_string_to_double, which is float() itself.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef KERNEL_SOURCE
+#define KERNEL_SOURCE "unknown"
+#endif
+
+enum { SCALAR = 1, NUMBERS = 2, STRINGS = 3 };
+#define MAX_KEYS 64
+
+typedef struct {
+    char *data;
+    Py_ssize_t size, cap;
+} Buf;
+
+static int buf_put(Buf *b, const void *src, Py_ssize_t n) {
+    if (b->size + n > b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap : 256;
+        while (cap < b->size + n) cap *= 2;
+        char *grown = PyMem_Realloc(b->data, cap);
+        if (grown == NULL) { PyErr_NoMemory(); return -1; }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->size, src, n);
+    b->size += n;
+    return 0;
+}
+
+typedef struct {
+    const char *name;    /* into the data: the key's bytes (no escapes) */
+    Py_ssize_t len;
+    int kind;            /* SCALAR, NUMBERS or STRINGS; fixed by its first value in the run */
+    int list_kind;       /* NUMBERS or STRINGS: the lists this key may hold; 0: none */
+    int is_step;
+    PyObject *column;    /* SCALAR, STRINGS: a list, one item a sample (missing: the marker) */
+    Buf values;          /* NUMBERS: float64s end to end */
+    Buf lengths;         /* NUMBERS: int64 a sample, -1 where missing */
+    Py_ssize_t filled;   /* samples written */
+} Key;
+
+typedef struct {
+    Key keys[MAX_KEYS];
+    int count;
+    PyObject *missing;
+    PyObject *number_keys, *string_keys;  /* tuples of str: the keys whose lists are read */
+} Run;
+
+/* one value of the line being read, kept until the whole line proves plain */
+typedef struct {
+    int key, kind;
+    PyObject *object;          /* SCALAR, STRINGS */
+    Py_ssize_t first, count;   /* NUMBERS: into the line's scratch float64s */
+} Staged;
+
+typedef struct {
+    const char *p, *end;
+    Buf text;      /* an unescaped string's bytes */
+    Buf numbers;   /* this line's float64s */
+    Staged staged[MAX_KEYS];
+    int nstaged;
+} Line;
+
+static inline void skip_ws(Line *l) {
+    while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\r')) l->p++;
+}
+
+static int hex4(const char *p, unsigned *out) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int put_utf8(Buf *b, unsigned cp) {
+    char s[4];
+    int n;
+    if (cp < 0x80) { s[0] = (char)cp; n = 1; }
+    else if (cp < 0x800) { s[0] = (char)(0xC0 | (cp >> 6)); s[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
+    else if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | (cp >> 12)); s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        s[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
+    } else {
+        s[0] = (char)(0xF0 | (cp >> 18)); s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        s[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); s[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
+    }
+    return buf_put(b, s, n);
+}
+
+/* A JSON string at l->p (its opening quote): its str, or NULL when the line is not plain
+ * (no error is left set). */
+static PyObject *read_string(Line *l) {
+    const char *start = ++l->p, *p = start;
+    int escaped = 0;
+    while (p < l->end && *p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20) return NULL;  /* a control character: invalid JSON */
+        if (c == '\\') { escaped = 1; p += 2; continue; }
+        p++;
+    }
+    if (p >= l->end) return NULL;
+    l->p = p + 1;
+    if (!escaped) {
+        PyObject *s = PyUnicode_DecodeUTF8(start, p - start, "strict");
+        if (s == NULL) PyErr_Clear();  /* invalid UTF-8: orjson refuses it, the caller reads */
+        return s;
+    }
+    l->text.size = 0;
+    for (const char *q = start; q < p;) {
+        if (*q != '\\') {
+            const char *run = q;
+            while (q < p && *q != '\\') q++;
+            if (buf_put(&l->text, run, q - run) < 0) { PyErr_Clear(); return NULL; }
+            continue;
+        }
+        char e = q[1];
+        char c;
+        q += 2;
+        switch (e) {
+            case '"': c = '"'; break;
+            case '\\': c = '\\'; break;
+            case '/': c = '/'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            case 'u': {
+                unsigned cp, low;
+                if (q + 4 > p || !hex4(q, &cp)) return NULL;
+                q += 4;
+                if (cp >= 0xDC00 && cp <= 0xDFFF) return NULL;  /* a lone low surrogate */
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    if (q + 6 > p || q[0] != '\\' || q[1] != 'u' || !hex4(q + 2, &low)
+                        || low < 0xDC00 || low > 0xDFFF) return NULL;  /* a lone high one */
+                    q += 6;
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                }
+                if (put_utf8(&l->text, cp) < 0) { PyErr_Clear(); return NULL; }
+                continue;
+            }
+            default: return NULL;
+        }
+        if (buf_put(&l->text, &c, 1) < 0) { PyErr_Clear(); return NULL; }
+    }
+    PyObject *s = PyUnicode_DecodeUTF8(l->text.data, l->text.size, "strict");
+    if (s == NULL) PyErr_Clear();
+    return s;
+}
+
+/* 5^q for q in [-342, 308], each the high 128 bits of its binary expansion (hi, lo): set by
+ * set_powers() from lines.py; until then every float goes through PyOS_string_to_double. */
+#define POW5_LOW (-342)
+#define POW5_HIGH 308
+static uint64_t POW5[2 * (POW5_HIGH - POW5_LOW + 1)];
+static int pow5_set = 0;
+
+/* w * 10^q as a double, when the algorithm settles it: 1 (*out set), else 0. */
+static int eisel_lemire(uint64_t w, int64_t q, double *out) {
+    if (!pow5_set || w == 0 || q < POW5_LOW || q > POW5_HIGH) return 0;
+    int lz = __builtin_clzll(w);
+    w <<= lz;
+    const uint64_t *power = &POW5[2 * (q - POW5_LOW)];
+    unsigned __int128 first = (unsigned __int128)w * power[0];
+    uint64_t high = (uint64_t)(first >> 64), low = (uint64_t)first;
+    if ((high & 0x1FF) == 0x1FF) {  /* the first product may not settle it: the next word */
+        unsigned __int128 second = (unsigned __int128)w * power[1];
+        uint64_t carry = (uint64_t)(second >> 64);
+        low += carry;
+        if (carry > low) high++;
+    }
+    if (low == UINT64_MAX && !(q >= -27 && q <= 55)) return 0;  /* too close to call */
+    int upperbit = (int)(high >> 63);
+    int shift = upperbit + 64 - 52 - 3;
+    uint64_t mantissa = high >> shift;
+    int32_t power2 = (int32_t)(((152170 + 65536) * q) >> 16) + 63 + upperbit - lz + 1023;
+    if (power2 <= 0) return 0;  /* a subnormal: float() reads it */
+    if (low <= 1 && q >= -4 && q <= 23 && (mantissa & 3) == 1
+        && (mantissa << shift) == high) mantissa &= ~(uint64_t)1;  /* halfway: to even */
+    mantissa += mantissa & 1;
+    mantissa >>= 1;
+    if (mantissa >= ((uint64_t)2 << 52)) {
+        mantissa = (uint64_t)1 << 52;
+        power2++;
+    }
+    mantissa &= ~((uint64_t)1 << 52);
+    if (power2 >= 0x7FF) return 0;  /* infinite: not plain */
+    uint64_t bits = mantissa | ((uint64_t)power2 << 52);
+    memcpy(out, &bits, sizeof bits);
+    return 1;
+}
+
+static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+                               1e22};
+
+/* A JSON number at l->p: 1 an int (*i), 2 a float (*d), 0 not plain (bad grammar, an
+ * int outside int64, a float that is not finite). */
+static int read_number(Line *l, int64_t *i, double *d) {
+    const char *s = l->p, *p = s;
+    int negative = 0, digits = 0, frac_digits = 0, is_float = 0;
+    uint64_t mantissa = 0;
+    int overflow = 0;
+    if (p < l->end && *p == '-') { negative = 1; p++; }
+    if (p >= l->end) return 0;
+    if (*p == '0') { p++; digits = 1; }
+    else if (*p >= '1' && *p <= '9') {
+        while (p < l->end && *p >= '0' && *p <= '9') {
+            if (mantissa > (UINT64_MAX - 9) / 10) overflow = 1;
+            else mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+            p++; digits++;
+        }
+    } else return 0;
+    if (p < l->end && *p == '.') {
+        is_float = 1; p++;
+        const char *f = p;
+        while (p < l->end && *p >= '0' && *p <= '9') {
+            if (mantissa > (UINT64_MAX - 9) / 10) overflow = 1;
+            else mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        frac_digits = (int)(p - f);
+        if (frac_digits == 0) return 0;
+    }
+    int exp10 = 0;
+    if (p < l->end && (*p == 'e' || *p == 'E')) {
+        is_float = 1; p++;
+        int exp_negative = 0, exp_digits = 0;
+        if (p < l->end && (*p == '+' || *p == '-')) { exp_negative = *p == '-'; p++; }
+        while (p < l->end && *p >= '0' && *p <= '9') {
+            if (exp10 < 100000) exp10 = exp10 * 10 + (*p - '0');
+            p++; exp_digits++;
+        }
+        if (exp_digits == 0) return 0;
+        if (exp_negative) exp10 = -exp10;
+    }
+    l->p = p;
+    if (!is_float) {
+        /* int64 without its lowest value: is_plain's step range, and one rule for all */
+        if (overflow || mantissa > (uint64_t)INT64_MAX) return 0;
+        *i = negative ? (int64_t)(0 - mantissa) : (int64_t)mantissa;
+        return 1;
+    }
+    int scale = exp10 - frac_digits;
+    if (!overflow && mantissa <= (1ULL << 53) && scale >= -22 && scale <= 22) {
+        double v = (double)mantissa;  /* exact, and one correctly rounded operation */
+        v = scale < 0 ? v / POW10[-scale] : v * POW10[scale];
+        *d = negative ? -v : v;
+        return 2;
+    }
+    double v;
+    if (!overflow && eisel_lemire(mantissa, scale, &v)) {
+        *d = negative ? -v : v;
+        return 2;
+    }
+    char tmp[64];
+    Py_ssize_t n = p - s;
+    if (n >= (Py_ssize_t)sizeof(tmp)) return 0;  /* a long literal: orjson's own reading */
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    v = PyOS_string_to_double(tmp, NULL, NULL);
+    if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    if (!isfinite(v)) return 0;
+    *d = v;
+    return 2;
+}
+
+static int in_tuple(PyObject *tuple, const char *name, Py_ssize_t len) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(tuple); k++) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(tuple, k), &n);
+        if (s != NULL && n == len && memcmp(s, name, len) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The run's key of these bytes, added when new (kind 0 until its first value); -1 when the
+ * run holds too many keys or the name is no UTF-8 or "messages" (not is_plain): the line is
+ * then not plain.  A name is checked once, when first seen: later lines match its bytes. */
+static int key_of(Run *r, const char *name, Py_ssize_t len) {
+    for (int k = 0; k < r->count; k++)
+        if (r->keys[k].len == len && memcmp(r->keys[k].name, name, len) == 0) return k;
+    if (r->count == MAX_KEYS || (len == 8 && memcmp(name, "messages", 8) == 0)) return -1;
+    PyObject *decoded = PyUnicode_DecodeUTF8(name, len, "strict");
+    if (decoded == NULL) { PyErr_Clear(); return -1; }
+    Py_DECREF(decoded);
+    Key *key = &r->keys[r->count];
+    memset(key, 0, sizeof(*key));
+    key->name = name;
+    key->len = len;
+    key->list_kind = in_tuple(r->number_keys, name, len) ? NUMBERS
+                     : (in_tuple(r->string_keys, name, len) ? STRINGS : 0);
+    key->is_step = len == 4 && memcmp(name, "step", 4) == 0;
+    return r->count++;
+}
+
+/* A key at l->p (its opening quote), without escapes or control characters: its bytes in
+ * *name / *len, 1; else 0 (orjson reads such a line). */
+static int read_key(Line *l, const char **name, Py_ssize_t *len) {
+    const char *start = ++l->p, *p = start;
+    while (p < l->end && *p != '"') {
+        if ((unsigned char)*p < 0x20 || *p == '\\') return 0;
+        p++;
+    }
+    if (p >= l->end) return 0;
+    *name = start;
+    *len = p - start;
+    l->p = p + 1;
+    return 1;
+}
+
+static void unstage(Line *l) {
+    for (int s = 0; s < l->nstaged; s++) Py_XDECREF(l->staged[s].object);
+    l->nstaged = 0;
+}
+
+/* A list value of key k: numbers (a number key) or strings (a string key), staged.  1 read,
+ * 0 not plain. */
+static int read_list(Run *r, Line *l, int k, Staged *st) {
+    int numbers = r->keys[k].list_kind == NUMBERS, strings = r->keys[k].list_kind == STRINGS;
+    if (!numbers && !strings) return 0;
+    l->p++;
+    skip_ws(l);
+    st->kind = numbers ? NUMBERS : STRINGS;
+    st->first = l->numbers.size / (Py_ssize_t)sizeof(double);
+    st->count = 0;
+    if (strings && (st->object = PyList_New(0)) == NULL) { PyErr_Clear(); return 0; }
+    if (l->p < l->end && *l->p == ']') { l->p++; return 1; }
+    for (;;) {
+        skip_ws(l);
+        if (l->p >= l->end) return 0;
+        if (numbers) {
+            double v;
+            int64_t iv;
+            if (*l->p == 'n' && l->end - l->p >= 4 && memcmp(l->p, "null", 4) == 0) {
+                v = NAN;  /* as np.fromiter reads None */
+                l->p += 4;
+            } else {
+                int got = read_number(l, &iv, &v);
+                if (got == 0) return 0;
+                if (got == 1) v = (double)iv;
+            }
+            if (buf_put(&l->numbers, &v, sizeof v) < 0) { PyErr_Clear(); return 0; }
+        } else {
+            if (*l->p != '"') return 0;
+            PyObject *s = read_string(l);
+            if (s == NULL) return 0;
+            int bad = PyList_Append(st->object, s);
+            Py_DECREF(s);
+            if (bad) { PyErr_Clear(); return 0; }
+        }
+        st->count++;
+        skip_ws(l);
+        if (l->p < l->end && *l->p == ',') { l->p++; continue; }
+        if (l->p < l->end && *l->p == ']') { l->p++; return 1; }
+        return 0;
+    }
+}
+
+/* A scalar value, staged as the object orjson makes of it.  1 read, 0 not plain. */
+static int read_scalar(Line *l, Staged *st) {
+    const char *p = l->p;
+    st->kind = SCALAR;
+    if (*p == '"') {
+        st->object = read_string(l);
+        return st->object != NULL;
+    }
+    if (l->end - p >= 4 && memcmp(p, "true", 4) == 0) { st->object = Py_NewRef(Py_True); l->p += 4; return 1; }
+    if (l->end - p >= 5 && memcmp(p, "false", 5) == 0) { st->object = Py_NewRef(Py_False); l->p += 5; return 1; }
+    if (l->end - p >= 4 && memcmp(p, "null", 4) == 0) { st->object = Py_NewRef(Py_None); l->p += 4; return 1; }
+    int64_t i;
+    double d;
+    int got = read_number(l, &i, &d);
+    if (got == 0) return 0;
+    st->object = got == 1 ? PyLong_FromLongLong(i) : PyFloat_FromDouble(d);
+    if (st->object == NULL) { PyErr_Clear(); return 0; }
+    return 1;
+}
+
+/* One line into the staging: 1 plain, 0 not.  The step must be an int (is_plain's rule) and
+ * no key may change kind within the run (a run's columns keep one kind each). */
+static int read_line(Run *r, Line *l) {
+    unstage(l);
+    l->numbers.size = 0;
+    skip_ws(l);
+    if (l->p >= l->end || *l->p != '{') return 0;
+    l->p++;
+    skip_ws(l);
+    int step_seen = 0;
+    if (l->p < l->end && *l->p == '}') return 0;  /* {} has no step */
+    for (;;) {
+        skip_ws(l);
+        if (l->p >= l->end || *l->p != '"') return 0;
+        const char *name;
+        Py_ssize_t len;
+        if (!read_key(l, &name, &len)) return 0;
+        int k = key_of(r, name, len);
+        if (k < 0) return 0;
+        for (int s = 0; s < l->nstaged; s++) if (l->staged[s].key == k) return 0;  /* twice */
+        skip_ws(l);
+        if (l->p >= l->end || *l->p != ':') return 0;
+        l->p++;
+        skip_ws(l);
+        if (l->p >= l->end) return 0;
+        Staged *st = &l->staged[l->nstaged];
+        memset(st, 0, sizeof(*st));
+        st->key = k;
+        int ok = *l->p == '[' ? read_list(r, l, k, st)
+                 : (*l->p == '{' ? 0 : read_scalar(l, st));
+        if (!ok) { Py_CLEAR(st->object); return 0; }
+        l->nstaged++;
+        if (r->keys[k].kind != 0 && r->keys[k].kind != st->kind) return 0;
+        if (r->keys[k].is_step) {
+            if (!PyLong_CheckExact(st->object)) return 0;
+            step_seen = 1;
+        }
+        skip_ws(l);
+        if (l->p < l->end && *l->p == ',') { l->p++; continue; }
+        if (l->p < l->end && *l->p == '}') { l->p++; break; }
+        return 0;
+    }
+    skip_ws(l);
+    return step_seen && l->p == l->end;
+}
+
+/* Pad a key's column to `count` samples with the missing marker (or length -1). */
+static int pad(Run *r, Key *key, Py_ssize_t count) {
+    for (; key->filled < count; key->filled++) {
+        if (key->kind == NUMBERS) {
+            int64_t none = -1;
+            if (buf_put(&key->lengths, &none, sizeof none) < 0) return -1;
+        } else if (PyList_Append(key->column, r->missing) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The staged line as sample `n` of the run.  0, or -1 with an error set. */
+static int commit(Run *r, Line *l, Py_ssize_t n) {
+    for (int s = 0; s < l->nstaged; s++) {
+        Staged *st = &l->staged[s];
+        Key *key = &r->keys[st->key];
+        if (key->kind == 0) {
+            key->kind = st->kind;
+            if (st->kind != NUMBERS && (key->column = PyList_New(0)) == NULL) return -1;
+        }
+        if (pad(r, key, n) < 0) return -1;
+        if (st->kind == NUMBERS) {
+            int64_t count = st->count;
+            if (buf_put(&key->values, l->numbers.data + st->first * sizeof(double),
+                        st->count * (Py_ssize_t)sizeof(double)) < 0
+                || buf_put(&key->lengths, &count, sizeof count) < 0) return -1;
+        } else if (PyList_Append(key->column, st->object) < 0) return -1;
+        key->filled = n + 1;
+    }
+    unstage(l);
+    return 0;
+}
+
+static PyObject *bytes_of(Buf *b) {
+    return PyBytes_FromStringAndSize(b->data ? b->data : "", b->size);
+}
+
+/* The run's columns: {key: list} for scalars and token lists, {key: (float64 bytes, int64
+ * lengths bytes)} for number lists, every column padded to n samples. */
+static PyObject *columns_of(Run *r, Py_ssize_t n) {
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+    for (int k = 0; k < r->count; k++) {
+        Key *key = &r->keys[k];
+        if (key->kind == 0) continue;  /* seen only on the line that ended the run */
+        if (pad(r, key, n) < 0) { Py_DECREF(out); return NULL; }
+        PyObject *name = PyUnicode_DecodeUTF8(key->name, key->len, "strict");
+        PyObject *value = key->kind == NUMBERS
+            ? Py_BuildValue("(NN)", bytes_of(&key->values), bytes_of(&key->lengths))
+            : Py_NewRef(key->column);
+        if (name == NULL || value == NULL || PyDict_SetItem(out, name, value) < 0) {
+            Py_XDECREF(name); Py_XDECREF(value); Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(name);
+        Py_DECREF(value);
+    }
+    return out;
+}
+
+static void run_free(Run *r) {
+    for (int k = 0; k < r->count; k++) {
+        Py_XDECREF(r->keys[k].column);
+        PyMem_Free(r->keys[k].values.data);
+        PyMem_Free(r->keys[k].lengths.data);
+    }
+}
+
+static int is_blank(const char *p, const char *end) {  /* bytes.strip()'s whitespace */
+    for (; p < end; p++)
+        if (!(*p == ' ' || *p == '\t' || *p == '\r' || *p == '\x0b' || *p == '\x0c')) return 0;
+    return 1;
+}
+
+/* scan(data, pos, max_samples, max_bytes, missing, number_keys, string_keys) -> None | (end,
+ * lines, starts, ends, line_numbers, columns): the plain lines from pos on, until a line
+ * that is not plain or has no newline, max_samples samples or max_bytes of lines.  starts
+ * and ends: int64 bytes of each sample's line span; line_numbers: its line among the lines
+ * read (from 0; blank lines are read and counted, and make no sample).  None when the line at
+ * pos is not plain: the caller reads it. */
+static PyObject *scan(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos, max_samples, max_bytes;
+    Run r;
+    memset(&r, 0, sizeof r);
+    if (!PyArg_ParseTuple(args, "y*nnnOO!O!", &view, &pos, &max_samples, &max_bytes,
+                          &r.missing, &PyTuple_Type, &r.number_keys, &PyTuple_Type,
+                          &r.string_keys)) return NULL;
+    const char *data = view.buf, *end = data + view.len;
+    Line l;
+    memset(&l, 0, sizeof l);
+    Buf starts = {0}, ends = {0}, numbers = {0};
+    Py_ssize_t n = 0, lines = 0, at = pos, taken = 0;
+    PyObject *out = NULL;
+    while (at < view.len && n < max_samples && taken < max_bytes) {
+        const char *line = data + at;
+        const char *nl = memchr(line, '\n', end - line);
+        if (nl == NULL) break;  /* a last line without newline: the caller's rules */
+        if (!is_blank(line, nl)) {
+            l.p = line;
+            l.end = nl;
+            if (!read_line(&r, &l)) { unstage(&l); break; }
+            int64_t s = at, e = nl - data, number = lines;
+            if (commit(&r, &l, n) < 0 || buf_put(&starts, &s, sizeof s) < 0
+                || buf_put(&ends, &e, sizeof e) < 0 || buf_put(&numbers, &number, sizeof number) < 0)
+                goto done;
+            n++;
+            taken += nl - line;
+        }
+        lines++;
+        at = nl + 1 - data;
+    }
+    if (lines == 0) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *cols = columns_of(&r, n);
+    if (cols != NULL)
+        out = Py_BuildValue("(nnNNNN)", at, lines, bytes_of(&starts), bytes_of(&ends),
+                            bytes_of(&numbers), cols);
+done:
+    unstage(&l);
+    run_free(&r);
+    PyMem_Free(l.text.data);
+    PyMem_Free(l.numbers.data);
+    PyMem_Free(starts.data);
+    PyMem_Free(ends.data);
+    PyMem_Free(numbers.data);
+    PyBuffer_Release(&view);
+    return out;
+}
+
+/* flat_sums(values, lengths, n) -> float64 bytes: each sample's first n[i] values summed in
+ * order from 0.0 (builtin sum's order on 3.11; NaN where it has no list or n is 0). */
+static PyObject *flat_sums(PyObject *self, PyObject *args) {
+    Py_buffer values, lengths, heads;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &values, &lengths, &heads)) return NULL;
+    const double *v = values.buf;
+    const int64_t *len = lengths.buf, *n = heads.buf;
+    Py_ssize_t count = lengths.len / (Py_ssize_t)sizeof(int64_t);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *sums = (double *)PyBytes_AS_STRING(out);
+        Py_ssize_t at = 0;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            int64_t k = n[i] < len[i] ? n[i] : len[i];
+            if (len[i] < 0 || k <= 0) sums[i] = NAN;
+            else {
+                double total = 0.0;
+                for (int64_t j = 0; j < k; j++) total += v[at + j];
+                sums[i] = total;
+            }
+            if (len[i] > 0) at += len[i];
+        }
+    }
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&heads);
+    return out;
+}
+
+/* set_powers(bytes): the 651 (hi, lo) pairs of POW5, little-endian uint64s. */
+static PyObject *set_powers(PyObject *self, PyObject *args) {
+    Py_buffer table;
+    if (!PyArg_ParseTuple(args, "y*", &table)) return NULL;
+    if (table.len != (Py_ssize_t)sizeof(POW5)) {
+        PyBuffer_Release(&table);
+        PyErr_SetString(PyExc_ValueError, "a table of 651 pairs of uint64");
+        return NULL;
+    }
+    memcpy(POW5, table.buf, sizeof(POW5));
+    pow5_set = 1;
+    PyBuffer_Release(&table);
+    Py_RETURN_NONE;
+}
+
+/* parse_number(bytes) -> int | float | None: one JSON number as a line's value is read
+ * (for tests: every float against float()). */
+static PyObject *parse_number(PyObject *self, PyObject *args) {
+    Py_buffer text;
+    if (!PyArg_ParseTuple(args, "y*", &text)) return NULL;
+    Line l;
+    memset(&l, 0, sizeof l);
+    l.p = text.buf;
+    l.end = l.p + text.len;
+    int64_t i;
+    double d;
+    int got = read_number(&l, &i, &d);
+    int whole = l.p == l.end;
+    PyBuffer_Release(&text);
+    if (got == 0 || !whole) Py_RETURN_NONE;
+    return got == 1 ? PyLong_FromLongLong(i) : PyFloat_FromDouble(d);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS, "plain lines from pos on, as columns"},
+    {"set_powers", set_powers, METH_VARARGS, "the powers of five the float parser uses"},
+    {"parse_number", parse_number, METH_VARARGS, "one JSON number, as scan reads it"},
+    {"flat_sums", flat_sums, METH_VARARGS, "each sample's first n values summed in order"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lines", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__lines(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddStringConstant(m, "SOURCE", KERNEL_SOURCE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

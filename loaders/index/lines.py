@@ -1,0 +1,220 @@
+"""A run of a dump's plain lines read straight into columns (lines.c), when it is built.
+
+A plain line is one of the board's own format whose values are scalars, the per-token
+number lists (schema.FLOAT_ARRAY_KEYS) or the token list: most lines of a native dump.  The
+summary reads such a run (a Block) through BlockFields, the same columns a batch of parsed
+dicts gives through Fields, with the number lists laid end to end: no dict, no float
+object a token.  Any other line is read by orjson as before, so a dump indexes to the same
+summary with or without the build (tests/loaders/test_index_lines.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import struct
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from loaders import schema as S
+from loaders.index.fields import Fields
+
+_SOURCE = Path(__file__).with_name("lines.c")
+NUMBER_KEYS = S.FLOAT_ARRAY_KEYS
+STRING_KEYS = (S.RESPONSE_TOKENS,)
+# keys a Block never summarizes itself: such a run is read as dicts (the per-sample rules)
+AS_DICTS = frozenset(S.CONVERSATION_KEYS)
+
+
+class _Missing:
+    """A key a line does not have (None is a value: a null)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
+def powers_of_five() -> bytes:
+    """5^q for q in [-342, 308] as lines.c's float parser wants them: the high 128 bits of
+    each, as (hi, lo) little-endian uint64s; a negative power's reciprocal rounded up, then
+    cut to 128 bits (as fast_float's table_generation.py makes its table)."""
+    out = []
+    for q in range(-342, 0):
+        power5 = 5 ** -q
+        z = power5.bit_length()  # the least z with 2^z >= 5^-q (5^-q is no power of two)
+        c = 2 ** ((z + 127) if q >= -27 else (2 * z + 128)) // power5 + 1
+        while c >= 1 << 128:
+            c //= 2
+        out.append(c)
+    for q in range(309):
+        power5 = 5 ** q
+        while power5 < 1 << 127:
+            power5 *= 2
+        while power5 >= 1 << 128:
+            power5 //= 2
+        out.append(power5)
+    return b"".join(struct.pack("<QQ", c >> 64, c & (2**64 - 1)) for c in out)
+
+
+def _load() -> object | None:
+    try:
+        from loaders.index import _lines  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    want = hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:16]
+    if want != _lines.SOURCE:
+        return None
+    _lines.set_powers(powers_of_five())
+    return _lines
+
+
+# RL_BOARD_PLAIN_LINES=0 reads every line with orjson (the A/B of benchmarks/bench_index.py)
+_C = _load() if os.environ.get("RL_BOARD_PLAIN_LINES", "1") != "0" else None
+# sums in order, as builtin sum adds on 3.11; 3.12's sum compensates: the lists' own path then
+ORDERED_SUMS = sys.version_info < (3, 12)
+NumberColumn = tuple[np.ndarray, np.ndarray]  # (values end to end, length a sample, -1: none)
+
+
+@dataclass
+class Block:
+    end: int  # where the next line starts
+    lines: int  # lines read, blank ones too
+    starts: np.ndarray  # each sample's line, as a span of the data
+    ends: np.ndarray
+    line_numbers: np.ndarray  # its line among those read, from 0
+    columns: dict[str, list | NumberColumn]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+
+def available() -> bool:
+    return _C is not None
+
+
+def read_block(data: bytes, pos: int, max_samples: int, max_bytes: int) -> Block | None:
+    """The plain lines from pos on, up to max_samples samples or about max_bytes; None when
+    the line at pos is not plain (or there is no build)."""
+    if _C is None:
+        return None
+    found = _C.scan(data, pos, max_samples, max_bytes, MISSING, NUMBER_KEYS, STRING_KEYS)
+    if found is None:
+        return None
+    end, lines, starts, ends, numbers, columns = found
+    for key, value in columns.items():
+        if isinstance(value, tuple):
+            columns[key] = (np.frombuffer(value[0], np.float64),
+                            np.frombuffer(value[1], np.int64))
+    return Block(end, lines, np.frombuffer(starts, np.int64), np.frombuffer(ends, np.int64),
+                 np.frombuffer(numbers, np.int64), columns)
+
+
+class Row(Mapping):
+    """One sample of a block as the dict orjson would have made (for the rare per-sample
+    rule that reads a sample whole)."""
+
+    def __init__(self, fields: BlockFields, i: int) -> None:
+        self._fields, self._i = fields, i
+
+    def __getitem__(self, key: str) -> object:
+        value = self._fields.raw(key)[self._i] if key in self._fields else MISSING
+        if value is MISSING:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self._fields.order if self._fields.raw(k)[self._i] is not MISSING)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class Rows(Sequence):
+    """A block's samples as Rows, each made when it is asked for."""
+
+    def __init__(self, fields: BlockFields) -> None:
+        self._fields = fields
+
+    def __len__(self) -> int:
+        return self._fields.size
+
+    def __getitem__(self, i: int) -> Row:  # type: ignore[override]
+        if not -self._fields.size <= i < self._fields.size:
+            raise IndexError(i)
+        return Row(self._fields, i % self._fields.size)
+
+
+class BlockFields(Fields):
+    """A Block's columns, as Fields gives a parsed batch's."""
+
+    def __init__(self, block: Block) -> None:
+        super().__init__([], set(block.columns))
+        self.block, self.size = block, len(block)
+        self.order = list(block.columns)  # the first line's key order, then new keys
+        self._raw: dict[str, list] = {}
+        self._plain: dict[str, list] = {}
+
+    def rows(self) -> Rows:
+        return Rows(self)
+
+    def numbers(self, key: str) -> NumberColumn | None:
+        value = self.block.columns.get(key)
+        return value if isinstance(value, tuple) else None
+
+    def raw(self, key: str) -> list:
+        """The key's value in every sample, MISSING where it has none."""
+        if key not in self._raw:
+            value = self.block.columns.get(key)
+            self._raw[key] = (_lists(*value) if isinstance(value, tuple)
+                              else value if value is not None else [MISSING] * self.size)
+        return self._raw[key]
+
+    def column(self, key: str) -> list:
+        if key not in self._plain:
+            raw = self.raw(key)  # a key every sample has (the usual case) is its list as is
+            self._plain[key] = [None if v is MISSING else v for v in raw] if MISSING in raw \
+                else raw
+        return self._plain[key]
+
+    def lengths(self, key: str) -> np.ndarray | None:
+        """Each sample's list length (-1: no list), for a number list column; else None."""
+        value = self.numbers(key)
+        return None if value is None else value[1]
+
+    def heads(self, key: str, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """The first lengths[i] numbers of each row's list, end to end (NaN for a null)."""
+        values, sizes = self.numbers(key)
+        starts = np.cumsum(np.maximum(sizes, 0)) - np.maximum(sizes, 0)
+        want = lengths[rows]
+        at = np.repeat(starts[rows] - (np.cumsum(want) - want), want) + np.arange(want.sum())
+        return values[at]
+
+    def sums(self, key: str, lengths: np.ndarray) -> np.ndarray | None:
+        """Each sample's first n numbers summed in order (NaN with no list or n 0); None where
+        the interpreter's sum is not a plain one (3.12+)."""
+        value = self.numbers(key)
+        if value is None or not ORDERED_SUMS:
+            return None
+        values, sizes = value
+        return np.frombuffer(_C.flat_sums(values, sizes, lengths.astype(np.int64)),
+                             np.float64).copy()
+
+
+def _lists(values: np.ndarray, sizes: np.ndarray) -> list:
+    """A number list column as the lists orjson made (a null back to None)."""
+    out: list = []
+    at = 0
+    for size in sizes.tolist():
+        if size < 0:
+            out.append(MISSING)
+            continue
+        part = values[at:at + size].tolist()
+        out.append([None if math.isnan(v) else v for v in part])
+        at += size
+    return out
