@@ -1,10 +1,7 @@
 """Build loaders/index/_kernel (kernel.c) and _lines (lines.c) for this interpreter, each
-when it is missing or was built from another source.  start.sh and tests/run.sh call it after installing; a machine
-without a C compiler or Python's headers still runs the board (kernel.py's Python path),
-and this says so in one line.
-
-    python scripts/build_kernel.py [--quiet]
-"""
+when it is missing or was built from another source.  start.sh and tests/run.sh call it
+after installing; a machine without a C compiler or Python's headers still runs the board
+(the Python paths of kernel.py and lines.py), and this says so in one line."""
 from __future__ import annotations
 
 import hashlib

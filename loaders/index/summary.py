@@ -186,8 +186,11 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, prompt_ids: dict
 
 
 def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
-    """The batch's parts as one set of columns (None where a part lacks a column)."""
+    """The batch's parts as one set of columns (None where a part lacks a column): the
+    schema's in the parts' order, then the extras by name, wherever the batches were cut."""
     names = dict.fromkeys(name for part in parts for name in part)
+    names = [n for n in names if n in S.SUMMARY_DTYPES or n.startswith("\0")] + sorted(
+        n for n in names if n not in S.SUMMARY_DTYPES and not n.startswith("\0"))
     out: dict[str, list | np.ndarray] = {}
     sizes = [len(part[S.STEP]) for part in parts]
     for name in names:

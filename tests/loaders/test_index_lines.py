@@ -1,0 +1,124 @@
+"""Plain lines read in C straight into columns (loaders/index/lines.c) index exactly as the
+same lines read by orjson do; every other line is read by orjson, as before."""
+import json
+import math
+import random
+import struct
+
+import numpy as np
+import pandas as pd
+import pytest
+from dump_files import make_sample
+
+from loaders import open_run
+from loaders.index import lines
+
+pytestmark = pytest.mark.skipif(not lines.available(), reason="lines.c not built")
+
+
+def _bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def test_every_number_reads_as_float_and_int_read_it():
+    rng = random.Random(7)
+    texts = []
+    for i in range(40_000):
+        kind = i % 4
+        if kind == 0:  # shortest repr of a float, as json.dumps writes logprobs
+            texts.append(repr(-rng.random() * 10 ** rng.randint(-9, 2)))
+        elif kind == 1:  # any finite double: the extremes of the exponent
+            x = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+            if math.isfinite(x):
+                texts.append(repr(x))
+        elif kind == 2:  # up to 19 digits and any exponent: Eisel-Lemire's edges
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 18)))
+            texts.append(f"{rng.randint(1, 9)}.{digits}e{rng.randint(-330, 310)}")
+        else:
+            texts.append(str(rng.randint(-2**63 + 1, 2**63 - 1)))
+    texts += ["0", "-0", "-0.0", "1e22", "1e23", "9007199254740993", "2.2250738585072014e-308",
+              "4.9406564584124654e-324", "1.7976931348623157e308", "0.1", "1E+2", "5e-1"]
+    for text in texts:
+        got = lines._C.parse_number(text.encode())
+        want = json.loads(text)
+        if got is None:  # not plain (a subnormal, say): orjson reads the line
+            continue
+        assert type(got) is type(want) and _bits(float(got)) == _bits(float(want)), text
+
+
+@pytest.mark.parametrize("text", ["01", "1.", ".5", "+1", "1e", "--1", "1e400", "-", "0x10",
+                                  "9223372036854775808", "-9223372036854775808", "NaN"])
+def test_what_is_no_plain_json_number_is_left_to_orjson(text):
+    assert lines._C.parse_number(text.encode()) is None
+
+
+def _odd_lines() -> list[str]:
+    """Plain and odd lines mixed, as a long run's files hold them."""
+    def line(step: int, seed: int, **changes) -> str:
+        sample = make_sample(step, n=5, seed=seed, uid=f"g{seed % 3}")
+        sample.update(changes)
+        return json.dumps(sample, ensure_ascii=False)
+
+    plain = [line(1, i) for i in range(6)]
+    return [
+        *plain[:3], "", "   ", line(1, 10, values=None), line(1, 11, logprobs=[-0.1, None, -0.3]),
+        line(1, 12, response="héllo ✓ 𝄞 \"q\" \\ / \n\t", prompt="\u00e9\x7f"),
+        json.dumps(make_sample(1, seed=13, response="\U0001d11e"), ensure_ascii=True),
+        line(1, 14).replace('"response": "', '"response": "\\ud800', 1),  # a lone surrogate
+        line(1, 15).replace('"reward": ', '"reward": NaN, "x": ', 1),
+        line(1, 16, reward=10**30), line(1, 17, reward=1e-5, ref_reward=-0.0),
+        line(2, 18, score2=3, flag=True, note=None), line(2, 19, entropy=[0.5] * 5),
+        line(2, 20, status="aborted"), line(2, 21, validation=True),
+        '{"step": 2, "step": 3, "reward": 1.0, "response": "twice"}',
+        "\ufeff" + line(2, 22), line(2, 23, messages=[{"role": "user", "content": "m"}]),
+        line(2, 24).replace('"step": 2', '"step": "2"'),
+        line(2, 25).replace('"step": 2', '"step": 2.0'),
+        line(2, 26, response_tokens=[1, 2, 3, 4, 5]), line(2, 27, logprobs=[]),
+        line(2, 28, reward="0.5"), line(2, 29, nested={"a": [1, {"b": 2}]}),
+        line(3, 30, response="x" * 20_000), *plain[3:], line(3, 31, logprobs=5),
+        line(3, 32, values=[0.1, 0.2, 0.3, 0.4, 0.5]), line(3, 33, token_rewards=[0, 0, 0, 0, 1]),
+        "not json at all", "[1, 2]", line(3, 34, prompt=7)]
+
+
+def _write(root, text: str) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "rollout_data_rank_0.jsonl").write_text(text)
+    (root / "rollout_data_rank_1.jsonl").write_text(text.replace("\n", "\r\n"))
+
+
+def _frame(root) -> tuple[pd.DataFrame, list]:
+    run = open_run(root, use_cache=False)
+    return run.with_previews(run.samples), run.problems
+
+
+def test_an_odd_dump_indexes_the_same_read_in_c_or_by_orjson(tmp_path, monkeypatch):
+    text = "\n".join(_odd_lines()) + "\n" + json.dumps(make_sample(3, seed=99))[:-9]  # half
+    _write(tmp_path / "c", text)
+    _write(tmp_path / "py", text)
+    read = []
+    real = lines.read_block
+    monkeypatch.setattr(lines, "read_block", lambda *a: read.append(r := real(*a)) or r)
+    fast, fast_problems = _frame(tmp_path / "c")
+    assert sum(len(b) for b in read if b is not None) > 20  # the plain runs were read in C
+    monkeypatch.setattr(lines, "_C", None)
+    slow, slow_problems = _frame(tmp_path / "py")
+    assert fast_problems == slow_problems and len(fast) == len(slow) > 60
+    assert list(fast.columns) == list(slow.columns)
+    for name in fast.columns:
+        a, b = fast[name], slow[name]
+        if name == "digest" or a.dtype == object:
+            assert a.tolist() == b.tolist(), name
+        else:
+            pd.testing.assert_series_equal(a, b, check_exact=True, obj=name)
+
+
+def test_a_run_splits_where_a_key_changes_kind(tmp_path):
+    """values null, then a list: two runs, each with one kind a column."""
+    rows = [make_sample(1, seed=i, values=None if i < 3 else [0.5] * 6) for i in range(6)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    first = lines.read_block(data, 0, 1024, 1 << 20)
+    assert len(first) == 3 and first.columns["values"] == [None] * 3
+    second = lines.read_block(data, first.end, 1024, 1 << 20)
+    assert len(second) == 3
+    values, sizes = second.columns["values"]
+    assert sizes.tolist() == [6, 6, 6] and np.all(values == 0.5)
