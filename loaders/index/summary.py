@@ -9,6 +9,7 @@ is read for that sample alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -198,6 +199,6 @@ def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
         if all(isinstance(p, np.ndarray) for p in pieces):
             out[name] = np.concatenate(pieces)
         else:
-            out[name] = [v for p, size in zip(pieces, sizes)
-                         for v in (([None] * size) if p is None else p)]
+            out[name] = list(chain.from_iterable(
+                [None] * size if p is None else p for p, size in zip(pieces, sizes)))
     return out
