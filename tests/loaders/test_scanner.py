@@ -87,9 +87,27 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
 
     monkeypatch.setattr(pool, "INLINE_BYTES", 0)
     monkeypatch.setattr(pool, "_while_workers_start", recorded)
+    # a fork server's workers (the board server's) take ~0.2 s to start: the last chunk at
+    # least is taken back and scanned here (a forked worker starts at once)
+    monkeypatch.setattr(pool, "_start_method", lambda: "forkserver")
     shared = pool.scan_all(chunks)
-    # the workers take ~0.2 s to start: the last chunk at least is taken back and scanned here
     assert mine and mine[0] == len(chunks) - 1 and len(mine) < len(chunks)
     assert [r.chunk for r in shared] == chunks
     assert [list(r.rows[S.OFFSET]) for r in shared] == [list(r.rows[S.OFFSET]) for r in alone]
     assert [r.lines for r in shared] == [r.lines for r in alone]
+
+
+def test_a_one_threaded_process_forks_its_workers_and_a_threaded_one_does_not():
+    import threading
+
+    from loaders.index import pool
+
+    assert pool._start_method() == ("fork" if threading.active_count() == 1 else "forkserver")
+    stop = threading.Event()
+    extra = threading.Thread(target=stop.wait)
+    extra.start()
+    try:
+        assert pool._start_method() == "forkserver"
+    finally:
+        stop.set()
+        extra.join()
