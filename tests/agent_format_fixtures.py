@@ -51,7 +51,9 @@ def verifiers_episode(step: int, i: int, *, ok: bool = True, kind: str = "train"
 
 def prime_rollouts(root: Path) -> Path:
     """rollouts/step_N/{train,eval}/{all,effective}/traces.jsonl over two steps; `all` holds
-    the effective episodes again plus one failed episode with a trace and one without."""
+    the effective episodes again plus one failed episode with a trace and one without
+    (verifiers/v1/episode.py `Episode.to_record()`, written by prime-rl's
+    src/prime_rl/monitors/file.py)."""
     for step in range(2):
         good = [verifiers_episode(step, i) for i in range(4)]
         base = root / "rollouts" / f"step_{step}"
@@ -67,7 +69,8 @@ def verl_multi_turn(root: Path) -> Path:
     """verl's rollout dump of the tool agent loop (texts decoded without special tokens:
     role words on lines of their own, Hermes <tool_call> / <tool_response> blocks, two tool
     responses in one user block), and a validation dump where a custom reward kept the
-    conversation as `messages`."""
+    conversation as `messages` (verl/trainer/ppo/ray_trainer.py `_dump_generations`, the
+    turns of verl/experimental/agent_loop/tool_agent_loop.py)."""
     prompt = "system\nYou are a math agent.\nuser\nWhat is 6*7?\nassistant\n"
     call = '<tool_call>\n{"name": "calc", "arguments": {"expr": "6*7"}}\n</tool_call>'
     output = (f"I will compute.\n{call}\nuser\n<tool_response>\n42\n</tool_response>\n"
@@ -103,7 +106,8 @@ def _agent_text() -> tuple[str, str]:
 
 def areal_rollouts(root: Path) -> Path:
     """rollout/{tail_version}/{task_id}.jsonl and eval-rollout/; prompt_len counts the
-    masked tool tokens as prompt (AReaL's quirk), so the split text cuts into the turns."""
+    masked tool tokens as prompt (AReaL's quirk), so the split text cuts into the turns
+    (areal/infra/workflow_executor.py `_dump_trajectory`)."""
     prompt, completion = _agent_text()
     cut = len(prompt) + 12  # the split point moved into the completion
     for version, task in ((2, 7), (3, 7)):
@@ -120,7 +124,8 @@ def areal_rollouts(root: Path) -> Path:
 
 def skyrl_evals(root: Path) -> Path:
     """dumped_evals/global_step_{N}_evals/{data_source}.jsonl (a per-token score list in one
-    line), its aggregated_results.jsonl, and a training-input pickle never to be opened."""
+    line), its aggregated_results.jsonl, and a training-input pickle never to be opened
+    (skyrl/train/utils/trainer_utils.py `dump_per_dataset_eval_results`)."""
     prompt, completion = _agent_text()
     base = root / "dumped_evals" / "global_step_5_evals"
     write_dump(base / "search_qa.jsonl", [
@@ -133,7 +138,7 @@ def skyrl_evals(root: Path) -> Path:
 
 def art_trajectories(root: Path) -> Path:
     """trajectories/{split}/{step:04d}.parquet as ART writes them (tool_calls and metrics as
-    JSON strings, `trainable` on the sampled messages)."""
+    JSON strings, `trainable` on the sampled messages; src/art/utils/trajectory_logging.py)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -171,7 +176,7 @@ def art_trajectories(root: Path) -> Path:
 
 def rllm_episodes(root: Path) -> Path:
     """episodes/{mode}_step_{N}_epoch_0/episode_hash{h}_id{id}.json, indented, two
-    trajectories (solver and judge) in one episode."""
+    trajectories (solver and judge) in one episode (rllm/utils/episode_logger.py)."""
     import json
 
     chat = [{"role": "system", "content": "Solve."}, {"role": "user", "content": "1+1?"},
