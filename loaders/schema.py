@@ -51,9 +51,18 @@ LOSS_MASK = "loss_mask"
 TOKEN_TURNS = "token_turns"
 CONVERSATION_KEYS = (MESSAGES, LOSS_MASK, TOKEN_TURNS)
 
+# async RL: the versions of the policy weights that generated a sample, the oldest and the
+# newest (a multi-turn or partial rollout can span several); with the step it is trained at
+# they give its policy lag (step - oldest) and span (newest - oldest).  Read from slime/miles'
+# weight_versions, AReaL's head/tail_version, verifiers' run.work.policy, Tinker's
+# sampling_client_step; the board's own dump writes them as they are.
+POLICY_VERSION = "policy_version"
+POLICY_VERSION_NEWEST = "policy_version_newest"
+
 CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
              TOKEN_REWARDS, REWARD, STEP)
-OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD)
+OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD,
+                 POLICY_VERSION, POLICY_VERSION_NEWEST)
 TEXT_KEYS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
 SCALAR_KEYS = (REWARD, REF_REWARD, VALID_REWARD, REF_VALID_REWARD)
 FLOAT_ARRAY_KEYS = (LOGPROBS, REF_LOGPROBS, VALUES, TOKEN_REWARDS)
@@ -97,6 +106,10 @@ TRUNCATION_INFERRED = "truncation_inferred"
 REPETITION = "repetition"
 REPETITION_CHARS = 1024
 LENGTH_MISMATCH = "length_mismatch"
+# how many updates behind its training step the oldest policy that generated the sample was,
+# and how many versions its generation spanned (NaN where the dump says no version)
+POLICY_LAG = "policy_lag"
+POLICY_SPAN = "policy_span"
 NONFINITE = "nonfinite"
 FLAGS = (TRUNCATED, LENGTH_MISMATCH, NONFINITE)
 # a conversation's summary (NaN / "" for a single-turn sample): its turns, the tool calls of
@@ -191,7 +204,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
     TRUNCATED: "bool", TRUNCATION_INFERRED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
     TOKEN_DIGEST: "object",
-    REPETITION: "float64",
+    REPETITION: "float64", POLICY_LAG: "float64", POLICY_SPAN: "float64",
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",
 }

@@ -31,9 +31,9 @@ def areal(record: dict, context: FileContext) -> list[dict]:
     sample[S.RESPONSE] = record.get("completion")
     sample[S.STEP] = record.get("tail_version", context.step)
     sample["group_id"] = record.get("task_id")
-    head, tail = record.get("head_version"), record.get("tail_version")
-    if isinstance(head, int) and isinstance(tail, int):
-        sample["version_lag"] = tail - head  # how off-policy the sample is
+    # the policy versions at the start and the end of its generation (its step is the tail)
+    sample[S.POLICY_VERSION] = record.get("head_version")
+    sample[S.POLICY_VERSION_NEWEST] = record.get("tail_version")
     turns = chatml_turns(f"{record.get('prompt') or ''}{record.get('completion') or ''}")
     if len(turns) > 2:
         sample[S.MESSAGES] = turns

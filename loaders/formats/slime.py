@@ -55,6 +55,13 @@ def _length(record: dict) -> int:
     return int(n) if isinstance(n, (int, float, np.integer)) else 0
 
 
+def _versions(names: object) -> dict:
+    """`weight_versions` (a str a generate call; miles/dashboard/dump_reader.py reads the
+    numeric ones the same way) as the oldest and newest policy version."""
+    found = [int(v) for v in names if str(v).isdigit()] if isinstance(names, list) else []
+    return {S.POLICY_VERSION: min(found), S.POLICY_VERSION_NEWEST: max(found)} if found else {}
+
+
 def normalize(record: dict, context: FileContext) -> list[dict]:
     record = {k: _plain(v) for k, v in record.items()}
     n, tokens = _length(record), record.get("tokens")
@@ -78,6 +85,7 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
     if "log_probs" in record and "rollout_log_probs" in record:
         sample["inference_logprobs"] = record["rollout_log_probs"]
         sample.update(mismatch(record["log_probs"], record["rollout_log_probs"]))
+    sample.update(_versions(record.get("weight_versions")))
     status = record.get("status")
     if isinstance(status, str) and status in _STATUSES:
         sample["truncated"] = status == "truncated"

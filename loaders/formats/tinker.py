@@ -44,10 +44,9 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
         "action_tokens": sum(s["ac_len"] for s in steps if _number(s.get("ac_len"))),
         "final_ob_len": record.get("final_ob_len"), "split": split,
         "tags": ", ".join(map(str, record.get("tags") or [])),
-        "sampling_client_step": sampled,
+        # the sampler's weights: the board's policy lag is iteration - this
+        S.POLICY_VERSION: sampled,
     }
-    if _number(iteration) and _number(sampled):  # how many updates behind the sampler was
-        sample["policy_lag"] = iteration - sampled
     metrics = record.get("trajectory_metrics")
     if isinstance(metrics, dict):
         sample.update({f"metric_{k}": v for k, v in metrics.items() if _number(v)})

@@ -113,7 +113,9 @@ def _base(record: dict, context: FileContext) -> dict:
     run, work = _dict(record.get("run")), _dict(_dict(record.get("run")).get("work"))
     step = work.get("step", context.step if context.step is not None else 0)
     task = _dict(record.get("task"))
+    policy = _dict(work.get("policy"))  # verifiers/v1/episode.py PolicySpan: live versions
     return {S.STEP: step, "group_id": _dict(record.get("group")).get("id"),
+            S.POLICY_VERSION: policy.get("start"), S.POLICY_VERSION_NEWEST: policy.get("end"),
             "prompt_uid": task.get("key"), "env": _dict(record.get("env")).get("id"),
             S.VALIDATION: context.validation or work.get("type") == "eval" or run.get(
                 "type") == "eval" or "/eval/" in f"/{context.rel}"}

@@ -55,6 +55,25 @@ def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.
     return bad
 
 
+def policy_lag(objs: list[dict], keys: set[str], steps: np.ndarray, report: Report
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(step - oldest policy version, newest - oldest) of every sample; NaN without one."""
+    nan = np.full(len(objs), math.nan)
+    if S.POLICY_VERSION not in keys:
+        return nan, nan.copy()
+    versions = []
+    for key in (S.POLICY_VERSION, S.POLICY_VERSION_NEWEST):
+        values = column(objs, key, keys)
+        arr = numbers(values)
+        if arr is None:
+            arr = np.array([_scalar(v, key, i, report) for i, v in enumerate(values)],
+                           dtype=np.float64)
+        versions.append(arr)
+    oldest, newest = versions
+    newest = np.where(np.isnan(newest), oldest, newest)
+    return steps - oldest, newest - oldest
+
+
 def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:
     """(length after alignment, whether the per-token lists disagreed) of every sample: the
     shortest of its per-token lists (loaders.parse.arrays's rule), 0 without any."""

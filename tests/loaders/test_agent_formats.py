@@ -233,7 +233,7 @@ def test_areal_turns_from_the_joined_texts_whatever_prompt_len_says(tmp_path):
     assert set(run.formats.values()) == {"areal"}
     rows = _rows(run)
     row = rows.loc["rollout/3/7.jsonl:2"]
-    assert (row[S.STEP], row[S.REWARD], row["version_lag"]) == (3, 1.0, 1)
+    assert (row[S.STEP], row[S.REWARD], row[S.POLICY_LAG], row[S.POLICY_SPAN]) == (3, 1.0, 1, 1)
     assert row[S.TURNS] == 5 and row[S.TOOL_NAMES] == "search"
     assert row[S.GROUP_SOURCE] == "group_id"
     assert _turns(run, "rollout/3/7.jsonl:2") == SEARCH_TURNS

@@ -91,7 +91,8 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     # least is taken back and scanned here (a forked worker starts at once)
     monkeypatch.setattr(pool, "_start_method", lambda: "forkserver")
     shared = pool.scan_all(chunks)
-    assert mine and mine[0] == len(chunks) - 1 and len(mine) < len(chunks)
+    # (from the back, one at a time; on a loaded machine it may take them all)
+    assert mine and mine == list(range(len(chunks) - 1, len(chunks) - 1 - len(mine), -1))
     assert [r.chunk for r in shared] == chunks
     assert [list(r.rows[S.OFFSET]) for r in shared] == [list(r.rows[S.OFFSET]) for r in alone]
     assert [r.lines for r in shared] == [r.lines for r in alone]
