@@ -147,9 +147,21 @@ def make_batch(world: World, rng: np.random.Generator, step: int, count: int,
     return samples
 
 
+def with_policy_versions(batch: list[dict], rng: np.random.Generator, step: int, max_lag: int
+                         ) -> None:
+    """An async run's samples: each drawn by weights up to max_lag updates old (most of
+    them fresh), one in five over two versions (its generation crossed a weight update)."""
+    lags = np.minimum(rng.geometric(0.5, size=len(batch)) - 1, min(max_lag, step))
+    for sample, lag in zip(batch, lags.tolist()):
+        sample["policy_version"] = step - lag
+        if lag and rng.random() < 0.2:
+            sample["policy_version_newest"] = step - lag + 1
+
+
 def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per_rank: int = 8,
                max_tokens: int = 256, seed: int = 0, start_step: int = 0,
-               append: bool = False, group_size: int = 1, prompts: int = 0) -> list[Path]:
+               append: bool = False, group_size: int = 1, prompts: int = 0,
+               max_lag: int = 0) -> list[Path]:
     """Write (or append) steps start_step.. of rollout_data_rank_{r}.jsonl; their paths.
 
     Training progress runs from step 0 to the last step written; appended steps continue
@@ -167,6 +179,8 @@ def write_dump(out_dir: str | Path, steps: int = 10, ranks: int = 2, samples_per
             for rank, handle in enumerate(handles):
                 rng = np.random.default_rng([seed, 2, step, rank])
                 batch = make_batch(world, rng, step, samples_per_rank, group_size, rank)
+                if max_lag:
+                    with_policy_versions(batch, rng, step, max_lag)
                 handle.write(b"".join(encode(sample) for sample in batch))
     return paths
 
@@ -240,7 +254,7 @@ def write_demo(out_dir: str | Path) -> list[tuple[str, int, str]]:
 
 
 DEFAULTS = {"steps": 10, "ranks": 2, "samples_per_rank": 8, "max_tokens": 256, "seed": 0,
-            "start_step": 0, "group_size": 1, "prompts": 0}
+            "start_step": 0, "group_size": 1, "prompts": 0, "max_lag": 0}
 # the shape of issue 21's long-run benchmark (benchmarks/bench_run_sizes.py)
 LONG_RUN = {**DEFAULTS, "steps": 1000, "ranks": 8, "samples_per_rank": 128, "max_tokens": 16,
             "seed": 3, "group_size": 8, "prompts": 20_000}
@@ -268,7 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         paths = write_dump(args.out_dir, args.steps, args.ranks, args.samples_per_rank,
                            args.max_tokens, args.seed, args.start_step, args.append,
-                           args.group_size, args.prompts)
+                           args.group_size, args.prompts, args.max_lag)
     print(f"{sum(p.stat().st_size for p in paths) - before} bytes written")
 
 

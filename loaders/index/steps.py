@@ -9,7 +9,7 @@ from loaders import schema as S
 AGGREGATED = (S.REWARD, S.REF_REWARD, S.VALID_REWARD, S.REF_VALID_REWARD, S.REWARD_GAP,
               S.LOG_RATIO_MEAN, *map(S.kl_mean, S.KL_ESTIMATORS),
               *map(S.kl_sum, S.KL_ESTIMATORS), S.RESPONSE_LEN, S.RESPONSE_CHARS,
-              S.REF_RESPONSE_CHARS, S.VALUE_MEAN, S.TOKEN_REWARD_SUM)
+              S.REF_RESPONSE_CHARS, S.VALUE_MEAN, S.TOKEN_REWARD_SUM, S.POLICY_LAG)
 # every column step_stats reads
 STEP_STATS_COLUMNS = (S.STEP, *AGGREGATED, *S.FLAGS, S.NAN_COUNT)
 _QUANTILES = {"p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9}

@@ -1,6 +1,8 @@
 """Pure builders of the Groups page: the group table, one group's answers, the group mix."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -94,14 +96,18 @@ def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:
     """One group's answers as displayed: rank by reward, the figures that explain the
     advantage, and the key that opens the answer."""
     finish = next((c for c in _FINISH if c in members and members[c].notna().any()), None)
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "#": np.arange(1, len(members) + 1), S.REWARD: members[S.REWARD].to_numpy(),
         S.ADVANTAGE: members[S.ADVANTAGE].to_numpy(), S.PASSED: members[S.PASSED].to_numpy(),
         S.RESPONSE_LEN: members[S.RESPONSE_LEN].to_numpy(),
         S.TRUNCATED: members[S.TRUNCATED].to_numpy(),
         f"KL {estimator} mean": members[S.kl_mean(estimator)].to_numpy(),
         "finish": members[finish].astype("string").to_numpy() if finish else "",
-        "left out": members[S.EXCLUDED_BY].to_numpy(), S.KEY: members[S.KEY].to_numpy()})
+        "left out": members[S.EXCLUDED_BY].to_numpy(),
+        S.POLICY_LAG: members[S.POLICY_LAG].to_numpy() if S.POLICY_LAG in members else math.nan,
+        S.KEY: members[S.KEY].to_numpy()})
+    # an on-policy run's answers have no lag: no column of blanks
+    return table.drop(columns=S.POLICY_LAG) if table[S.POLICY_LAG].isna().all() else table
 
 
 def head_tail(text: str, keep: int = HEAD_TAIL) -> str:

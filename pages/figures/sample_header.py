@@ -31,7 +31,11 @@ def _fields(estimator: str) -> tuple[_Field, ...]:
             _Field(f"KL {estimator} (token mean)", S.kl_mean(estimator), False),
             _Field("response tokens", S.RESPONSE_LEN, True),
             _Field("response chars", S.RESPONSE_CHARS, True),
-            _Field("reference chars", S.REF_RESPONSE_CHARS, True))
+            _Field("reference chars", S.REF_RESPONSE_CHARS, True),
+            _Field("policy lag", S.POLICY_LAG, False))
+
+# shown only where the run has it: an on-policy run's samples have no lag to show
+_WHEN_KNOWN = frozenset({S.POLICY_LAG})
 
 
 def _number(row: pd.Series | dict, column: str) -> float:
@@ -57,6 +61,8 @@ def sample_figures(row: pd.Series | dict, stats: pd.Series | dict | None,
         mean = _number(stats, S.stat(field.column, "mean"))
         if field.count and value == 0 and not _number(stats, S.stat(field.column, "max")) > 0:
             value = mean = math.nan
+        if field.column in _WHEN_KNOWN and math.isnan(value) and math.isnan(mean):
+            continue
         out.append(_figure(field, value, mean))
     return out
 

@@ -1,6 +1,8 @@
 """Pure builders of the Responses page's table: filter, sort, shape."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import regex as regex_engine
@@ -24,13 +26,16 @@ def sort_choices(estimator: str) -> dict[str, str]:
         "log_ratio mean": S.LOG_RATIO_MEAN, "log_ratio sum": S.LOG_RATIO_SUM,
         f"KL {estimator} mean": S.kl_mean(estimator), f"KL {estimator} sum": S.kl_sum(estimator),
         "length (tokens)": S.RESPONSE_LEN, "ref_reward": S.REF_REWARD,
+        "policy lag": S.POLICY_LAG,
     }
 
 
 def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = None,
                 flags: tuple[str, ...] = (), regex: regex_engine.Pattern | None = None,
-                texts: dict[str, str] | None = None) -> pd.DataFrame:
-    """Rows whose reward is in range, that carry every given flag, and whose text matches.
+                texts: dict[str, str] | None = None,
+                lag_range: tuple[int, int] | None = None) -> pd.DataFrame:
+    """Rows whose reward (and policy lag) is in range, that carry every given flag, and
+    whose text matches.
 
     `texts` maps sample keys to the full prompt+response text searched by `regex`; without it
     the previews are searched.
@@ -40,6 +45,9 @@ def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = N
         reward = rows[S.REWARD].to_numpy()
         in_range = (reward >= reward_range[0]) & (reward <= reward_range[1])
         keep &= in_range | np.isnan(reward)  # a missing reward is not out of range
+    if lag_range is not None:  # a sample that names no policy version is not kept then
+        lag = rows[S.POLICY_LAG].to_numpy(dtype=float)
+        keep &= (lag >= lag_range[0]) & (lag <= lag_range[1])
     for flag in flags:
         keep &= rows[flag].to_numpy(dtype=bool)
     if regex is not None:
@@ -108,6 +116,7 @@ def table_view(rows: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
         S.RESPONSE_LEN: rows[S.RESPONSE_LEN].to_numpy(),
         S.REF_RESPONSE: previews(rows[S.REF_RESPONSE], options),
         S.REF_REWARD: rows[S.REF_REWARD].to_numpy(), S.REWARD_GAP: rows[S.REWARD_GAP].to_numpy(),
+        S.POLICY_LAG: rows[S.POLICY_LAG].to_numpy() if S.POLICY_LAG in rows else math.nan,
         "flags": flag_text(rows),
     })
     if S.EXCLUDED_BY in rows and rows[S.EXCLUDED_BY].fillna("").ne("").any():

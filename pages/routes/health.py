@@ -6,13 +6,17 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from loaders.health import views
+from loaders import schema as S
+from loaders.health import staleness, views
 from loaders.health.check import Health
 from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
+from pages.figures import staleness as lags
 from pages.figures.axes import mark_steps
 from pages.figures.text import literal
 from pages.frame.view import View
+
+LAG_METRICS = ("mismatch_kl_mean", "importance_ratio_mean", S.REWARD)  # where the run has them
 
 
 def _stages(metrics: pd.DataFrame) -> None:
@@ -53,10 +57,11 @@ def render(view: View) -> None:
     metrics = health.metrics.frame
     panels: list[Callable[[], None]] = [
         lambda: _stages(metrics), lambda: _memory(metrics), lambda: _ranks(view, metrics),
-        lambda: _stability(health, metrics, view.step), lambda: _quality(view, metrics)]
+        lambda: _stability(health, metrics, view.step), lambda: _quality(view, metrics),
+        lambda: _staleness(view)]
     # only the open tab is drawn (on_change="rerun" makes the tabs lazy)
-    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality"],
-                   key="panel", bind="query-params", on_change="rerun")
+    tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality",
+                    "Policy lag"], key="panel", bind="query-params", on_change="rerun")
     for tab, panel in zip(tabs, panels):
         if tab.open:
             with tab:
@@ -77,3 +82,27 @@ def _quality(view: View, metrics: pd.DataFrame) -> None:
         "quality", lambda: views.quality_of(view.run.numbers))), None if metrics.empty else metrics)
     st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
     st.dataframe(table, width="stretch")
+
+
+def _staleness(view: View) -> None:
+    """Async RL: how stale each step's samples were, and what the stale ones did."""
+    if not staleness.has_lag(view.run.column_names, view.run.step_stats):
+        st.info("No policy versions in this dump: the policy lag needs slime/miles "
+                "`weight_versions`, AReaL's head/tail version, verifiers' `run.work.policy`, "
+                "Tinker's `sampling_client_step`, or `policy_version` in the board's own dump "
+                "(verl keeps it in memory only).")
+        return
+    table = view.run.derived("lag_shares", lambda: view.run.kept_table(
+        "lag_shares", lambda: staleness.lag_shares_of(view.run.numbers)))
+    st.plotly_chart(mark_steps(lags.lag_figure(table), view.step), width="stretch",
+                    key="c_lag")
+    metrics = [S.kl_mean(view.options.kl_estimator), *LAG_METRICS]
+    rows = view.run.step_rows(view.step)
+    by = staleness.by_lag(rows, metrics)
+    if by.empty:
+        st.caption(f"No sample of step {view.step} names its policy version.")
+        return
+    shown = st.selectbox("By lag", [m for m in metrics if m in by], key="lag_metric",
+                         bind="query-params")
+    st.plotly_chart(lags.by_lag_figure(by, shown, view.step), width="stretch", key="c_by_lag")
+    st.dataframe(by, width="stretch")

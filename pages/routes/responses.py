@@ -39,6 +39,18 @@ def _controls(view: View, rows: pd.DataFrame) -> tuple[str, str, bool, str]:
     return column, sort_label if sort_label in choices else column, descending, pattern
 
 
+def _lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
+    """A policy-lag range to keep, offered when this step's samples are of several lags."""
+    lag = rows[S.POLICY_LAG].dropna() if S.POLICY_LAG in rows else rows[S.REWARD].iloc[:0]
+    if lag.empty or lag.min() == lag.max():
+        return None
+    lo, hi = int(lag.min()), int(lag.max())
+    chosen = st.slider("Policy lag", lo, hi, (lo, hi), key="lag", bind="query-params",
+                       help="updates between the weights that drew a sample and the step "
+                            "that trains on it (async RL)")
+    return None if chosen == (lo, hi) else chosen
+
+
 def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
     reward = rows[S.REWARD][np.isfinite(rows[S.REWARD].to_numpy(dtype=float))]
     left, right = st.columns(2)
@@ -58,12 +70,13 @@ def render(view: View) -> None:
     st.header(f"Responses · step {view.step}")
     column, sort_label, descending, pattern = _controls(view, rows)
     reward_range, flags = _filters(rows)
+    lag_range = _lag_range(rows)
     agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))
     texts = _full_texts(view, rows) if regex else None
-    kept, regex = _filtered(rows[agent], reward_range, flags, regex, texts)
+    kept, regex = _filtered(rows[agent], reward_range, flags, regex, texts, lag_range)
     shown = tables.sort_rows(kept, column, descending)
     _remember(view, shown, header.order_label(sort_label, descending, len(shown), len(rows)))
     table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
@@ -81,15 +94,15 @@ def render(view: View) -> None:
 
 
 def _filtered(rows: pd.DataFrame, reward_range: tuple[float, float] | None,
-              flags: tuple[str, ...], regex: Pattern | None, texts: dict[str, str] | None
-              ) -> tuple[pd.DataFrame, Pattern | None]:
+              flags: tuple[str, ...], regex: Pattern | None, texts: dict[str, str] | None,
+              lag_range: tuple[int, int] | None = None) -> tuple[pd.DataFrame, Pattern | None]:
     """The rows the filters keep, and the search applied: one that runs out of time is an
     error above the table, which then shows the rows the other filters keep."""
     try:
-        return tables.filter_rows(rows, reward_range, flags, regex, texts), regex
+        return tables.filter_rows(rows, reward_range, flags, regex, texts, lag_range), regex
     except SearchTooSlow as err:
         st.error(literal(str(err)))
-        return tables.filter_rows(rows, reward_range, flags), None
+        return tables.filter_rows(rows, reward_range, flags, lag_range=lag_range), None
 
 
 def table_key(column: str, descending: bool) -> str:
