@@ -44,7 +44,9 @@ def verifiers_episode(step: int, i: int, *, ok: bool = True, kind: str = "train"
             "task": {"type": "QA", "data": {"q": i}, "key": f"task-{i}"},
             "group": {"id": f"g{step}-{i // 2}"},
             "run": {"type": "train", "id": "run1",
-                    "work": {"type": kind, "step": step}},
+                    # the live policy versions its generation spanned (PolicySpan)
+                    "work": {"type": kind, "step": step,
+                             "policy": {"start": max(step - 1, 0), "end": step}}},
             "ok": ok, "errors": [] if ok else [{"type": "ToolError", "message": "sandbox died"}],
             "traces": [trace] if ok or i % 2 else []}
 

@@ -39,6 +39,9 @@ def test_verifiers_episodes_one_sample_per_branch_and_all_only_adds_failures(tmp
     assert first[S.REWARD] == 0.5 and first["reward_format"] == 1.0  # 0 + 1.0 * 0.5
     assert first["advantages_mean"] == 0.5 and math.isnan(first[S.LOG_RATIO_MEAN])
     assert first[S.GROUP_SOURCE] == "group_id" and not first[S.EXCLUDED]
+    assert (first[S.POLICY_LAG], first[S.POLICY_SPAN]) == (0, 0)  # step 0: policy 0..0
+    later = rows.loc["rollouts/step_1/train/effective/traces.jsonl:1"]
+    assert (later[S.POLICY_LAG], later[S.POLICY_SPAN]) == (1, 1)  # step 1: policy 0..1
     # `all` repeats the effective episodes: only its failed ones are read, as left out
     from_all = run.samples[run.samples[S.FILE].str.contains("/all/")]
     assert from_all[S.EXCLUDED].all() and set(from_all[S.EXCLUDED_BY]) == {"error"}
@@ -90,6 +93,8 @@ def test_a_slime_rollout_and_its_train_file_are_one_sample_each(tmp_path):
     assert first[S.REWARD] == 0.0 and first["reward_fmt"] == 1.0
     assert first[S.GROUND_TRUTH] == "far" and first[S.GROUP_SOURCE] == "group_index"
     assert first["joined_by"] == "train_data/3.pt rollout_position"
+    # weight_versions ["1"] for rollout 3: two updates behind, one version
+    assert (first[S.POLICY_LAG], first[S.POLICY_SPAN]) == (2, 0)
     # trainer logprobs against the ref's, over the trained tokens 0-2 and 6-7 only
     assert first[S.LOG_RATIO_MEAN] == pytest.approx(0.1 - 0.01 * (0 + 1 + 2 + 6 + 7) / 5)
     assert first["mismatch_kl_mean"] > 0 and first["raw_reward"] == 0.0
