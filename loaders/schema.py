@@ -290,6 +290,8 @@ H_MEM_ALLOCATED = "memory_allocated"
 H_MEM_TOTAL = "memory_total"
 H_ZERO_VARIANCE = "zero_variance_share"  # GRPO groups whose rewards are all equal
 H_GROUPS = "prompt_groups"  # GRPO groups (same prompt, same step, >= 2 samples)
+H_LAG_MAX = "policy_lag_max"  # async RL: the step's stalest sample, in policy updates
+H_LAG_P90 = "policy_lag_p90"  # and the lag 90 % of its samples stay within
 H_GROUP_STD = "group_reward_std"  # mean within-group reward std over the step's groups
 H_REF_KL = "ref_kl"  # KL to the reference: the trainer's kl_loss, else the dump's token KL
 H_MISMATCH_KL = "mismatch_kl"  # KL between the rollout engine's and the trainer's logprobs

@@ -28,7 +28,8 @@ FAULTS = {"divergence": "divergence", "kl_drift": "kl_drift",
           "entropy_collapse": "divergence", "length_explosion": "reward_hacking",
           "inference_spike": "inference_anomaly", "rank_imbalance": "rank_imbalance",
           "memory_creep": "memory_risk", "mismatch_spike": "train_inference_mismatch",
-          "degeneration": "degenerate_output", "group_collapse": "group_collapse"}
+          "degeneration": "degenerate_output", "group_collapse": "group_collapse",
+          "stale_policy": "stale_policy"}
 KINDS = ("abrupt", "gradual")
 CAP_FACTOR = 6  # the generation cap, in multiples of the run's starting mean length
 
@@ -120,8 +121,19 @@ def _samples(rng: np.random.Generator, n: int, t: np.ndarray, f: np.ndarray,
     frame[S.extra_array_mean("entropy")] = entropy * _lognormal(rng, size, 0.3)
     mismatch = p["mismatch0"] * (1 + 9 * fs if fault == "mismatch_spike" else 1)
     frame[S.extra_array_mean("mismatch_kl")] = mismatch * _lognormal(rng, size, 1.0)
+    frame[S.POLICY_LAG] = _lags(rng, fs, fault)
     out = pd.DataFrame(frame)
     return _left_out(rng, out, p["left_out"])
+
+
+def _lags(rng: np.random.Generator, fs: np.ndarray, fault: str | None) -> np.ndarray:
+    """An async run's policy lags: 0-2 updates (healthy, within the default bound of 4);
+    under stale_policy a third of the samples come from a backed-up rollout queue, up to 6
+    updates staler at the fault's full size."""
+    lag = np.minimum(rng.geometric(0.6, fs.size) - 1, 2).astype(np.float64)
+    if fault == "stale_policy":
+        lag += np.where(rng.random(fs.size) < 1 / 3, np.round(6 * fs), 0.0)
+    return lag
 
 
 def _lengths(rng: np.random.Generator, step: np.ndarray, rank: np.ndarray, fs: np.ndarray,

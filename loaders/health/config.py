@@ -64,6 +64,10 @@ DEFAULTS: dict[str, dict[str, float]] = {
     "group_collapse": {"k": 5.0, "extreme": 8.0, "min_groups": 4},
     # share of GRPO groups (same prompt, same step) whose rewards are all equal, as a level
     "zero_variance": {"warn_share": 0.8, "strong_share": 0.95, "min_groups": 8},
+    # async RL: a sample drawn by weights more than max_lag updates old (the run's bound on
+    # off-policyness broke, or the rollout queue backed up); strong when a tenth of the
+    # step's samples are (its 90th percentile lag is past the bound)
+    "stale_policy": {"max_lag": 4},
 }
 _K = (0.01, 1e6)  # spreads: below, every wobble fires; far above, the rule is off anyway
 _STEPS = (1, 10_000)
@@ -86,6 +90,7 @@ LIMITS: dict[str, dict[str, tuple[float, float]]] = {
     "group_collapse": {**_SPIKE, "min_groups": (1, 10**9)},
     "zero_variance": {"warn_share": (0.0, 1.0), "strong_share": (0.0, 1.0),
                       "min_groups": (1, 10**9)},
+    "stale_policy": {"max_lag": (0, 1_000_000)},
 }
 _TYPES = {"str": "text", "list": "a list", "dict": "a table", "bool": "true/false",
           "datetime": "a date", "date": "a date", "time": "a time of day"}

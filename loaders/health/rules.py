@@ -17,6 +17,7 @@ from loaders.health.special import (
     trained_rank_tokens,
     zero_variance,
 )
+from loaders.health.staleness import stale_policy
 from loaders.metric_names import DUMP_TOKEN_MEANS
 
 Gate = Callable[[Scored, Test, dict], pd.Series]  # where a test may count at all
@@ -119,6 +120,7 @@ def evaluated(signals: pd.DataFrame, ranks: tuple[pd.DataFrame, pd.DataFrame] | 
     scored = Scored(signals, cfg)
     alerts = [a for rule in TREND_RULES for a in trend_rule(rule, scored, cfg)]
     alerts += (memory_risk(scored, cfg) + reward_hacking(scored, cfg)
-               + zero_variance(scored, cfg) + imbalanced_ranks(ranks, cfg))
+               + zero_variance(scored, cfg) + imbalanced_ranks(ranks, cfg)
+               + stale_policy(scored, cfg))
     alerts = into_incidents(alerts, int(cfg["incidents"]["max_gap"]))
     return sorted(alerts, key=lambda a: (a.step, a.severity != STRONG, a.rule, a.key))

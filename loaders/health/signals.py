@@ -49,7 +49,8 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
 
 # every column of the dump that health_signals and the rules read
 HEALTH_COLUMNS = (S.STEP, S.REWARD, S.RESPONSE_LEN, S.kl_mean(S.K3), *DUMP_TOKEN_MEANS.values(),
-                  S.TRUNCATED, S.REPETITION, S.GROUP_ID, S.RANK, S.EXCLUDED, S.VALIDATION)
+                  S.TRUNCATED, S.REPETITION, S.GROUP_ID, S.RANK, S.EXCLUDED, S.VALIDATION,
+                  S.POLICY_LAG)
 
 
 def trained_rows(samples: pd.DataFrame) -> pd.DataFrame:
@@ -90,6 +91,9 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
     if S.REPETITION in samples:
         out[S.H_REPETITIVE], out[S.h_se(S.H_REPETITIVE)] = _share_se(
             samples[S.REPETITION] >= HEAVY_REPETITION, steps)
+    if S.POLICY_LAG in samples and samples[S.POLICY_LAG].notna().any():  # async RL
+        lag = samples[S.POLICY_LAG].groupby(steps)
+        out[S.H_LAG_MAX], out[S.H_LAG_P90] = lag.max(), lag.quantile(0.9)
     out = out.join(group_signals(samples), how="left")
     out[S.H_KL], out[S.H_REF_KL] = out[S.H_TOKEN_KL], out[S.H_TOKEN_KL]
     for name in (S.H_KL, S.H_REF_KL):

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.health.alerts import STRONG, WEAK, Alert, Drill, Scored, rounded
 from loaders.index.numbers import Numbers, stacked
 
 MAX_LAG_BIN = 8  # lags past this share one bin ("8+"): a stacked bar stays readable
@@ -78,3 +79,17 @@ def has_lag(columns: pd.Index | list[str], stats: pd.DataFrame) -> bool:
     """The run says a policy version for some sample (its step stats have a lag)."""
     name = S.stat(S.POLICY_LAG, "mean")
     return S.POLICY_LAG in columns and name in stats and stats[name].notna().any()
+
+
+def stale_policy(scored: Scored, cfg: dict) -> list[Alert]:
+    """A step whose stalest sample is more than max_lag policy updates old: weak; strong when
+    its 90th percentile lag is past the bound too (a tenth of the step, not one straggler)."""
+    signals, bound = scored.signals, cfg["stale_policy"]["max_lag"]
+    if S.H_LAG_MAX not in signals:
+        return []
+    top, p90 = signals[S.H_LAG_MAX], signals[S.H_LAG_P90]
+    return [Alert("stale_policy", STRONG if p90.at[step] > bound else WEAK, int(step),
+                  {**scored.evidence(step, ()), S.H_LAG_MAX: rounded(top.at[step]),
+                   S.H_LAG_P90: rounded(p90.at[step]), "max_lag": bound}, float(top.at[step]),
+                  drill=Drill(S.POLICY_LAG))
+            for step in signals.index[(top > bound).fillna(False).to_numpy()]]

@@ -17,7 +17,7 @@ ANY_COLUMN = "(any column)"  # the Responses sort choice that opens the column b
 # what each rule's drill-down shows, for the page's words
 COLOURS = {"strong": "#d62728", "weak": "#ff9f1c"}
 SHOWN = {S.RESPONSE_LEN: "longest responses first", S.REPETITION: "most repetitive first",
-         S.kl_mean(S.K3): "highest KL first"}
+         S.kl_mean(S.K3): "highest KL first", S.POLICY_LAG: "stalest first"}
 
 
 @dataclass(frozen=True)

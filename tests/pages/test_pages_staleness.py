@@ -71,3 +71,27 @@ def test_responses_filter_and_sort_by_lag(async_run):
     kept = at.dataframe[0].value[S.POLICY_LAG]
     assert len(kept) and kept.between(2, 3).all()
     assert not math.isnan(kept.iloc[0])
+
+
+def _lag_alerts(root, max_lag=None):
+    if max_lag is not None:
+        (root / "alerts.toml").write_text(f"[stale_policy]\nmax_lag = {max_lag}\n")
+    run = open_run(root, use_cache=False)
+    return [a for a in run.health(None).alerts if a.rule == "stale_policy"]
+
+
+def test_a_lag_past_the_bound_is_an_alert_strong_when_a_tenth_of_the_step_is(tmp_path):
+    """Lags 0-3 (the fixture's bound): quiet at the default bound of 4; at a bound of 1,
+    every step with a sample past it is raised, strong where its p90 is past it too."""
+    write_dump(tmp_path, steps=6, ranks=2, samples_per_rank=32, max_tokens=32, seed=1,
+               max_lag=3)
+    assert _lag_alerts(tmp_path) == []
+    alerts = _lag_alerts(tmp_path, max_lag=1)
+    rows = open_run(tmp_path, use_cache=False).samples
+    by_step = rows.groupby(S.STEP)[S.POLICY_LAG]
+    assert {a.step for a in alerts} == {s for s, top in by_step.max().items() if top > 1}
+    for alert in alerts:
+        p90 = by_step.quantile(0.9)[alert.step]
+        assert alert.severity == ("strong" if p90 > 1 else "weak")
+        assert alert.evidence[S.H_LAG_MAX] == by_step.max()[alert.step]
+        assert alert.drill.column == S.POLICY_LAG
