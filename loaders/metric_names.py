@@ -161,3 +161,20 @@ def stage_columns(names: Iterable[str]) -> dict[str, list[str]]:
     if timers:
         out[OTHER_STAGE] = timers
     return out
+
+
+# ---- a dump's reward components (per sample, not training metrics) ------------------------
+# the parts a trainer's reward is made of, as columns of its dump: TRL's reward functions
+# (`accuracy_reward`, `format_reward`), verl's reward_extra_info (`acc`, `format_reward`),
+# slime's and verifiers' `reward_NAME` (a dict reward's keys)
+REWARD_COMPONENT = (r"^reward_.+", r".+_reward$", r"^(acc|accuracy)$")
+# columns that look like parts but are the whole reward, another sample's, or the board's own
+NOT_COMPONENTS = frozenset({S.REF_REWARD, S.VALID_REWARD, S.REF_VALID_REWARD, S.REWARD_GAP,
+                            "verl_reward", "final_reward", "raw_reward", "total_reward",
+                            "train_reward"})
+
+
+def reward_components(names: Iterable[str]) -> list[str]:
+    """The columns among names that are parts of the reward, in their order."""
+    return [n for n in names if n not in NOT_COMPONENTS and n not in S.BOARD_COLUMNS
+            and any(_regex(p).search(n) for p in REWARD_COMPONENT)]

@@ -111,6 +111,11 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
     return fig
 
 
+def histogram_columns(rows: pd.DataFrame) -> list[str]:
+    """The columns reward_histogram draws, in its traces' order."""
+    return [c for c in (S.REWARD, S.REF_REWARD) if np.isfinite(column_values(rows, c)).any()]
+
+
 def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> go.Figure:
     """reward and ref_reward counts on shared bin edges, so the two bars line up."""
     series = {c: column_values(rows, c) for c in (S.REWARD, S.REF_REWARD)}

@@ -39,6 +39,34 @@ def _controls(view: View, rows: pd.DataFrame) -> tuple[str, str, bool, str]:
     return column, sort_label if sort_label in choices else column, descending, pattern
 
 
+NO_COLUMN = "(no column)"
+
+
+def _column_range(rows: pd.DataFrame) -> pd.Series | None:
+    """Keep the rows whose chosen column is in a range: what a click on a histogram bar of
+    the Rewards page (a reward component, the reference reward) opens.  None: no filter."""
+    numeric = [c for c in rows.columns if c not in (S.FILE, S.KEY, S.ROW)
+               and pd.api.types.is_numeric_dtype(rows[c]) and not pd.api.types.is_bool_dtype(
+                   rows[c]) and rows[c].notna().any()]
+    asked_for = st.session_state.get("fcol") not in (None, NO_COLUMN)
+    box = st.expander("Filter by any column", expanded=asked_for)
+    chosen = box.selectbox("Only samples with a column in a range", [NO_COLUMN, *numeric],
+                           key="fcol", bind="query-params")
+    if chosen == NO_COLUMN:
+        return None
+    values = rows[chosen].astype(float)
+    lo, hi = float(values.min()), float(values.max())
+    asked = st.session_state.get("frange")
+    if isinstance(asked, (list, tuple)) and len(asked) == 2:  # a clicked bar's bounds, kept in
+        st.session_state["frange"] = (min(max(float(asked[0]), lo), hi),
+                                      max(min(float(asked[1]), hi), lo))
+    if lo == hi:
+        return values == lo
+    low, high = box.slider(f"{chosen} range", lo, hi, (lo, hi), key="frange",
+                           bind="query-params")
+    return values.between(low, high)
+
+
 def _lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
     """A policy-lag range to keep, offered when this step's samples are of several lags."""
     lag = rows[S.POLICY_LAG].dropna() if S.POLICY_LAG in rows else rows[S.REWARD].iloc[:0]
@@ -72,6 +100,9 @@ def render(view: View) -> None:
     reward_range, flags = _filters(rows)
     lag_range = _lag_range(rows)
     agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
+    ranged = _column_range(rows)
+    if ranged is not None:
+        agent = agent & ranged.to_numpy()
     regex, error = compile_search(pattern)
     if error:
         st.error(literal(error))

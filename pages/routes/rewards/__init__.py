@@ -1,16 +1,19 @@
 """Rewards page: step curves against the reference, and the chosen step's distribution."""
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from loaders import schema as S
+from loaders.health import rewards as rewards_parts
 from pages.figures import distributions as spread
 from pages.figures import rewards as build
 from pages.figures.axes import mark_steps
 from pages.frame import keys, state
 from pages.frame.keys import STEP
 from pages.frame.view import View
+from pages.routes.rewards import components
 
 
 def _alert_steps(view: View) -> list[int]:
@@ -40,9 +43,11 @@ def render(view: View) -> None:
                            help="TensorBoard's debiased EMA; the raw curve stays faint below")
     zero_shift = right.toggle("Zero-shift curves", key="zero", bind="query-params")
     est = view.options.kl_estimator
+    rows = view.run.step_rows(view.step)
+    names = rewards_parts.components(rows)  # the reward's components, where the dump has them
     # only the open tab is drawn: each plotly chart costs the browser a few hundred ms
-    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"], key="chart",
-                   bind="query-params", on_change="rerun")
+    tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"] + ["Components"] * bool(names),
+                   key="chart", bind="query-params", on_change="rerun")
     curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift}
     if tabs[0].open:
         with tabs[0]:
@@ -64,20 +69,25 @@ def render(view: View) -> None:
     if tabs[3].open:
         with tabs[3]:
             _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win", view)
-    _step_section(view)
+    if names and tabs[4].open:
+        with tabs[4]:
+            components.over_the_run(view, names, rows)
+    _step_section(view, rows, names)
 
 
-def _step_section(view: View) -> None:
-    rows = view.run.step_rows(view.step)
+def _step_section(view: View, rows: pd.DataFrame, parts: list[str]) -> None:
     st.subheader(f"Step {view.step}: {len(rows):,} samples")
     table = view.groups.step(view.step, view.group_options).table
     grouped = bool(len(table)) and bool(table[S.GROUP_SIZE].max() >= 2)
-    names = ["Histogram", "ECDF", "Reward gap"] + ["Group means"] * grouped
+    names = (["Histogram", "ECDF", "Reward gap"] + ["Group means"] * grouped
+             + ["Components"] * bool(parts))
     # one chart at a time, as above: a fresh page draws two charts, not five
     tabs = dict(zip(names, st.tabs(names, key="dist", bind="query-params", on_change="rerun")))
-    if tabs["Histogram"].open:
-        tabs["Histogram"].plotly_chart(build.reward_histogram(rows), width="stretch",
-                                       key="c_hist")
+    if tabs["Histogram"].open:  # a bar clicked opens its samples in Responses
+        event = tabs["Histogram"].plotly_chart(build.reward_histogram(rows), width="stretch",
+                                               key="c_hist", on_select="rerun",
+                                               selection_mode="points")
+        components.opened_bin(build.histogram_columns(rows), event, view)
     if tabs["ECDF"].open:
         tabs["ECDF"].plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
     if tabs["Reward gap"].open:
@@ -92,3 +102,6 @@ def _step_section(view: View) -> None:
             st.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
             st.page_link(st.session_state[keys.PAGES]["groups"], label="Open the groups",
                          icon=":material/workspaces:")
+    if parts and tabs["Components"].open:
+        with tabs["Components"]:
+            components.at_the_step(view, parts, rows)

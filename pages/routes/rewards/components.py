@@ -1,0 +1,51 @@
+"""The Rewards page's reward components: their means over the run, and at the chosen step
+how they move together, where they disagree, and each one's histogram (a bar opens its
+samples in Responses)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from loaders import schema as S
+from loaders.health import rewards as parts
+from pages.figures import reward_parts as build
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import picked_row
+
+
+def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
+    table = view.run.derived(("reward_components", tuple(names)), lambda: view.run.kept_table(
+        "reward_components-" + "-".join(names), lambda: parts.means_by_step_of(
+            view.run.numbers, names)))
+    st.plotly_chart(build.components_figure(table, names, parts.add_up(rows, names)),
+                    width="stretch", key="c_components")
+
+
+def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
+    st.plotly_chart(build.correlation_figure(parts.correlations(rows, names), view.step),
+                    width="stretch", key="c_corr")
+    shown = st.selectbox("Histogram of", names, key="component", bind="query-params")
+    event = st.plotly_chart(build.component_histogram(rows, shown), width="stretch",
+                            key="c_component", on_select="rerun", selection_mode="points")
+    opened_bin([shown], event, view)
+    found = parts.disagreements(rows, names)
+    st.caption(f"{len(found):,} samples where one component is at the step's best and "
+               "another at its worst (format right, answer wrong: the classic hack) · "
+               "select a row to open it")
+    picked = picked_row(found, "t_disagree", 300, {S.KEY: None})
+    if picked is not None:
+        state.go("sample", sample=found[S.KEY].iloc[picked])
+
+
+def opened_bin(names: list[str], event: object, view: View) -> None:
+    """A histogram bar clicked: the Responses table, filtered to that bar's samples."""
+    points = ((event or {}).get("selection") or {}).get("points", [])
+    picked = build.picked_bin(points, names)
+    if picked is None:
+        return
+    column, low, high = picked
+    if column == S.REWARD:
+        state.go("responses", step=view.step, reward=(low, high))
+    else:
+        state.go("responses", step=view.step, fcol=column, frange=(low, high))
