@@ -56,6 +56,13 @@ CONVERSATION_KEYS = (MESSAGES, LOSS_MASK, TOKEN_TURNS)
 # they give its policy lag (step - oldest) and span (newest - oldest).  Read from slime/miles'
 # weight_versions, AReaL's head/tail_version, verifiers' run.work.policy, Tinker's
 # sampling_client_step; the board's own dump writes them as they are.
+# a request's timing, as extra columns under these names (seconds; *_ts: Unix timestamps):
+# its whole wall time, the model's part, the tools' or environment's part, its wait before
+# it started, when it started and finished (verifiers' calls[].time, slime's
+# non_generation_time, the board's own dump as written)
+REQUEST_S, GENERATE_S, TOOL_S, QUEUE_S = "request_s", "generate_s", "tool_s", "queue_s"
+START_TS, FINISH_TS = "start_ts", "finish_ts"
+LATENCY_COLUMNS = (REQUEST_S, GENERATE_S, TOOL_S, QUEUE_S, START_TS, FINISH_TS)
 POLICY_VERSION = "policy_version"
 POLICY_VERSION_NEWEST = "policy_version_newest"
 

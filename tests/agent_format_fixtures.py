@@ -33,9 +33,13 @@ def verifiers_episode(step: int, i: int, *, ok: bool = True, kind: str = "train"
     ]
     trace = {"version": 1, "id": f"tr{i}", "task": {"type": "QA", "data": {"q": i}},
              "agent": {"config": {}, "name": "solver", "trainable": True}, "nodes": nodes,
-             "calls": [{"node": 2, "finish_reason": "tool_calls"},
-                       {"node": 4, "finish_reason": "stop"},
-                       {"node": 5, "finish_reason": "length"}],
+             # each call's wall-clock span (verifiers/v1/trace.py ModelCall.time)
+             "calls": [{"node": 2, "finish_reason": "tool_calls",
+                        "time": {"start": 100.0 + i, "end": 101.5 + i, "duration": 1.5}},
+                       {"node": 4, "finish_reason": "stop",
+                        "time": {"start": 103.0 + i, "end": 104.0 + i, "duration": 1.0}},
+                       {"node": 5, "finish_reason": "length",
+                        "time": {"start": 103.0 + i, "end": 105.0 + i, "duration": 2.0}}],
              "rewards": {"correct": {"score": float(i % 2), "weight": 1.0},
                          "format": {"score": 1.0, "weight": 0.5}},
              "metrics": {"num_calls": 1.0}, "is_completed": True, "ok": ok,

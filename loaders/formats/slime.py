@@ -33,7 +33,8 @@ _DROPPED = frozenset({"tokens", "multimodal_inputs", "multimodal_train_inputs",
                       "rollout_top_p_token_offsets", "apply_chat_template_kwargs",
                       "response_length", "response_lengths", "total_lengths",
                       "loss_masks", "log_probs", "ref_log_probs", "rewards", "label",
-                      "rollout_log_probs", "prompt", "response", "reward", "loss_mask"})
+                      "rollout_log_probs", "prompt", "response", "reward", "loss_mask",
+                      "non_generation_time"})
 _REWARD_KEYS = ("reward", "score", "acc", "accuracy")
 _STATUSES = frozenset({"completed", "truncated", "aborted", "failed"})  # Sample.Status, done
 
@@ -86,6 +87,8 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
         sample["inference_logprobs"] = record["rollout_log_probs"]
         sample.update(mismatch(record["log_probs"], record["rollout_log_probs"]))
     sample.update(_versions(record.get("weight_versions")))
+    if isinstance(record.get("non_generation_time"), (int, float)):  # tools, environment
+        sample[S.TOOL_S] = record["non_generation_time"]
     status = record.get("status")
     if isinstance(status, str) and status in _STATUSES:
         sample["truncated"] = status == "truncated"

@@ -131,11 +131,28 @@ def _sample(base: dict, trace: dict, path: list[int], nodes: list) -> dict:
               **_tokens(chosen, first), "agent": _dict(trace.get("agent")).get("name"),
               "stop_condition": trace.get("stop_condition")}
     sample.update({f"metric_{k}": v for k, v in _dict(trace.get("metrics")).items()})
+    sample.update(_timing(_list(trace.get("calls")), set(path)))
     if not trace.get("ok", True) or trace.get("errors"):
         sample["error"] = _errors(trace) or "trace not ok"
     if _dict(trace.get("agent")).get("trainable") is False:
         sample["status"] = "skipped"  # an agent whose tokens do not train the policy
     return sample
+
+
+def _timing(calls: list, path: set[int]) -> dict:
+    """The branch's model calls' time spans (verifiers/v1/trace.py `ModelCall.time`, Unix
+    seconds): from the first call's start to the last call's end, the calls' own share of
+    it (the model), and the rest between them (tools, the environment)."""
+    spans = [(float(t["start"]), float(t["end"])) for c in map(_dict, calls)
+             if c.get("node") in path and isinstance(t := c.get("time"), dict)
+             and isinstance(t.get("start"), (int, float)) and isinstance(t.get("end"), (int, float))
+             and t["end"] > 0]
+    if not spans:
+        return {}
+    start, finish = min(s for s, _ in spans), max(e for _, e in spans)
+    model = sum(e - s for s, e in spans)
+    return {S.START_TS: start, S.FINISH_TS: finish, S.REQUEST_S: finish - start,
+            S.GENERATE_S: model, S.TOOL_S: max(finish - start - model, 0.0)}
 
 
 def normalize(record: dict, context: FileContext) -> list[dict]:

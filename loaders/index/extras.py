@@ -39,7 +39,8 @@ def extra_column(key: str) -> str:
 
 # the board reads these (truncation signals), so they are kept before any other
 _FIRST = tuple(extra_column(k) for k in ("truncated", "is_truncated", "finish_reason",
-                                          "stop_reason", "status", "rollout_status"))
+                                          "stop_reason", "status", "rollout_status",
+                                          *S.LATENCY_COLUMNS))
 
 
 def kept_extras(names: Iterable[str]) -> list[str]:

@@ -40,6 +40,10 @@ def test_verifiers_episodes_one_sample_per_branch_and_all_only_adds_failures(tmp
     assert first["advantages_mean"] == 0.5 and math.isnan(first[S.LOG_RATIO_MEAN])
     assert first[S.GROUP_SOURCE] == "group_id" and not first[S.EXCLUDED]
     assert (first[S.POLICY_LAG], first[S.POLICY_SPAN]) == (0, 0)  # step 0: policy 0..0
+    # the branch's calls (nodes 2 and 4) ran 100-101.5 and 103-104: 4 s, 2.5 of them model
+    assert (first[S.REQUEST_S], first[S.GENERATE_S], first[S.TOOL_S]) == (4.0, 2.5, 1.5)
+    assert (first[S.START_TS], first[S.FINISH_TS]) == (100.0, 104.0)
+    assert (branch[S.REQUEST_S], branch[S.GENERATE_S]) == (5.0, 3.5)  # nodes 2 and 5
     later = rows.loc["rollouts/step_1/train/effective/traces.jsonl:1"]
     assert (later[S.POLICY_LAG], later[S.POLICY_SPAN]) == (1, 1)  # step 1: policy 0..1
     # `all` repeats the effective episodes: only its failed ones are read, as left out

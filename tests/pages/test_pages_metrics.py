@@ -50,7 +50,7 @@ def test_health_page_panels(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health")
     assert not at.exception, at.exception
     assert [t.label for t in at.tabs] == ["Stage times", "Memory", "Per rank", "Stability",
-                                          "Data quality", "Policy lag"]
+                                          "Data quality", "Policy lag", "Latency"]
     # only the open tab is drawn; each panel through its URL parameter
     specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
     assert "generation" in specs and "fraction of device memory" not in specs

@@ -15,6 +15,7 @@ from pages.figures import staleness as lags
 from pages.figures.axes import mark_steps
 from pages.figures.text import literal
 from pages.frame.view import View
+from pages.routes.health.latency import latency_panel
 
 LAG_METRICS = ("mismatch_kl_mean", "importance_ratio_mean", S.REWARD)  # where the run has them
 
@@ -58,10 +59,11 @@ def render(view: View) -> None:
     panels: list[Callable[[], None]] = [
         lambda: _stages(metrics), lambda: _memory(metrics), lambda: _ranks(view, metrics),
         lambda: _stability(health, metrics, view.step), lambda: _quality(view, metrics),
-        lambda: _staleness(view)]
+        lambda: _staleness(view), lambda: latency_panel(view)]
     # only the open tab is drawn (on_change="rerun" makes the tabs lazy)
     tabs = st.tabs(["Stage times", "Memory", "Per rank", "Stability", "Data quality",
-                    "Policy lag"], key="panel", bind="query-params", on_change="rerun")
+                    "Policy lag", "Latency"], key="panel", bind="query-params",
+                   on_change="rerun")
     for tab, panel in zip(tabs, panels):
         if tab.open:
             with tab:

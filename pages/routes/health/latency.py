@@ -1,0 +1,37 @@
+"""The Health page's latency panel: the chosen step's request times, where they went, its
+stragglers (a row opens the sample) and response tokens against time."""
+from __future__ import annotations
+
+import streamlit as st
+
+from loaders import schema as S
+from loaders.health import latency
+from pages.figures import latency as build
+from pages.frame import state
+from pages.frame.view import View
+from pages.frame.widgets import picked_row
+
+
+def latency_panel(view: View) -> None:
+    rows = view.run.step_rows(view.step)
+    facts = latency.summary(rows)
+    if not facts:
+        st.info("No request timing at this step: the latency view reads verifiers episodes' "
+                "`calls[].time`, slime's `non_generation_time`, or `request_s`, "
+                "`generate_s`, `tool_s`, `queue_s`, `start_ts` and `finish_ts` in the "
+                "board's own dump.")
+        return
+    cols = st.columns(min(len(facts), 6))
+    for column, (name, value) in zip(cols, list(facts.items())[:6]):
+        column.metric(name, f"{value:.1%}" if name.startswith("waiting") else f"{value:,.3g}")
+    st.plotly_chart(build.latency_histogram(rows, view.step), width="stretch", key="c_latency")
+    binned = latency.tokens_vs_time(rows)
+    if binned is not None:
+        st.plotly_chart(build.tokens_time_figure(binned, view.step), width="stretch",
+                        key="c_tokens_time")
+    slow = latency.stragglers(rows)
+    st.caption(f"the slowest {len(slow)} requests of step {view.step} (the tail that holds "
+               "the batch back) · select a row to open it")
+    picked = picked_row(slow, "t_stragglers", 260, {S.KEY: None})
+    if picked is not None:
+        state.go("sample", sample=slow[S.KEY].iloc[picked])
