@@ -208,7 +208,8 @@ def test_table_view_columns_and_values(dump):
     rows = _rows(run)
     view = T.table_view(rows, DisplayOptions(kl_estimator=S.K2))
     expected = BASE_COLUMNS + [S.kl_mean(S.K2), S.kl_sum(S.K2), S.RESPONSE_LEN,
-                               S.REF_RESPONSE, S.REF_REWARD, S.REWARD_GAP, "flags"]
+                               S.REF_RESPONSE, S.REF_REWARD, S.REWARD_GAP, S.POLICY_LAG,
+                               "flags"]
     assert list(view.columns)[: len(expected)] == expected
     assert sorted(view.columns[len(expected):]) == sorted(T.extra_columns(rows))
     assert len(view) == len(rows)
