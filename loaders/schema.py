@@ -68,8 +68,11 @@ POLICY_VERSION_NEWEST = "policy_version_newest"
 
 CORE_KEYS = (PROMPT, RESPONSE, RESPONSE_TOKENS, LOGPROBS, REF_LOGPROBS, VALUES,
              TOKEN_REWARDS, REWARD, STEP)
+# a prompt's images (vision-language RL): a path, a data URL, bytes, or a list of them
+# (loaders.parse.images); the index keeps how many, a view decodes them
+IMAGE_KEYS = ("img_path", "images", "image")
 OPTIONAL_KEYS = (REF_RESPONSE, REF_REWARD, GROUND_TRUTH, VALID_REWARD, REF_VALID_REWARD,
-                 POLICY_VERSION, POLICY_VERSION_NEWEST)
+                 POLICY_VERSION, POLICY_VERSION_NEWEST, *IMAGE_KEYS)
 TEXT_KEYS = (PROMPT, RESPONSE, REF_RESPONSE, GROUND_TRUTH)
 SCALAR_KEYS = (REWARD, REF_REWARD, VALID_REWARD, REF_VALID_REWARD)
 FLOAT_ARRAY_KEYS = (LOGPROBS, REF_LOGPROBS, VALUES, TOKEN_REWARDS)
@@ -115,6 +118,7 @@ REPETITION_CHARS = 1024
 LENGTH_MISMATCH = "length_mismatch"
 # how many updates behind its training step the oldest policy that generated the sample was,
 # and how many versions its generation spanned (NaN where the dump says no version)
+IMAGES = "images"  # how many images the sample's prompt holds (0: none)
 POLICY_LAG = "policy_lag"
 POLICY_SPAN = "policy_span"
 NONFINITE = "nonfinite"
@@ -211,7 +215,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     VALUE_MEAN: "float64", TOKEN_REWARD_SUM: "float64", NAN_COUNT: "int64",
     TRUNCATED: "bool", TRUNCATION_INFERRED: "bool", LENGTH_MISMATCH: "bool", NONFINITE: "bool",
     TOKEN_DIGEST: "object",
-    REPETITION: "float64", POLICY_LAG: "float64", POLICY_SPAN: "float64",
+    REPETITION: "float64", POLICY_LAG: "float64", POLICY_SPAN: "float64", IMAGES: "int64",
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",
 }

@@ -87,6 +87,9 @@ def normalize(record: dict, context: FileContext) -> list[dict]:
         sample["inference_logprobs"] = record["rollout_log_probs"]
         sample.update(mismatch(record["log_probs"], record["rollout_log_probs"]))
     sample.update(_versions(record.get("weight_versions")))
+    media = record.get("multimodal_inputs")  # a VLM prompt's images: PIL images, pickled
+    if isinstance(media, dict) and isinstance(media.get("image"), list):
+        sample["images"] = media["image"]
     if isinstance(record.get("non_generation_time"), (int, float)):  # tools, environment
         sample[S.TOOL_S] = record["non_generation_time"]
     status = record.get("status")

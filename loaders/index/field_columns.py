@@ -22,6 +22,7 @@ from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.index.lines import BlockFields
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
+from loaders.parse.images import count_of
 
 _NUMBERS = frozenset({float, int, bool, type(None)})
 
@@ -72,6 +73,14 @@ def policy_lag(objs: list[dict], keys: set[str], steps: np.ndarray, report: Repo
     oldest, newest = versions
     newest = np.where(np.isnan(newest), oldest, newest)
     return steps - oldest, newest - oldest
+
+
+def image_counts(objs: list[dict], keys: set[str]) -> np.ndarray:
+    """How many images each sample's prompt names under schema.IMAGE_KEYS (0: none)."""
+    counts = np.zeros(len(objs), dtype=np.int64)
+    for key in (k for k in S.IMAGE_KEYS if k in keys):
+        counts += np.fromiter(map(count_of, column(objs, key, keys)), np.int64, len(objs))
+    return counts
 
 
 def aligned(objs: list[dict], keys: set[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -171,6 +171,7 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, prompt_ids: dict
     # columns are the cut samples'
     cols[S.STEP] = np.array(column(objs, S.STEP, keys), dtype=np.int64)
     cols[S.POLICY_LAG], cols[S.POLICY_SPAN] = F.policy_lag(objs, keys, cols[S.STEP], report)
+    cols[S.IMAGES] = F.image_counts(objs, keys)
     cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],

@@ -77,4 +77,6 @@ def _leaf(item: object) -> tuple[int, int]:
         return 1, len(item)
     if isinstance(item, np.ndarray):
         return max(item.size, 1), 0
+    if hasattr(item, "pil_state"):  # a pickled image's pixels count as its text would
+        return 1, len(item.data)
     return 1, 0

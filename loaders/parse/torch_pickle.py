@@ -38,6 +38,7 @@ from loaders.limits import OverBudget
 from loaders.parse.bounded_pickle import BoundedUnpickler
 from loaders.parse.measure import check_payload
 from loaders.parse.pickle_scan import c_may_read
+from loaders.parse.pil_image import PilImage, latin1_bytes
 from loaders.parse.torch_tensors import (
     STORAGE_DTYPES,
     PickleRefused,
@@ -70,6 +71,10 @@ class _Restricted:
             return tuple
         if module == "builtins" and name in _SAFE_BUILTINS:
             return getattr(__import__("builtins"), name)
+        if module == "PIL.Image" and name == "Image":  # a VLM prompt's image: its pixels only
+            return PilImage
+        if module == "_codecs" and name == "encode":  # bytes in protocol 2: latin-1 only
+            return latin1_bytes
         raise PickleRefused(f"refused global {module}.{name}: only tensors, containers, "
                             "numbers and strings are read (a pickle runs code)")
 

@@ -123,6 +123,14 @@ class SampleStore:
         return Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
                      found.stale)
 
+    def images_of(self, keys: list[str]) -> dict[str, list]:
+        """The image references of a few samples (a table page's), read now, not cached:
+        the thumbnails made of them are (loaders.serve.images)."""
+        found = read_samples(self.root, self.locations.of(keys), self.formats,
+                             texts_only=True)
+        self.stale.add(found.stale)
+        return {key: sample.images for key, sample in found.items() if not sample.stale}
+
     def clear(self) -> None:
         """Forget cached samples (benchmarks time cold reads with this)."""
         with self._lock:

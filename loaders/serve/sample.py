@@ -23,6 +23,7 @@ from loaders.parse.arrays import ALIGNED_KEYS
 from loaders.parse.columnar import read_rows
 from loaders.parse.conversation import turns_of
 from loaders.parse.footer import opened, read_checked
+from loaders.parse.images import refs_of
 from loaders.parse.record import BadLine, line_check, parse_object, record_check
 from loaders.parse.text import text_of
 from loaders.serve.token_table import token_table
@@ -41,6 +42,7 @@ class Sample:
     item: int = 0
     stale: bool = False  # its file changed on disk since it was indexed: refresh the run
     turns: list = field(default_factory=list)  # its conversation (loaders.parse.conversation)
+    images: list = field(default_factory=list)  # its prompt's images (loaders.parse.images)
 
     @property
     def key(self) -> str:
@@ -78,7 +80,7 @@ def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
     lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
     tokens = pd.DataFrame() if texts_only else token_table(obj)
     return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
-                  item=loc.item, turns=turns_of(obj, pretty_args=True))
+                  item=loc.item, turns=turns_of(obj, pretty_args=True), images=refs_of(obj))
 
 
 def read_samples(root: Path, locations: list[Location], formats: dict[str, str],

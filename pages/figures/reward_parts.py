@@ -71,8 +71,10 @@ def picked_bin(points: list[dict], names: list[str]) -> tuple[str, float, float]
     the bounds the bar carries; None when nothing (or no bar) was picked."""
     for point in points:
         bounds = point.get("customdata")
+        if isinstance(bounds, dict):  # the browser sends an array's items by index
+            bounds = [bounds.get("0"), bounds.get("1")]
         number = point.get("curve_number", point.get("curveNumber"))
-        if isinstance(bounds, list) and len(bounds) == 2 and number is not None \
-                and 0 <= int(number) < len(names):
+        if isinstance(bounds, list) and len(bounds) == 2 and None not in bounds \
+                and number is not None and 0 <= int(number) < len(names):
             return names[int(number)], float(bounds[0]), float(bounds[1])
     return None

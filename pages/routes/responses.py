@@ -12,6 +12,7 @@ from regex import Pattern
 from loaders import schema as S
 from loaders.serve import export
 from loaders.serve.cache import Texts
+from loaders.serve.images import row_thumbnails
 from pages.figures import sample_header as header
 from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search, highlight
@@ -40,6 +41,7 @@ def _controls(view: View, rows: pd.DataFrame) -> tuple[str, str, bool, str]:
 
 
 NO_COLUMN = "(no column)"
+IMAGE = "image"  # the table's thumbnail column (the prompt's first image)
 
 
 def _column_range(rows: pd.DataFrame) -> pd.Series | None:
@@ -56,15 +58,21 @@ def _column_range(rows: pd.DataFrame) -> pd.Series | None:
         return None
     values = rows[chosen].astype(float)
     lo, hi = float(values.min()), float(values.max())
-    asked = st.session_state.get("frange")
-    if isinstance(asked, (list, tuple)) and len(asked) == 2:  # a clicked bar's bounds, kept in
-        st.session_state["frange"] = (min(max(float(asked[0]), lo), hi),
-                                      max(min(float(asked[1]), hi), lo))
+    _clamp("frange", lo, hi)  # a clicked bar's bounds, kept inside the column's range
     if lo == hi:
         return values == lo
     low, high = box.slider(f"{chosen} range", lo, hi, (lo, hi), key="frange",
                            bind="query-params")
     return values.between(low, high)
+
+
+def _clamp(key: str, lo: float, hi: float) -> None:
+    """A range asked for before its slider is drawn (a clicked histogram bar), kept inside
+    the slider's bounds: a bar's edge may pass them."""
+    asked = st.session_state.get(key)
+    if isinstance(asked, (list, tuple)) and len(asked) == 2:
+        st.session_state[key] = (min(max(float(asked[0]), lo), hi),
+                                 max(min(float(asked[1]), hi), lo))
 
 
 def _lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
@@ -86,6 +94,7 @@ def _filters(rows: pd.DataFrame) -> tuple[tuple[float, float] | None, tuple[str,
     if len(reward) and reward.min() < reward.max():
         lo = float(math.floor(reward.min() * 100) / 100)
         hi = float(math.ceil(reward.max() * 100) / 100)
+        _clamp("reward", lo, hi)  # a clicked histogram bar's bounds may pass the step's
         reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward",
                                    bind="query-params")
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
@@ -110,8 +119,13 @@ def render(view: View) -> None:
     kept, regex = _filtered(rows[agent], reward_range, flags, regex, texts, lag_range)
     shown = tables.sort_rows(kept, column, descending)
     _remember(view, shown, header.order_label(sort_label, descending, len(shown), len(rows)))
-    table = tables.arranged(tables.table_view(_paged(shown, len(rows)), view.options), column)
+    page = _paged(shown, len(rows))
+    table = tables.arranged(tables.table_view(page, view.options), column)
     config = {tables.KEY: None}
+    thumbs = row_thumbnails(view.run.root, view.run.store, page)  # decoded in the server
+    if any(thumbs):
+        table.insert(1, IMAGE, thumbs)
+        config[IMAGE] = st.column_config.ImageColumn(IMAGE, width="small")
     if column in table.columns and column != tables.KEY:  # the app's sort, shown as the arrow
         # pinned: the sorted column stays on screen left of the wide text columns
         config[column] = st.column_config.Column(f"{column} {'↓' if descending else '↑'}",

@@ -22,16 +22,10 @@ def _sample(step: int, i: int) -> dict:
 REWARD_15 = {i for i in range(N) if i % 2 == 1 and i % 3 != 0}
 FORMAT_1 = {i for i in range(N) if i % 3 == 0}
 
-# Plotly.js sends a bar's customdata row (bounds) as a typed array: the selection event
-# reaches Python as {'0': low, '1': high}, which picked_bin (isinstance list) ignores, so a
-# click selects the bar and the page stays on Rewards
+# Plotly.js sends a bar's customdata row (its bounds) as a typed array: the selection event
+# reaches Python as {'0': low, '1': high} (pages.figures.reward_parts.picked_bin reads both)
 class ClickIgnored(AssertionError):
     """The bar click left the page where it was."""
-
-
-CLICK_IGNORED = pytest.mark.xfail(
-    strict=True, raises=ClickIgnored,
-    reason="app bug: picked_bin drops the clicked bar's customdata (a dict from the browser)")
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +101,6 @@ def _seed(prompt: str) -> int:
     return int(re.match(r"Question (\d+):", prompt).group(1))
 
 
-@CLICK_IGNORED
 def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
     with browser_page() as page:
         page.goto(f"{server}/rewards?step=1&dist=Histogram")
@@ -126,7 +119,6 @@ def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
         assert {_seed(row["prompt"]) for row in rows} == REWARD_15
 
 
-@CLICK_IGNORED
 def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server):
     with browser_page() as page:
         page.goto(f"{server}/rewards?step=1&dist=Components&component=format_reward")

@@ -57,6 +57,9 @@ def test_a_clicked_bar_is_its_column_and_bounds():
     points = [{"curve_number": 1, "customdata": [0.25, 0.5]}]
     assert build.picked_bin(points, ["reward", "ref_reward"]) == ("ref_reward", 0.25, 0.5)
     assert build.picked_bin([{"curve_number": 0}], ["reward"]) is None
+    # as the browser sends it: the bounds' items keyed by their index
+    sent = [{"curve_number": 0, "customdata": {"0": 1.25, "1": 1.5}}]
+    assert build.picked_bin(sent, ["reward"]) == ("reward", 1.25, 1.5)
 
 
 def test_responses_keep_a_columns_range_as_a_bar_click_asks(components_run):

@@ -7,6 +7,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from loaders import Sample
 from loaders import schema as S
+from loaders.serve.images import sample_images
 from pages.figures import sample_header as header
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
@@ -75,6 +76,26 @@ def _texts(sample: Sample, view: View) -> None:
         text_block(sample.texts[S.GROUND_TRUTH], 160)
 
 
+def _images(sample: Sample, view: View) -> None:
+    """The prompt's images, decoded and re-encoded in the server; a placeholder and the
+    reason for one that is not shown, a remote URL as text (never fetched)."""
+    if not sample.images:
+        return
+    shown = sample_images(view.run.root, sample)
+    st.markdown(f"**Images in the prompt** ({len(shown)})")
+    for start in range(0, len(shown), IMAGES_PER_ROW):
+        for column, image in zip(st.columns(IMAGES_PER_ROW), shown[start:start + IMAGES_PER_ROW]):
+            if image.png is not None:
+                column.image(image.png, caption=f"{image.width} x {image.height}")
+            else:
+                column.warning(literal(f"image not shown: {image.problem}"), icon="🖼️")
+                if image.text:
+                    column.caption(literal(image.text))
+
+
+IMAGES_PER_ROW = 4
+
+
 def _figures(view: View, rows: pd.DataFrame, key: str) -> None:
     """The sample's own numbers (from its summary row, as the Responses table shows them)
     beside the step's means."""
@@ -101,6 +122,7 @@ def render(view: View) -> None:
             recover_stale(view.run, {sample.file})
         return
     _figures(view, rows, key)
+    _images(sample, view)
     _texts(sample, view)
     conversation.show(sample, view)  # multi-turn samples: turns, tool calls, per-turn metrics
     if sample.raw_lengths and len(set(sample.raw_lengths.values())) > 1:
