@@ -112,3 +112,19 @@ def test_a_decoded_thumbnail_is_bounded():
 
     big = decoded(ImageRef("bytes", _png((2000, 500))), None, None, side=96)
     assert (big.width, big.height) == (96, 24)
+
+
+def test_a_groups_answers_show_the_prompts_image(tmp_path):
+    from loaders.serve.groups import GroupOptions
+
+    (tmp_path / "cat.png").write_bytes(_png())
+    write_dump(tmp_path / "rollout_data_rank_0.jsonl",
+               [make_sample(1, seed=0, images=["cat.png"], response=f"answer {i}")
+                for i in range(2)])  # one prompt, two answers: one group
+    run = open_run(tmp_path)
+    group = run.trained().groups().step(1, GroupOptions()).table.index[0]
+    at = board(tmp_path, page="groups", step="1")
+    at = at.text_input(key="group").set_value(str(group)).run()
+    assert not errors(at)
+    answers = at.dataframe(key="t_answers").value
+    assert answers["image"].map(lambda u: u.startswith("data:image/png;base64,")).all()

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
+from loaders.serve.images import row_thumbnails
 from pages.figures import diff
 from pages.figures import groups as build
 from pages.figures.text import literal, strip_pad, strip_system
@@ -59,7 +60,12 @@ def render(view: View, table: pd.DataFrame) -> None:
 def _answers_table(view: View, members: pd.DataFrame) -> None:
     shown = build.answers(members, view.options.kl_estimator)
     st.caption(f"{len(shown)} answers, best reward first · select a row to open it in Sample")
-    picked = picked_row(shown, "t_answers", 400, {S.KEY: None})
+    config = {S.KEY: None}
+    thumbs = row_thumbnails(view.run.root, view.run.store, members)  # the prompt's image
+    if any(thumbs):
+        shown.insert(1, "image", thumbs)
+        config["image"] = st.column_config.ImageColumn("image", width="small")
+    picked = picked_row(shown, "t_answers", 400, config)
     if picked is not None:
         state.go("sample", sample=shown[S.KEY].iloc[picked])
 
