@@ -5,12 +5,15 @@ from apptest import board, texts
 def test_curves_and_step_section(board_dump):
     at = board(board_dump, page="rewards")
     assert not at.exception
-    assert [t.label for t in at.tabs][:4] == ["Reward", "KL", "Response length", "Win rate"]
+    # the padded sample's `acc` is a reward component: a Components tab in each row of tabs
+    assert [t.label for t in at.tabs][:5] == ["Reward", "KL", "Response length", "Win rate",
+                                              "Components"]
     assert "Step 2: 10 samples" in texts(at)
     # the open tab's curve, then the step's open distribution tab (histogram first)
     keys = [chart.key for chart in at.get("plotly_chart")]
     assert keys == ["c_reward", "c_hist"]
-    assert [t.label for t in at.tabs][4:] == ["Histogram", "ECDF", "Reward gap", "Group means"]
+    assert [t.label for t in at.tabs][5:] == ["Histogram", "ECDF", "Reward gap", "Group means",
+                                              "Components"]
     for tab, key in (("ECDF", "c_ecdf"), ("Reward gap", "c_gap"), ("Group means", "c_groups")):
         shown = board(board_dump, page="rewards", dist=tab)
         assert [c.key for c in shown.get("plotly_chart")] == ["c_reward", key]
