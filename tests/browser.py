@@ -86,3 +86,11 @@ def open_board(page: object, url: str, query: str, wait_text: str) -> None:
     page.get_by_text(wait_text, exact=False).first.wait_for(timeout=60_000)
     page.wait_for_function("!document.querySelector('[data-testid=\"stStatusWidget\"]')",
                            timeout=60_000)
+
+
+def settle(page: object, pause_ms: int = 300, timeout: int = 60_000) -> None:
+    """Idle, and still idle after a pause: a rerun that starts right after the last one
+    shows the status widget again."""
+    page.wait_for_function(IDLE, timeout=timeout)
+    page.wait_for_timeout(pause_ms)
+    page.wait_for_function(IDLE, timeout=timeout)

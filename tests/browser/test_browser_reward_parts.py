@@ -3,10 +3,9 @@ Chromium): the reward histogram's bar opens Responses with the Reward range set 
 a component histogram's bar opens it filtered on that column ("Filter by any column"); the
 table then holds only that bar's samples."""
 import re
-import time
 
 import pytest
-from browser import IDLE, browser_page, served
+from browser import browser_page, served, settle
 from dump_files import make_sample, write_dump
 
 N = 24  # samples a step; i: accuracy i % 2, format 1.0 where i % 3 == 0 else 0.5
@@ -36,11 +35,6 @@ def server(tmp_path_factory):
     with served(root) as url:
         yield url
 
-
-def _settle(page) -> None:
-    page.wait_for_function(IDLE, timeout=60_000)
-    time.sleep(0.3)  # a rerun that starts right after the last one shows the widget again
-    page.wait_for_function(IDLE, timeout=60_000)
 
 
 def _bars(page, chart: str) -> list:
@@ -72,10 +66,10 @@ def _opened_responses(page, step: int) -> None:
     try:
         heading.wait_for(timeout=20_000)
     except Exception:  # Playwright's TimeoutError
-        _settle(page)
+        settle(page)
         where = page.evaluate("location.pathname")
         raise ClickIgnored(f"the bar click left the page on {where}, not Responses") from None
-    _settle(page)
+    settle(page)
     assert page.locator("[data-testid='stException']").count() == 0, \
         page.locator("[data-testid='stException']").first.inner_text()
 
@@ -105,7 +99,7 @@ def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
     with browser_page() as page:
         page.goto(f"{server}/rewards?step=1&dist=Histogram")
         page.get_by_role("heading", name="Step 1: 24 samples").wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         bars = _bars(page, "c_hist")
         assert len(bars) == 4  # rewards 0.5, 1.0, 1.5, 2.0
         _click(page, bars[2])  # the bar of reward 1.5
@@ -123,7 +117,7 @@ def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server)
     with browser_page() as page:
         page.goto(f"{server}/rewards?step=1&dist=Components&component=format_reward")
         page.get_by_text("format_reward (24 samples; click a bar").wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         bars = _bars(page, "c_component")
         assert len(bars) == 2  # format_reward 0.5 and 1.0
         _click(page, bars[1])  # the bar of format_reward 1.0

@@ -2,14 +2,8 @@
 and that URL opened afresh shows the same comparison down to the opened prompt."""
 from urllib.parse import parse_qs, urlparse
 
-from browser import IDLE, browser_page, served
+from browser import browser_page, served, settle
 from runs_fixtures import write_runs
-
-
-def _settled(page) -> None:
-    page.wait_for_function(IDLE, timeout=60_000)
-    page.wait_for_timeout(400)  # a rerun right after the last one shows the widget again
-    page.wait_for_function(IDLE, timeout=60_000)
 
 
 def _query(page) -> dict[str, list[str]]:
@@ -21,7 +15,7 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
     with served(root) as url, browser_page() as page:
         page.goto(f"{url}/runs?runs=base&runs=ablation&runs=third")
         page.get_by_role("heading", name="Compare runs").first.wait_for(timeout=60_000)
-        _settled(page)
+        settle(page, 400)
         main = page.locator("[data-testid='stMain']")
         for label in ("base", "ablation", "third"):
             main.get_by_text(label, exact=True).first.wait_for(timeout=30_000)
@@ -34,12 +28,12 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
         main.get_by_text("no-KL", exact=True).first.wait_for(timeout=30_000)
         main.get_by_text("Same prompt", exact=True).first.click()
         main.get_by_text("Matched by the id", exact=False).first.wait_for(timeout=30_000)
-        _settled(page)
+        settle(page, 400)
         prompt = main.get_by_label("Prompt (match key)", exact=True)
         prompt.fill("3")
         prompt.press("Enter")
         main.get_by_text("Word diff", exact=False).first.wait_for(timeout=30_000)
-        _settled(page)
+        settle(page, 400)
         query = _query(page)
         assert query["runs"] == ["base", "ablation", "third"]
         assert query["labels"] == ["baseline, no-KL, lr×2"] and query["rprompt"] == ["3"]

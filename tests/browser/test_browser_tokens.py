@@ -3,10 +3,9 @@ its window moves by the pager and by a brush on the strips, and the Tokens page 
 Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
 names from data shown literally in Plotly labels."""
 import re
-import time
 
 import pytest
-from browser import IDLE, browser_page, served
+from browser import browser_page, served, settle
 from dump_files import make_sample, write_dump
 from format_fixtures import nemo
 from token_dumps import write_long_dump
@@ -21,11 +20,6 @@ def server(tmp_path_factory):
     with served(root) as url:
         yield url
 
-
-def _settle(page) -> None:
-    page.wait_for_function(IDLE, timeout=60_000)
-    time.sleep(0.3)  # a rerun that starts right after the last one shows the widget again
-    page.wait_for_function(IDLE, timeout=60_000)
 
 
 def _nodes(page) -> int:
@@ -42,21 +36,21 @@ def test_long_sample_page_is_bounded_and_its_window_moves(server):
         page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
         page.get_by_role("heading", name="Sample · step 0").first.wait_for(timeout=60_000)
         page.locator("span.tok").first.wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         assert _nodes(page) <= MAX_NODES
         assert page.locator("span.tok").count() == 256
         assert page.get_by_text(f"{N} tokens (pad tokens dropped)").count() == 1
         page.get_by_role("button", name="next ▶").click()
         page.wait_for_function("new URLSearchParams(location.search).get('window') === '256'",
                                timeout=60_000)
-        _settle(page)
+        settle(page)
         assert _first_token(page) == 256
         box = page.get_by_label("Window start (token)")
         box.fill("30000")
         box.press("Enter")
         page.wait_for_function("document.querySelector('span.tok').title.startsWith('#30000 ')",
                                timeout=60_000)
-        _settle(page)
+        settle(page)
         assert _nodes(page) <= MAX_NODES
 
 
@@ -64,7 +58,7 @@ def test_brushing_the_strips_moves_the_window(server):
     with browser_page() as page:
         page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
         page.locator("span.tok").first.wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         plot = page.locator(".js-plotly-plot .nsewdrag").first
         plot.scroll_into_view_if_needed()
         box = plot.bounding_box()
@@ -75,7 +69,7 @@ def test_brushing_the_strips_moves_the_window(server):
         page.mouse.up()
         page.wait_for_function("new URLSearchParams(location.search).get('window') > 14000",
                                timeout=60_000)
-        _settle(page)
+        settle(page)
         assert 14_000 < _first_token(page) < 19_000
 
 
@@ -84,7 +78,7 @@ def test_tokens_page_draws_within_bounds(server):
         page.goto(f"{server}/tokens?step=0")
         page.get_by_role("heading", name="Tokens · step 0").first.wait_for(timeout=60_000)
         page.get_by_text("The step's hottest tokens").first.wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         assert _nodes(page) <= MAX_NODES
 
 
@@ -104,7 +98,7 @@ _DRAWN = """() => [...document.querySelectorAll('span.tok')].map(span => {
 def _open_sample(page, url: str, query: str) -> list[dict]:
     page.goto(f"{url}/sample?{query}")
     page.locator("span.tok").first.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     return page.evaluate(_DRAWN)
 
 
