@@ -80,13 +80,35 @@ def _tokens(nodes: list[dict], first: int) -> dict[str, list]:
 
 def _messages(nodes: list[dict], calls: list) -> list[dict]:
     finish = {c.get("node"): c.get("finish_reason") for c in map(_dict, calls)}
-    messages = []
+    on_branch = {node.get("_index") for node in nodes}
+    spans = {c.get("node"): span for c in map(_dict, calls)
+             if c.get("node") in on_branch and (span := _span(c))}
+    messages, ended = [], None  # the last model call's end, on this branch
     for node in nodes:
         message = dict(_dict(node.get("message")))
         if finish.get(node.get("_index")) and "finish_reason" not in message:
             message["finish_reason"] = finish[node["_index"]]
+        span = spans.get(node.get("_index"))
+        if span:  # an assistant turn: its call's own time (the model)
+            message.setdefault("seconds", span[1] - span[0])
+            ended = span[1]
+        elif ended is not None and message.get("role") in ("tool", "user"):
+            later = [s for s, _ in spans.values() if s >= ended]
+            if later:  # what came back before the next call: the tool's (the env's) time
+                message.setdefault("seconds", min(later) - ended)
+            ended = None
         messages.append(message or {"role": "other", "content": text_of(node.get("message"))})
     return messages
+
+
+def _span(call: dict) -> tuple[float, float] | None:
+    """A call's (start, end) in Unix seconds (verifiers/v1/trace.py ModelCall.time)."""
+    time = call.get("time")
+    if not isinstance(time, dict):
+        return None
+    start, end = time.get("start"), time.get("end")
+    ok = isinstance(start, (int, float)) and isinstance(end, (int, float)) and end > 0
+    return (float(start), float(end)) if ok and end >= start else None
 
 
 def _reward(trace: dict) -> tuple[float | None, dict[str, object]]:
@@ -143,10 +165,7 @@ def _timing(calls: list, path: set[int]) -> dict:
     """The branch's model calls' time spans (verifiers/v1/trace.py `ModelCall.time`, Unix
     seconds): from the first call's start to the last call's end, the calls' own share of
     it (the model), and the rest between them (tools, the environment)."""
-    spans = [(float(t["start"]), float(t["end"])) for c in map(_dict, calls)
-             if c.get("node") in path and isinstance(t := c.get("time"), dict)
-             and isinstance(t.get("start"), (int, float)) and isinstance(t.get("end"), (int, float))
-             and t["end"] > 0]
+    spans = [span for c in map(_dict, calls) if c.get("node") in path and (span := _span(c))]
     if not spans:
         return {}
     start, finish = min(s for s, _ in spans), max(e for _, e in spans)

@@ -45,6 +45,7 @@ class Turn(TypedDict):
     name: str
     finish_reason: str
     error: bool  # a tool turn that reports a failure
+    seconds: float | None  # its wall time: the model's for an assistant turn, else the tool's
 
 
 def _content(value: object) -> str:
@@ -93,7 +94,8 @@ def turn_of(message: object, pretty_args: bool = False) -> Turn:
     With pretty_args, tool-call arguments are also indented (for the view, not the index)."""
     if not isinstance(message, dict):
         return Turn(role="other", raw_role="", text=text_of(message), reasoning="",
-                    tool_calls=[], tool_call_id="", name="", finish_reason="", error=False)
+                    tool_calls=[], tool_call_id="", name="", finish_reason="", error=False,
+                    seconds=None)
     raw_role = text_of(message.get("role"))
     role = raw_role.lower() if raw_role.lower() in ROLES else (
         "tool" if raw_role.lower() in ("ipython", "function", "observation", "environment")
@@ -107,7 +109,12 @@ def turn_of(message: object, pretty_args: bool = False) -> Turn:
                 tool_call_id=text_of(message.get("tool_call_id")),
                 name=text_of(message.get("name")),
                 finish_reason=text_of(message.get("finish_reason")),
-                error=_error(message, role, text))
+                error=_error(message, role, text), seconds=_seconds(message.get("seconds")))
+
+
+def _seconds(value: object) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    return float(value) if ok and math.isfinite(value) else None
 
 
 def turns_of(obj: dict, pretty_args: bool = False) -> list[Turn]:

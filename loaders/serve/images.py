@@ -65,8 +65,9 @@ def _opened(raw: bytes | object) -> Image.Image:
     except UnidentifiedImageError:
         raise _NotShown(f"not an image in {', '.join(FORMATS)} (SVG and others are not "
                         "decoded)") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as err:
-        raise _NotShown(f"a decompression bomb: {err}") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise _NotShown(f"a decompression bomb (its header claims more than {MAX_PIXELS:,} "
+                        "pixels)") from None
     except (OSError, ValueError, SyntaxError) as err:  # truncated, corrupt
         raise _NotShown(f"an image that does not decode: {str(err)[:120]}") from None
     return image.convert("RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB")

@@ -112,6 +112,9 @@ def metadata_line(turn: Turn) -> str:
             bits.append(f"{label} {turn[key]}")
     if turn["error"]:
         bits.append("tool error")
+    if turn.get("seconds") is not None:  # the model's time, or the tool's
+        who = "model" if turn["role"] == "assistant" else turn["role"]
+        bits.append(f"{who} {turn['seconds']:.3g} s")
     return " · ".join(bits)
 
 

@@ -59,6 +59,8 @@ def test_verifiers_episodes_one_sample_per_branch_and_all_only_adds_failures(tmp
     assert [t["role"] for t in sample.turns] == ["system", "user", "assistant", "tool",
                                                  "assistant"]
     assert sample.turns[2]["finish_reason"] == "tool_calls"
+    # time per turn: the model's call 1.5 s, the tool's answer 1.5 s, the model again 1 s
+    assert [t["seconds"] for t in sample.turns] == [None, None, 1.5, 1.5, 1.0]
     assert sample.texts[S.PROMPT] == "[system] Use tools.\n[user] Question 0?"
 
 

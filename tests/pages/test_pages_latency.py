@@ -54,3 +54,11 @@ def test_a_dump_without_timing_says_where_it_would_come_from(tmp_path):
     write_dump(tmp_path / "rollout_data_rank_0.jsonl", [make_sample(1, seed=i) for i in range(4)])
     assert "No request timing at this step" in texts(board(tmp_path, page="health",
                                                            panel="Latency", step="1"))
+
+
+def test_a_turns_time_is_on_its_line_model_or_tool(tmp_path):
+    at = board(A.prime_rollouts(tmp_path / "v"), page="sample", step="0",
+               sample="rollouts/step_0/train/effective/traces.jsonl:1")
+    assert not errors(at)
+    shown = " ".join(t.value for t in at.text)  # a turn's metadata line, literal
+    assert "model 1.5 s" in shown and "tool 1.5 s" in shown and "model 1 s" in shown

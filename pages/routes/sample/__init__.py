@@ -86,7 +86,8 @@ def _images(sample: Sample, view: View) -> None:
     for start in range(0, len(shown), IMAGES_PER_ROW):
         for column, image in zip(st.columns(IMAGES_PER_ROW), shown[start:start + IMAGES_PER_ROW]):
             if image.png is not None:
-                column.image(image.png, caption=f"{image.width} x {image.height}")
+                column.image(image.png, caption=f"{image.width} x {image.height}",
+                             output_format="PNG")  # lossless, as decoded
             else:
                 column.warning(literal(f"image not shown: {image.problem}"), icon="🖼️")
                 if image.text:
