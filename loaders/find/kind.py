@@ -143,9 +143,10 @@ def classify(path: Path, rel: str) -> Kind:
 
 
 def detect(path: Path, rel: str) -> str | None:
-    """The dump format of one file, or None when it is a metric log or in no known layout."""
+    """The dump format of one file, or None when it is a metric log, a side file of a run
+    (no sample of its own) or in no known layout."""
     found = classify(path, rel).format
-    return found if found in BY_NAME else None
+    return found if found in BY_NAME and not BY_NAME[found].side else None
 
 
 __all__ = ["BY_NAME", "METRICS", "UNKNOWN", "Kind", "classify", "detect", "first_record"]

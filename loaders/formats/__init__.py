@@ -44,6 +44,9 @@ class Format:
     # a file that is neither jsonl nor Parquet (torch.save archives, whole JSON files): its
     # records, read whole; such a format is tabular (a record is addressed by its index)
     reader: Callable[[Path | str, str], list[dict]] | None = None  # (path, rel)
+    # a file that holds no sample of its own, read beside a run's dumps (AReaL's session
+    # traces): never a run by itself (loaders.find.kind.detect)
+    side: bool = False
     # the files read together with this one (itself among them), when a reader joins files:
     # a change to any of them is a change to each (loaders.index.refresh)
     group: Callable[[Path, str], list[Path]] | None = None  # (path, rel)
@@ -75,6 +78,10 @@ FORMATS = (
     Format("areal", "AReaL rollout/{version}/{task_id}.jsonl",
            re.compile(r"(^|/)(eval-)?rollout/\d+/\d+\.jsonl$"),
            frozenset({"task_id", "completion", "tail_version"}), agent_logs.areal),
+    Format("areal_sessions", "AReaL session traces session_tracer/sessions-r{rank}.jsonl",
+           re.compile(r"(^|/)session_tracer/(?:[^/]+/)?sessions-r\d+\.jsonl$"),
+           frozenset({"task_id", "session_id", "submit_ts"}), agent_logs.areal_sessions,
+           side=True),
     Format("skyrl", "SkyRL dumped_evals/global_step_{N}_evals/{data_source}.jsonl",
            re.compile(r"(^|/)dumped_evals/[^/]+/(?!aggregated_results\.jsonl$)[^/]+\.jsonl$"),
            frozenset({"input_prompt", "output_response", "score"}), agent_logs.skyrl),

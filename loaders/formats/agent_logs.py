@@ -58,3 +58,11 @@ def skyrl(record: dict, context: FileContext) -> list[dict]:
         sample[S.MESSAGES] = turns
     sample[S.VALIDATION] = True  # SkyRL dumps evaluations only
     return [sample]
+
+
+def areal_sessions(record: dict, context: FileContext) -> list[dict]:
+    """AReaL's session traces (areal/utils/perf_tracer.py `SessionRecord.to_dict`, written to
+    `<trial>/session_tracer/[role/]sessions-r{rank}.jsonl`): no sample of their own.  A
+    request's timing (submit_ts, finalized_ts, total_s, generate_s, reward_s, toolcall_s) is
+    joined to the samples of its task_id where a view asks (loaders.serve.sessions)."""
+    return []

@@ -62,3 +62,27 @@ def test_a_turns_time_is_on_its_line_model_or_tool(tmp_path):
     assert not errors(at)
     shown = " ".join(t.value for t in at.text)  # a turn's metadata line, literal
     assert "model 1.5 s" in shown and "tool 1.5 s" in shown and "model 1 s" in shown
+
+
+def test_areal_session_traces_give_their_tasks_timing(tmp_path):
+    """AReaL writes a request's timing apart from its rollout dump (areal/utils/
+    perf_tracer.py SessionRecord.to_dict), keyed by task_id: the panel joins them."""
+    import orjson
+
+    root = A.areal_rollouts(tmp_path / "areal")
+    trace = root / "session_tracer" / "sessions-r0.jsonl"
+    trace.parent.mkdir(parents=True)
+    trace.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [
+        {"task_id": 7, "session_id": s, "rank": 0, "status": "accepted",
+         "submit_ts": 100.0 + s, "finalized_ts": 110.0 + 2 * s, "total_s": 10.0 + s,
+         "generate_s": 6.0, "reward_s": 0.5, "toolcall_s": 3.0 + s,
+         "phases": {"generate": [{"start_ts": 100.0, "end_ts": 106.0}]}}
+        for s in range(2)]) + b'{"task_id": 7, "half')  # a line still being written
+    run = open_run(root, use_cache=False)
+    assert run.formats["session_tracer/sessions-r0.jsonl"] == "areal_sessions"
+    assert run.problems == [] and set(run.samples[S.FILE]) == {  # the traces make no sample
+        "rollout/2/7.jsonl", "rollout/3/7.jsonl", "eval-rollout/3/1.jsonl"}
+    at = board(root, page="health", panel="Latency", step="3")
+    assert not errors(at) and "c_latency" in {c.key for c in at.get("plotly_chart")}
+    slow = at.dataframe(key="t_stragglers").value
+    assert slow["time s"].tolist()[0] == 10.5 and slow[S.TOOL_S].tolist()[0] == 3.5

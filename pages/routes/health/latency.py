@@ -6,6 +6,7 @@ import streamlit as st
 
 from loaders import schema as S
 from loaders.health import latency
+from loaders.serve import sessions
 from pages.figures import latency as build
 from pages.frame import state
 from pages.frame.view import View
@@ -14,10 +15,16 @@ from pages.frame.widgets import picked_row
 
 def latency_panel(view: View) -> None:
     rows = view.run.step_rows(view.step)
+    files = sessions.session_files(view.run.formats)
+    if files:  # AReaL: the timing is in its session traces, by task_id
+        table = view.run.derived("areal_sessions", lambda: sessions.session_table(
+            view.run.root, files))
+        rows = sessions.with_sessions(rows, table)
     facts = latency.summary(rows)
     if not facts:
         st.info("No request timing at this step: the latency view reads verifiers episodes' "
-                "`calls[].time`, slime's `non_generation_time`, or `request_s`, "
+                "`calls[].time`, slime's `non_generation_time`, AReaL's session traces "
+                "(`session_tracer/sessions-r*.jsonl`), or `request_s`, "
                 "`generate_s`, `tool_s`, `queue_s`, `start_ts` and `finish_ts` in the "
                 "board's own dump.")
         return
