@@ -32,18 +32,6 @@ def components_figure(table: pd.DataFrame, names: list[str], add_up: bool) -> go
     return integer_steps(fig, table.index)
 
 
-def correlation_figure(corr: pd.DataFrame, step: int) -> go.Figure:
-    """The reward and its components' correlations at one step, values written in."""
-    values = corr.to_numpy(dtype=np.float64)
-    text = [["" if np.isnan(v) else f"{v:.2f}" for v in row] for row in values]
-    fig = go.Figure(go.Heatmap(z=values, x=list(corr.columns), y=list(corr.index), zmin=-1,
-                               zmax=1, colorscale="RdBu", text=text, texttemplate="%{text}",
-                               hovertemplate="%{y} × %{x}: %{z:.3f}<extra></extra>"))
-    fig.update_layout(title=f"step {step}: how the components move together (Pearson)",
-                      height=120 + 40 * len(corr), margin={"l": 10, "r": 10, "t": 40, "b": 10})
-    return fig
-
-
 def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> go.Figure:
     """One component's counts at a step; each bar carries its bounds (a click filters the
     Responses table to them)."""

@@ -48,7 +48,9 @@ def test_rewards_page_shows_the_components_over_the_run_and_at_the_step(componen
     at = board(components_run, page="rewards", step="1", chart="Components", dist="Components")
     assert not errors(at)
     keys = [c.key for c in at.get("plotly_chart")]
-    assert {"c_components", "c_corr", "c_component"} <= set(keys)
+    assert {"c_components", "c_component"} <= set(keys)
+    corr = next(d.value for d in at.dataframe if "accuracy_reward" in d.value.index)
+    assert corr.loc["accuracy_reward", "format_reward"] < 0
     assert "4 samples where one component is at the step's best" in texts(at)
     assert len(at.dataframe(key="t_disagree").value) == 4
 

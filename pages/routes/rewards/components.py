@@ -23,8 +23,9 @@ def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
 
 
 def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
-    st.plotly_chart(build.correlation_figure(parts.correlations(rows, names), view.step),
-                    width="stretch", key="c_corr")
+    # a table, not a chart: one Plotly chart fewer to start in the browser
+    st.caption(f"step {view.step}: how the reward and its components move together (Pearson)")
+    st.dataframe(parts.correlations(rows, names).round(3), width="stretch")
     shown = st.selectbox("Histogram of", names, key="component", bind="query-params")
     event = st.plotly_chart(build.component_histogram(rows, shown), width="stretch",
                             key="c_component", on_select="rerun", selection_mode="points")
