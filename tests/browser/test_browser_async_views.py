@@ -145,8 +145,8 @@ def test_the_policy_lag_panel_draws_both_charts_and_the_steps_samples_by_lag(
         lag_server, record_property):
     with browser_page() as page:
         asked = _requests(page)
-        seconds = _open(page, f"{lag_server}/?page=health&panel=Policy%20lag&step={LAG_STEP}",
-                        "policy lag (async RL)")
+        seconds = _open(page, f"{lag_server}/?page=health&panel=Policy%20lag&step={LAG_STEP}"
+                              "&lag_chart=true", "policy lag (async RL)")
         assert _chart_title(page, "c_lag") == "policy lag (async RL)"
         assert re.fullmatch(rf"step {LAG_STEP}: samples and \S+ by policy lag",
                             _chart_title(page, "c_by_lag"))

@@ -41,6 +41,8 @@ def test_the_step_summary_names_the_straggler_and_the_wait_on_it(timed_run):
 def test_health_latency_panel_draws_the_step(timed_run):
     at = board(timed_run, page="health", panel="Latency", step="1")
     assert not errors(at)
+    assert {c.key for c in at.get("plotly_chart")} == {"c_latency"}  # the map on request
+    at = board(timed_run, page="health", panel="Latency", step="1", tokens_time="true")
     assert {"c_latency", "c_tokens_time"} <= {c.key for c in at.get("plotly_chart")}
     assert at.dataframe(key="t_stragglers").value[S.KEY].iloc[0] == "rollout_data_rank_0.jsonl:8"
 

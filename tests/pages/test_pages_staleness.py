@@ -46,7 +46,7 @@ def test_each_samples_lag_and_span_are_its_step_less_its_versions(async_run):
 
 
 def test_health_shows_the_lag_per_step_and_by_lag_at_the_chosen_step(async_run):
-    at = board(async_run, page="health", panel="Policy lag", step="5")
+    at = board(async_run, page="health", panel="Policy lag", step="5", lag_chart="true")
     assert not errors(at)
     keys = [c.key for c in at.get("plotly_chart")]
     assert "c_lag" in keys and "c_by_lag" in keys

@@ -104,7 +104,10 @@ def _staleness(view: View) -> None:
     if by.empty:
         st.caption(f"No sample of step {view.step} names its policy version.")
         return
-    shown = st.selectbox("By lag", [m for m in metrics if m in by], key="lag_metric",
-                         bind="query-params")
-    st.plotly_chart(lags.by_lag_figure(by, shown, view.step), width="stretch", key="c_by_lag")
     st.dataframe(by, width="stretch")
+    # drawn on request: a second Plotly chart costs a fresh browser most of a second
+    if st.toggle("Chart a metric by lag", key="lag_chart", bind="query-params"):
+        shown = st.selectbox("By lag", [m for m in metrics if m in by], key="lag_metric",
+                             bind="query-params")
+        st.plotly_chart(lags.by_lag_figure(by, shown, view.step), width="stretch",
+                        key="c_by_lag")

@@ -32,8 +32,9 @@ def latency_panel(view: View) -> None:
     for column, (name, value) in zip(cols, list(facts.items())[:6]):
         column.metric(name, f"{value:.1%}" if name.startswith("waiting") else f"{value:,.3g}")
     st.plotly_chart(build.latency_histogram(rows, view.step), width="stretch", key="c_latency")
-    binned = latency.tokens_vs_time(rows)
-    if binned is not None:
+    binned = latency.tokens_vs_time(rows)  # drawn on request, as a second chart costs
+    if binned is not None and st.toggle("Response tokens against time", key="tokens_time",
+                                        bind="query-params"):
         st.plotly_chart(build.tokens_time_figure(binned, view.step), width="stretch",
                         key="c_tokens_time")
     slow = latency.stragglers(rows)
