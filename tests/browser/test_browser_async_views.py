@@ -4,17 +4,14 @@ lag, the Latency panel its histogram and stragglers (a row selected opens the st
 Sample page), and the Sample page shows a dump's image decoded and served by the board
 itself, a decompression bomb as a warning and a remote image as text, never fetched.
 Each view prints its time from navigation to idle and its DOM node count (pytest -s)."""
-import io
 import re
-import struct
 import time
-import zlib
 from urllib.parse import urlsplit
 
 import pytest
 from browser import IDLE, browser_page, served, settle
 from dump_files import make_sample, write_dump
-from PIL import Image
+from image_files import bomb, png
 from playwright.sync_api import expect
 
 from loaders import schema as S
@@ -35,22 +32,6 @@ def _timed(step: int, i: int) -> dict:
     return make_sample(step, seed=i, **{S.START_TS: 1000.0 + i, S.FINISH_TS: 1000.0 + i + took,
                                         S.REQUEST_S: took, S.GENERATE_S: took * 0.75,
                                         S.TOOL_S: took * 0.25})
-
-
-def _png(size: tuple[int, int], colour=(200, 30, 30)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, colour).save(out, format="PNG")
-    return out.getvalue()
-
-
-def _bomb() -> bytes:
-    """A valid PNG header claiming 100,000 x 100,000 pixels, with almost no data."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
-    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
 
 
 REMOTE = "https://example.com/x.png"
@@ -80,8 +61,8 @@ def timed_server(tmp_path_factory):
 def image_server(tmp_path_factory):
     root = tmp_path_factory.mktemp("async_images") / "dump"
     (root / "img").mkdir(parents=True)
-    (root / "img" / "cat.png").write_bytes(_png(CAT))
-    (root / "img" / "bomb.png").write_bytes(_bomb())
+    (root / "img" / "cat.png").write_bytes(png(CAT))
+    (root / "img" / "bomb.png").write_bytes(bomb())
     write_dump(root / "rollout_data_rank_0.jsonl",
                 [make_sample(1, seed=i, images=images) for i, images in enumerate(IMAGES)])
     with served(root) as url:

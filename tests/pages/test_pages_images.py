@@ -2,8 +2,6 @@
 a hostile one is a placeholder and a reason, never a crash."""
 import base64
 import io
-import struct
-import zlib
 
 import pandas as pd
 import pytest
@@ -11,28 +9,12 @@ import torch
 import torch_dumps as T
 from apptest import board, errors
 from dump_files import make_sample, write_dump
+from image_files import bomb, png
 from PIL import Image
 
 from loaders import open_run
 from loaders import schema as S
 from loaders.serve.images import decoded, sample_images
-
-
-def _png(size=(8, 6), colour=(200, 30, 30)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, colour).save(out, format="PNG")
-    return out.getvalue()
-
-
-def _bomb() -> bytes:
-    """A valid PNG header claiming 100,000 x 100,000 pixels, with almost no data."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
-    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
-
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
 
@@ -41,12 +23,12 @@ SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
 def vlm_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("vlm")
     (root / "img").mkdir()
-    (root / "img" / "cat.png").write_bytes(_png())
-    (root / "img" / "bomb.png").write_bytes(_bomb())
-    (root / "img" / "cut.png").write_bytes(_png((64, 64))[:60])  # truncated
+    (root / "img" / "cat.png").write_bytes(png())
+    (root / "img" / "bomb.png").write_bytes(bomb())
+    (root / "img" / "cut.png").write_bytes(png((64, 64))[:60])  # truncated
     (root / "img" / "evil.svg").write_bytes(SVG)
-    (root.parent / "outside.png").write_bytes(_png())
-    data_url = "data:image/png;base64," + base64.b64encode(_png((5, 5), (0, 0, 255))).decode()
+    (root.parent / "outside.png").write_bytes(png())
+    data_url = "data:image/png;base64," + base64.b64encode(png((5, 5), (0, 0, 255))).decode()
     images = [["img/cat.png"], [data_url], ["img/bomb.png", "img/cut.png"], ["img/evil.svg"],
               ["../outside.png", "https://example.com/x.png"], []]
     write_dump(root / "rollout_data_rank_0.jsonl",
@@ -110,14 +92,14 @@ def test_a_slime_vlm_rollout_shows_its_pickled_pil_image(tmp_path):
 def test_a_decoded_thumbnail_is_bounded():
     from loaders.parse.images import ImageRef
 
-    big = decoded(ImageRef("bytes", _png((2000, 500))), None, None, side=96)
+    big = decoded(ImageRef("bytes", png((2000, 500))), None, None, side=96)
     assert (big.width, big.height) == (96, 24)
 
 
 def test_a_groups_answers_show_the_prompts_image(tmp_path):
     from loaders.serve.groups import GroupOptions
 
-    (tmp_path / "cat.png").write_bytes(_png())
+    (tmp_path / "cat.png").write_bytes(png())
     write_dump(tmp_path / "rollout_data_rank_0.jsonl",
                [make_sample(1, seed=0, images=["cat.png"], response=f"answer {i}")
                 for i in range(2)])  # one prompt, two answers: one group
