@@ -58,15 +58,18 @@ def read(path: Path | str, rel: str) -> list[dict]:
     if path is None:
         return []  # read by its group's home file
     home = _payload(path)
-    if isinstance(path, str) or path.parent.name == "rollout_data":
-        samples = [{**s, "rollout_id": home.get("rollout_id")} for s in home["samples"]
-                   if isinstance(s, dict)]
+    if "samples" not in home:  # miles' rank files, without their rollout file
+        names = [str(p).rsplit("/", 1)[-1] for p in group]
+        rows = miles.train_rows([home, *map(_payload, group[1:])], names)
+        found = [{**row, "rollout_id": home.get("rollout_id")} for row in rows.rows.values()]
+        if rows.notes and found:  # what could not be stitched, said once
+            found[0] = Parsed(found[0], rows.notes)
+        return found
+    samples = [{**s, "rollout_id": home.get("rollout_id")} for s in home["samples"]
+               if isinstance(s, dict)]
+    if isinstance(path, Path) and path.parent.name == "rollout_data":
         return _joined(samples, group[1:])
-    if "samples" in home:  # slime format 2 alone
-        return [{**s, "rollout_id": home.get("rollout_id")} for s in home["samples"]
-                if isinstance(s, dict)]
-    rows = miles.train_rows([home, *map(_payload, group[1:])], [p.name for p in group])
-    return [{**row, "rollout_id": home.get("rollout_id")} for row in rows.rows.values()]
+    return samples  # a rollout file by URL, or slime's format 2 alone
 
 
 def _payload(path: Path) -> dict:
