@@ -17,6 +17,7 @@ from loaders.index.numbers import Numbers, stacked
 MAX_LAG_BIN = 8  # lags past this share one bin ("8+"): a stacked bar stays readable
 LAG_READS = (S.STEP, S.POLICY_LAG, S.POLICY_SPAN)
 MIXED = "mixed-version share"  # samples whose generation spanned several policy versions
+FACTS = ("lag mean", "lag max", MIXED)  # lag_shares' columns that are not a lag bin
 
 
 def lag_bins(lags: pd.Series) -> pd.Series:
@@ -51,9 +52,9 @@ def lag_shares_of(numbers: Numbers) -> pd.DataFrame:
     if not parts:
         return lag_shares(pd.DataFrame({n: pd.Series([], dtype="float64") for n in LAG_READS}))
     table = stacked(parts)
-    bins = sorted((c for c in table.columns if c not in _FACTS), key=_bin_order)
+    bins = sorted((c for c in table.columns if c not in FACTS), key=_bin_order)
     table[bins] = table[bins].fillna(0.0)  # a bin no sample of a chunk's steps fell in
-    return table[[*bins, *_FACTS]]
+    return table[[*bins, *FACTS]]
 
 
 def by_lag(rows: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
@@ -66,9 +67,6 @@ def by_lag(rows: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     table.insert(0, "samples", bins.value_counts())
     order = sorted(table.index, key=_bin_order)
     return table.loc[order].rename_axis("policy lag")
-
-
-_FACTS = ("lag mean", "lag max", MIXED)
 
 
 def _bin_order(label: str) -> int:

@@ -5,11 +5,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from loaders.health.staleness import MIXED
+from loaders.health.staleness import FACTS, MIXED
 from pages.figures import traces
 from pages.figures.axes import integer_steps
-
-FACTS = ("lag mean", "lag max", MIXED)
 
 
 def lag_figure(table: pd.DataFrame) -> go.Figure:
