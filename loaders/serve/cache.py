@@ -10,7 +10,7 @@ import pandas as pd
 
 from loaders.index.previews import Previews
 from loaders.serve.locations import Locations
-from loaders.serve.sample import Sample, read_samples
+from loaders.serve.sample import Sample, Samples, read_samples
 
 MAX_SAMPLES = 2048
 MAX_TEXT_STEPS = 8
@@ -101,12 +101,7 @@ class SampleStore:
             if step in self._texts:
                 self._texts.move_to_end(step)
                 return self._texts[step]
-        locations = self.locations
-        found = read_samples(self.root, locations.of(keys), self.formats,
-                             texts_only=True)
-        self.stale.add(found.stale)
-        texts = Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
-                      found.stale)
+        texts = self.texts_of(keys)
         if not texts.stale:
             with self._lock:
                 self._texts[step] = texts
@@ -116,20 +111,19 @@ class SampleStore:
     def texts_of(self, keys: list[str]) -> Texts:
         """Full texts of a few samples (a group's answers), read now and not cached: a
         group's lines are a handful of reads, and the LRUs stay for whole samples."""
-        locations = self.locations
-        found = read_samples(self.root, locations.of(keys), self.formats,
-                             texts_only=True)
-        self.stale.add(found.stale)
-        return Texts({key: sample.texts for key, sample in found.items() if not sample.stale},
-                     found.stale)
+        found = self.without_tokens(keys)
+        return Texts({key: sample.texts for key, sample in found.items()}, found.stale)
 
-    def images_of(self, keys: list[str]) -> dict[str, list]:
-        """The image references of a few samples (a table page's), read now, not cached:
-        the thumbnails made of them are (loaders.serve.images)."""
+    def without_tokens(self, keys: list[str]) -> Samples:
+        """A few samples read now, without token arrays, and not cached (a group's texts, a
+        table page's image references); those of files changed since indexing are left
+        out, their files named in `stale` (here and in the run's StaleFiles)."""
         found = read_samples(self.root, self.locations.of(keys), self.formats,
                              texts_only=True)
         self.stale.add(found.stale)
-        return {key: sample.images for key, sample in found.items() if not sample.stale}
+        for key in [key for key, sample in found.items() if sample.stale]:
+            del found[key]
+        return found
 
     def clear(self) -> None:
         """Forget cached samples (benchmarks time cold reads with this)."""

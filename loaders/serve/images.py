@@ -104,12 +104,11 @@ def row_thumbnails(root: Path, store: SampleStore, rows: pd.DataFrame) -> list[s
     if S.IMAGES not in rows or not (rows[S.IMAGES] > 0).any():
         return out
     wanted = rows[rows[S.IMAGES].to_numpy() > 0]
-    refs = store.images_of(wanted[S.KEY].tolist())
+    samples = store.without_tokens(wanted[S.KEY].tolist())
     at = {key: i for i, key in enumerate(rows[S.KEY].tolist())}
     checks = dict(zip(wanted[S.KEY], wanted[S.LINE_CHECK])) if S.LINE_CHECK in wanted else {}
-    for key, found in refs.items():
-        if found:
-            file = key.rsplit(":", 1)[0]
-            out[at[key]] = thumbnail(key, int(checks.get(key, 0)), found[0], root,
-                                     (root / file).parent)
+    for key, sample in samples.items():
+        if sample.images:
+            out[at[key]] = thumbnail(key, int(checks.get(key, 0)), sample.images[0], root,
+                                     (root / sample.file).parent)
     return out
