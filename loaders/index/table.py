@@ -118,11 +118,11 @@ def length_cap(frame: pd.DataFrame) -> int | None:
     """The generation cap the run's lengths show: its longest response, when two or more
     samples share it; None when they show none.  A run-level fact: a growth that moves it
     changes the inferred truncation of rows it did not touch."""
-    lengths, cappable = frame[S.RESPONSE_LEN].to_numpy(), _cappable(frame)
-    if not lengths[cappable].size or lengths[cappable].max() <= 0:
+    lengths = frame[S.RESPONSE_LEN].to_numpy()[_cappable(frame)]
+    if not lengths.size or lengths.max() <= 0:
         return None
-    longest = lengths[cappable].max()
-    return int(longest) if ((lengths == longest) & cappable).sum() >= 2 else None
+    longest = lengths.max()
+    return int(longest) if (lengths == longest).sum() >= 2 else None
 
 
 def _cappable(frame: pd.DataFrame) -> np.ndarray:
