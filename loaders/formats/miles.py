@@ -77,16 +77,27 @@ def _row(places: list[tuple[dict, int]]) -> tuple[dict, bool]:
     return row, whole
 
 
+def whole(value: object) -> int | None:
+    """An integer a torch.save payload holds: a Python or numpy int, or a one-element
+    integer array (a tensor as torch_pickle reads it); None for anything else."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
+        return int(value.reshape(-1)[0])
+    return None
+
+
 def _int(value: object, default: int) -> int:
-    return int(value) if isinstance(value, (int, np.integer)) else default
+    found = whole(value)
+    return default if found is None else found
 
 
 def _stitched(chunks: dict[int, np.ndarray], row: dict, size: int, layout: str
               ) -> np.ndarray | None:
     """One response's values from every CP rank's slices; None when a rank is missing or
     the layout is not `thd` (bshd needs the batch's padded length, which is not dumped)."""
-    total = _int(_scalar(row.get("total_lengths")), -1)
-    response = _int(_scalar(row.get("response_lengths")), -1)
+    total = _int(row.get("total_lengths"), -1)
+    response = _int(row.get("response_lengths"), -1)
     if layout != "thd" or set(chunks) != set(range(size)) or min(total, response) < 0:
         return None
     out = np.zeros(response, dtype=np.asarray(next(iter(chunks.values()))).dtype)
@@ -113,9 +124,3 @@ def _logit_spans(total: int, response: int, rank: int, size: int) -> list[tuple[
         if lo < hi:
             spans.append((lo - start, hi - start))
     return spans
-
-
-def _scalar(value: object) -> object:
-    if isinstance(value, np.ndarray) and value.size == 1:
-        return value.reshape(-1)[0]
-    return value

@@ -110,14 +110,14 @@ def _joined(samples: list[dict], train_paths: list[Path]) -> list[dict]:
 def _slime_rows(payload: dict, samples: list[dict]) -> tuple[dict[int, dict], str, list[str]]:
     """Format 2's samples by their rollout position, by the first key that all of them carry."""
     train = [s for s in payload["samples"] if isinstance(s, dict)]
-    key = next((k for k in JOIN_KEYS if train and all(_int(s.get(k)) is not None
+    key = next((k for k in JOIN_KEYS if train and all(miles.whole(s.get(k)) is not None
                                                        for s in train)), None)
     if key is None:
         return {}, "", ["the train file's samples carry neither rollout_position nor "
                         "sample_index: trainer rows kept apart from the rollout samples"]
     at = ({i: i for i in range(len(samples))} if key == "rollout_position"
           else {s.get("index"): i for i, s in enumerate(samples)})
-    rows = {at[_int(s[key])]: s for s in train if _int(s[key]) in at}
+    rows = {at[miles.whole(s[key])]: s for s in train if miles.whole(s[key]) in at}
     _raw_rewards(rows, payload.get("raw_reward"))
     return rows, key, _unknown(len(train) - len(rows), key)
 
@@ -132,14 +132,6 @@ def _raw_rewards(rows: dict[int, dict], raw: object) -> None:
 
 def _unknown(count: int, key: str) -> list[str]:
     return [f"{count} trainer rows name a {key} the rollout file does not hold"] if count else []
-
-
-def _int(value: object) -> int | None:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
-        return int(value.reshape(-1)[0])
-    return None
 
 
 def _merged(sample: dict, row: dict | None, key: str, source: str) -> dict:
