@@ -175,6 +175,11 @@ class Run:
         by `key` with its parameters): made once for the run, not on every rerun."""
         return self._derived.get(key, make)
 
+    def derived_table(self, name: str, make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """A table a page derives from every sample: made once for the run, and kept beside
+        its index file (kept_table) for the next time the run is opened."""
+        return self._derived.get(("kept", name), lambda: self.kept_table(name, make))
+
     def token_digests(self) -> list[Digest]:
         """The token digests of the run's samples (one per file and step), read once."""
         def read() -> list[Digest]:

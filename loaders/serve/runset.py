@@ -52,8 +52,8 @@ def curve_stats(run: Run) -> pd.DataFrame:
     """Per step: sample count, mean and std of the compared columns (CURVE_COLUMNS) and the
     win rate, as Run.step_stats names them; without its quantiles (most of its cost), so
     four big runs open in well under a second.  Kept with the run."""
-    return _memo(run).get("curves", lambda: run.kept_table("curve_stats", lambda: stacked(
-        run.numbers.per_step((S.STEP, *CURVE_COLUMNS), _curve_stats))))
+    return run.derived_table("curve_stats", lambda: stacked(
+        run.numbers.per_step((S.STEP, *CURVE_COLUMNS), _curve_stats)))
 
 
 def _curve_stats(samples: pd.DataFrame) -> pd.DataFrame:

@@ -41,8 +41,7 @@ def _ranks(view: View, metrics: pd.DataFrame) -> None:
                      bind="query-params",
                      horizontal=True)
     name = f"rank_table-{list(views.RANK_VALUES).index(value)}"
-    table = view.run.derived(("rank_table", value), lambda: view.run.kept_table(
-        name, lambda: views.rank_table_of(view.run.numbers, value)))
+    table = view.run.derived_table(name, lambda: views.rank_table_of(view.run.numbers, value))
     st.plotly_chart(build.rank_heatmap(table, value), width="stretch", key="c_ranks")
     devices = views.device_memory(metrics)
     if not devices.empty:
@@ -80,8 +79,8 @@ def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
 
 
 def _quality(view: View, metrics: pd.DataFrame) -> None:
-    table = views.with_aborted(view.run.derived("quality", lambda: view.run.kept_table(
-        "quality", lambda: views.quality_of(view.run.numbers))), None if metrics.empty else metrics)
+    table = views.with_aborted(view.run.derived_table(
+        "quality", lambda: views.quality_of(view.run.numbers)), None if metrics.empty else metrics)
     st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
     st.dataframe(table, width="stretch")
 
@@ -94,8 +93,8 @@ def _staleness(view: View) -> None:
                 "Tinker's `sampling_client_step`, or `policy_version` in the board's own dump "
                 "(verl keeps it in memory only).")
         return
-    table = view.run.derived("lag_shares", lambda: view.run.kept_table(
-        "lag_shares", lambda: staleness.lag_shares_of(view.run.numbers)))
+    table = view.run.derived_table("lag_shares",
+                                   lambda: staleness.lag_shares_of(view.run.numbers))
     st.plotly_chart(mark_steps(lags.lag_figure(table), view.step), width="stretch",
                     key="c_lag")
     metrics = [S.kl_mean(view.options.kl_estimator), *LAG_METRICS]

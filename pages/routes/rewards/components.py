@@ -15,9 +15,8 @@ from pages.frame.widgets import picked_row
 
 
 def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
-    table = view.run.derived(("reward_components", tuple(names)), lambda: view.run.kept_table(
-        "reward_components-" + "-".join(names), lambda: parts.means_by_step_of(
-            view.run.numbers, names)))
+    table = view.run.derived_table("reward_components-" + "-".join(names),
+                                   lambda: parts.means_by_step_of(view.run.numbers, names))
     st.plotly_chart(build.components_figure(table, names, parts.add_up(rows, names)),
                     width="stretch", key="c_components")
 
