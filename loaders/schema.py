@@ -6,6 +6,16 @@ Pages import these names instead of spelling strings.
 """
 from __future__ import annotations
 
+# ---- the index's version: a change in what a summary column means bumps it ----------
+# 13: row groups of ROW_GROUP_ROWS samples, so a served run reads the text previews of the
+# rows it shows (loaders.index.previews); a trainer key "row" is the column "extra_row".
+# 14: no KEY column (made for the rows shown); the token digest and where each line is are
+# read by row too (schema.READ_BY_ROW).  15: TRUNCATION_INFERRED (the dump's word on
+# truncation decides; the length cap only where it says nothing).  16: POLICY_LAG and
+# POLICY_SPAN (async RL).  17: IMAGES.  Older indexes rebuild once; a Parquet dump's
+# summary stored by another version is computed again (loaders.index.stored_summary)
+INDEX_VERSION = 17
+
 # ---- input keys (RLLoggingBoard format) -------------------------------------------------
 STEP = "step"
 PROMPT = "prompt"

@@ -49,13 +49,7 @@ from loaders.index.trust import (
     checked_states,
 )
 
-# 13: row groups of ROW_GROUP_ROWS samples, so a served run reads the text previews of the
-# rows it shows (loaders.index.previews); a trainer key "row" is the column "extra_row".
-# 14: no KEY column (made for the rows shown); the token digest and where each line is are
-# read by row too (schema.READ_BY_ROW).  15: TRUNCATION_INFERRED (the dump's word on
-# truncation decides; the length cap only where it says nothing).  16: POLICY_LAG and
-# POLICY_SPAN (async RL).  17: IMAGES.  Older indexes rebuild once
-INDEX_VERSION = 17
+INDEX_VERSION = S.INDEX_VERSION  # what an index file (and a stored summary) was made by
 _TEXT = (pa.types.is_string, pa.types.is_large_string)
 _READ_BY_ROW_TYPES = {
     **{name: lambda kind: any(test(kind) for test in _TEXT) for name in S.TEXT_PREVIEWS},

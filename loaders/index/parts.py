@@ -11,9 +11,8 @@ import pyarrow.compute as pc
 
 from loaders import schema as S
 from loaders.heap import give_back
-from loaders.index.chunk import Coded, Columns
+from loaders.index.arrow_part import same_types
 from loaders.index.extras import kept_extras
-from loaders.parse.repair import encodable
 
 Part = pa.Table
 # the system allocator: a copy of the run let go is memory the process gives back at once
@@ -22,26 +21,6 @@ pa.set_memory_pool(pa.system_memory_pool())
 _CODES = pa.dictionary(pa.int32(), pa.string())  # a worker's Coded text column
 # a sort key's fill where a part lacks it (as table.typed fills it)
 _SORT_FILLS = {S.STEP: 0, S.RANK: -1, S.FILE: "", S.LINE: 0, S.ITEM: 0}
-
-
-def table_of(columns: Columns) -> Part:
-    """A worker's summary columns as an Arrow table: a text column one buffer, not a
-    Python object a row."""
-    return pa.table({name: _arrow(values) for name, values in columns.items()})
-
-
-def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
-    """One column; a column that mixes numbers and text becomes text (typed() makes it
-    numbers again when every value reads as one, as it does for any text column)."""
-    if isinstance(values, Coded):
-        codes = pa.array(values.codes, mask=values.codes < 0)  # -1: a null
-        return pa.DictionaryArray.from_arrays(codes, pa.array(values.texts, pa.string()))
-    try:
-        return pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
-        return pa.array([None if v is None or isinstance(v, float) and v != v  # NaN: missing
-                         else encodable(v if isinstance(v, str) else str(v)) for v in values],
-                        type=pa.string())
 
 
 def numbered(parts: list[Part], first: int) -> list[Part]:
@@ -97,7 +76,7 @@ def sorted_parts(parts: list[Part]) -> pa.Table:
     """The parts as one table sorted by schema.SORT_KEYS (stable: a tie keeps part order);
     a column that is numbers in one part and text in another becomes text.  Empties
     `parts`: each copy of the run is let go as soon as the next one is made."""
-    plain = _same_types([_plain(part) for part in parts])
+    plain = same_types([_plain(part) for part in parts])
     parts.clear()
     table = pa.concat_tables(plain, promote_options="permissive").unify_dictionaries()
     del plain
@@ -141,52 +120,6 @@ def _plain(part: Part) -> Part:
     for at, field in enumerate(part.schema):
         if pa.types.is_dictionary(field.type) and field.type != _CODES:
             part = part.set_column(at, field.name, part.column(at).cast(field.type.value_type))
-    return part
-
-
-def _same_types(parts: list[Part]) -> list[Part]:
-    """Every column of one kind in all parts: text wherever one part has it as text and
-    another as anything but text or nulls; and plain text wherever one part has it as codes
-    and another as plain text (a followed run's new parts beside its stored rows), decoded
-    by Arrow in the parts that have codes."""
-    kinds: dict[str, set[str]] = {}
-    coded: dict[str, set[bool]] = {}
-    for part in parts:
-        for field in part.schema:
-            kinds.setdefault(field.name, set()).add(_kind(field.type))
-            coded.setdefault(field.name, set()).add(pa.types.is_dictionary(field.type))
-    mixed = {name for name, found in kinds.items() if "text" in found and found - {
-        "text", "null"}}
-    decode = {name for name, found in coded.items() if len(found) == 2} - mixed
-    if not mixed and not decode:
-        return parts
-    return [_decoded(_as_text(part, mixed.intersection(part.column_names)),
-                     decode.intersection(part.column_names)) for part in parts]
-
-
-def _kind(kind: pa.DataType) -> str:
-    if pa.types.is_null(kind):
-        return "null"
-    if pa.types.is_dictionary(kind):  # codes of text are text
-        kind = kind.value_type
-    return "text" if pa.types.is_string(kind) or pa.types.is_large_string(kind) else str(kind)
-
-
-def _decoded(part: Part, names: set[str]) -> Part:
-    for name in names:
-        at, field = part.schema.get_field_index(name), part.schema.field(name)
-        if pa.types.is_dictionary(field.type):
-            part = part.set_column(at, name, part.column(at).cast(field.type.value_type))
-    return part
-
-
-def _as_text(part: Part, names: set[str]) -> Part:
-    for name in names:
-        values = part.column(name).to_pylist()
-        at = part.schema.get_field_index(name)
-        part = part.set_column(at, name, pa.array(
-            [None if v is None or isinstance(v, float) and v != v else str(v) for v in values],
-            type=pa.string()))
     return part
 
 

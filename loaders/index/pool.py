@@ -9,11 +9,15 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from loaders.formats import BY_NAME
-from loaders.index.chunk import Bundle, Chunk, ChunkResult, Progress, Task, columns_of
+from loaders.index.chunk import Bundle, Chunk, ChunkResult, Columns, Progress, Task, columns_of
 from loaders.index.scan_jsonl import scan_jsonl
 from loaders.index.summary import SummaryBatch
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
 # Parquet dumps: ~1 ms a sample at 5k tokens (numpy work, no parsing) against ~1.8 s for
@@ -43,29 +47,66 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def _scan_task(task: Task) -> ChunkResult:
-    batch = SummaryBatch()
+    pieces = _Pieces()
     if isinstance(task, Bundle):
-        result = ChunkResult(task, parts=[_scan_into(part, batch) for part in task.parts])
+        result = ChunkResult(task, parts=[pieces.scan(part) for part in task.parts])
     else:
-        result = _scan_into(task, batch)
-    result.rows, result.dropped = columns_of(batch.finish())
+        result = pieces.scan(task)
+    result.rows, result.dropped = pieces.rows()
     for part in (result, *result.parts):  # a sample's problems come when its batch is done
         part.problems.sort(key=lambda problem: problem[0])
     return result
 
 
-def _scan_into(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
-    before = len(batch)
-    if BY_NAME[chunk.format].tabular:
-        # imported here, not at the top: pyarrow costs every worker ~50 MB of memory and
-        # most dumps are jsonl; scan_parquet imports nothing that leads back here
-        from loaders.index.scan_parquet import scan_parquet
+class _Pieces:
+    """A task's rows in its chunks' order: a batch of parsed samples, or a Parquet dump's
+    stored summary (an Arrow table: loaders.index.stored_summary) where one is used."""
 
-        result = scan_parquet(chunk, batch)
-    else:
-        result = scan_jsonl(chunk, batch)
-    result.nrows = len(batch) - before
-    return result
+    def __init__(self) -> None:
+        self.batch = SummaryBatch()
+        self.tables: list[pa.Table] = []  # Arrow tables, the batches before them made tables too
+        self._dropped: dict[str, list[str]] = {}
+
+    def scan(self, chunk: Chunk) -> ChunkResult:
+        before = len(self.batch)
+        if BY_NAME[chunk.format].tabular:
+            # imported here, not at the top: pyarrow costs every worker ~50 MB of memory and
+            # most dumps are jsonl; scan_parquet imports nothing that leads back here
+            from loaders.index.scan_parquet import scan_parquet
+
+            result = scan_parquet(chunk, self.batch)
+        else:
+            result = scan_jsonl(chunk, self.batch)
+        result.nrows = len(self.batch) - before
+        if result.rows is not None:  # stored rows: after the batch's, which go first
+            self.tables.extend((*self._batch_table(), result.rows))
+            result.nrows, result.rows = len(result.rows), None
+        return result
+
+    def rows(self) -> tuple[Columns | pa.Table, dict[str, list[str]]]:
+        if not self.tables:
+            return columns_of(self.batch.finish())
+        import pyarrow as pa  # a stored summary was read: pyarrow is in already
+
+        from loaders.index.arrow_part import same_types
+
+        self.tables.extend(self._batch_table())
+        # a chunk a column: a table of many small chunks pickles ~8x slower to the caller
+        table = pa.concat_tables(same_types(self.tables), promote_options="permissive")
+        table = table.combine_chunks()
+        return table, self._dropped
+
+    def _batch_table(self) -> list[pa.Table]:
+        """The batch's samples as a table (none when it has none), and a new batch."""
+        if not len(self.batch):
+            return []
+        from loaders.index.arrow_part import table_of
+
+        columns, dropped = columns_of(self.batch.finish())
+        for file, names in dropped.items():
+            self._dropped.setdefault(file, []).extend(names)
+        self.batch = SummaryBatch()
+        return [table_of(columns)]
 
 
 Scanner = Callable[..., list[ChunkResult]]  # scan_all's signature: (chunks, progress, convert)

@@ -21,6 +21,7 @@ from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile, escapes
 from loaders.formats import BY_NAME
+from loaders.index.arrow_part import table_of
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
 from loaders.index.group_stat import joined_stat
 from loaders.index.line_checks import Places, lines_unchanged, stored_places
@@ -33,7 +34,6 @@ from loaders.index.parts import (
     part_of,
     shifted,
     steps_of,
-    table_of,
 )
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import next_row

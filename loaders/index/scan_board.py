@@ -7,13 +7,18 @@ line is the 1-based row number in the file, its offset the row index.
 """
 from __future__ import annotations
 
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loaders.find.remote import open_binary
-from loaders.formats.context import FileContext, context_of
-from loaders.index.chunk import Chunk, ChunkResult
+from loaders.find.walk import rank_of
+from loaders.formats.context import context_of
+from loaders.index.arrow_part import table_of
+from loaders.index.chunk import Chunk, ChunkResult, columns_of
+from loaders.index.hashes import content_hashes
 from loaders.index.scan_jsonl import add_record
+from loaders.index.stored_summary import FACTS, LOCATED, stored_rows, summary_facts
 from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.columnar import (
     dictionary_columns,
@@ -22,7 +27,7 @@ from loaders.parse.columnar import (
     row_checks,
     token_text_columns,
 )
-from loaders.parse.footer import opened, read_checked
+from loaders.parse.footer import checked_metadata, opened, read_checked
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -32,6 +37,8 @@ def plan_row_groups(path: str, rel: str, rank: int, size: int, target: int) -> l
     a chunk runs from where its first row group starts to where the next chunk's does, the
     first from 0, the last to the file's end.  A footer that cannot be read gives one chunk,
     whose scan then names the problem."""
+    if size <= target:  # one chunk whatever its row groups: no footer to read
+        return [Chunk(path, rel, rank, 0, size, False, "board_parquet")]
     try:
         meta = pq.ParquetFile(open_binary(path)).metadata
         starts = [_start(meta.row_group(g)) for g in range(meta.num_row_groups)]
@@ -55,38 +62,62 @@ def _start(group: pq.RowGroupMetaData) -> int:
 def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     """The rows of the chunk's row groups into the batch (lines relative to the chunk's first
     row, offsets the row index in the file); a row group that cannot be read is one problem
-    (its rows counted as bad lines), the others are kept."""
+    (its rows counted as bad lines), the others are kept.  A file whose footer stores its
+    summary (stored_summary) gives those rows as result.rows, an Arrow table, instead."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
-        # within budget; token texts, and every text a dictionary holds, as dictionaries
-        handle = opened(open_binary(chunk.path), dictionary_columns)
-        meta = handle.metadata
+        source = open_binary(chunk.path)
+        meta = checked_metadata(source)  # within budget
         groups = _groups_of(chunk, meta)
+        if chunk.end == source.seek(0, 2) and not source.seek(0):  # the last chunk: its hashes
+            result.hashes = content_hashes(chunk.path, chunk.end)  # here, in a worker
+        if groups and _read_stored(meta, groups, chunk, result):
+            return result
+        # token texts, and every text a dictionary holds, as dictionaries
+        handle = opened(source, dictionary_columns, meta)
     except _ERRORS as err:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
         return result
-    context = context_of(chunk.rel, chunk.rank)
-    how = (json_columns(handle.schema_arrow), context)
-    if groups and _scan_groups(handle, groups, chunk, result, batch, how):
+    if groups and _scan_groups(handle, groups, chunk, result, batch):
         return result
     for group, first in groups:  # one of them is unreadable: each alone, to keep the rest
-        _scan_group(handle, group, first, chunk, result, batch, how)
+        _scan_group(handle, group, first, chunk, result, batch)
     return result
 
 
+def _read_stored(meta: pq.FileMetaData, groups: list[tuple[int, int]], chunk: Chunk,
+                 result: ChunkResult) -> bool:
+    """The chunk's rows from the summary its footer stores; False when it stores none this
+    board may use."""
+    count = sum(meta.row_group(group).num_rows for group, _ in groups)
+    rows = stored_rows(meta.metadata, meta.num_rows, chunk, groups[0][1], count)
+    if rows is None:
+        return False
+    result.rows, result.lines = rows, count
+    return True
+
+
+def add_table(table: pa.Table, first: int, chunk: Chunk, result: ChunkResult,
+              batch: SummaryBatch) -> None:
+    """Rows read (the file's rows from `first` on) into the batch, after result.lines.
+    Raises what reading a cell raises (an Arrow error, a ValueError)."""
+    _add_rows(records(table, json_columns(table.schema)), row_checks(table), first, chunk,
+              result, batch)
+
+
 def _scan_groups(handle: pq.ParquetFile, groups: list[tuple[int, int]], chunk: Chunk,
-                 result: ChunkResult, batch: SummaryBatch, how: tuple) -> bool:
+                 result: ChunkResult, batch: SummaryBatch) -> bool:
     """All the chunk's row groups in one read (a read a group costs more than decoding a
     few samples); False, with nothing added, when one of them cannot be read."""
     try:
         table = read_checked(handle, [group for group, _ in groups],
                              token_text_columns(handle.schema_arrow))
         checks = row_checks(table)
-        found = records(table, how[0])
+        found = records(table, json_columns(handle.schema_arrow))  # the cast table has no
+        # metadata
     except _ERRORS:
         return False
-    first = groups[0][1]
-    _add_rows(found, checks, first, chunk, result, batch, how[1])
+    _add_rows(found, checks, groups[0][1], chunk, result, batch)
     return True
 
 
@@ -101,27 +132,27 @@ def _groups_of(chunk: Chunk, meta: pq.FileMetaData) -> list[tuple[int, int]]:
 
 
 def _scan_group(handle: pq.ParquetFile, group: int, first: int, chunk: Chunk,
-                result: ChunkResult, batch: SummaryBatch, how: tuple) -> None:
-    as_json, context = how
+                result: ChunkResult, batch: SummaryBatch) -> None:
     try:
         # one thread: a worker per core already
         table = read_checked(handle, [group], token_text_columns(handle.schema_arrow))
         checks = row_checks(table)
-        found = records(table, as_json)
+        found = records(table, json_columns(handle.schema_arrow))
     except _ERRORS as err:
         size = handle.metadata.row_group(group).num_rows
         result.problems.extend((result.lines + i + 1, f"unreadable row group {group}: "
                                 f"{_short(err)}", True) for i in range(size))
         result.lines += size
         return
-    _add_rows(found, checks, first, chunk, result, batch, context)
+    _add_rows(found, checks, first, chunk, result, batch)
 
 
 def _add_rows(found: list[dict], checks: list[int], first: int, chunk: Chunk,
-              result: ChunkResult, batch: SummaryBatch, context: FileContext) -> None:
+              result: ChunkResult, batch: SummaryBatch) -> None:
     """Rows read (the file's rows from `first` on) into the batch, after result.lines."""
     line = result.lines
     result.lines += len(found)
+    context = context_of(chunk.rel, chunk.rank)
     for i, (record, check) in enumerate(zip(found, checks)):
         where = where_of(chunk.rel, line + i + 1, chunk.rank, first + i, 0, check)
         add_record(batch, record, where, result, chunk.format, context)
@@ -129,3 +160,21 @@ def _add_rows(found: list[dict], checks: list[int], first: int, chunk: Chunk,
 
 def _short(err: Exception) -> str:
     return " ".join(str(err).split())[:160]
+
+
+def summary_blob(table: pa.Table, name: str) -> bytes | None:
+    """The summary of a file's rows (`name`: the file's name) as the footer stores it; None
+    when the rows are not all plain samples (the index then reads them as it always has)."""
+    rank = rank_of(name)
+    chunk = Chunk(name, name, rank, 0, 0, format="board_parquet")
+    batch, result = SummaryBatch(), ChunkResult(chunk)
+    add_table(table, 0, chunk, result, batch)
+    columns, dropped = columns_of(batch.finish())  # a sample's problems come with its batch
+    if result.problems or dropped or len(batch) != table.num_rows:
+        return None
+    part = table_of(columns).drop_columns(list(LOCATED))
+    part = part.replace_schema_metadata({FACTS: orjson.dumps(summary_facts(name, rank))})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, part.schema) as stream:  # uncompressed: see stored_summary
+        stream.write_table(part)
+    return sink.getvalue().to_pybytes()

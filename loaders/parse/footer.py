@@ -65,12 +65,13 @@ def dictionary_text_leaves(meta: pq.FileMetaData) -> list[str]:
     return sorted(found)
 
 
-def opened(source: BinaryIO, also: Callable[[pa.Schema], list[str]] = lambda schema: []
-           ) -> pq.ParquetFile:
+def opened(source: BinaryIO, also: Callable[[pa.Schema], list[str]] = lambda schema: [],
+           meta: pq.FileMetaData | None = None) -> pq.ParquetFile:
     """An open Parquet file whose footer is within budget (else OverBudget), its dictionary
     text columns read as dictionaries (see read_checked), and the leaves `also` names for its
-    schema (token texts, which their reader takes as dictionaries)."""
-    meta = checked_metadata(source)
+    schema (token texts, which their reader takes as dictionaries).  `meta`: its footer,
+    already read by checked_metadata."""
+    meta = meta or checked_metadata(source)
     leaves = {*dictionary_text_leaves(meta), *also(meta.schema.to_arrow_schema())}
     return pq.ParquetFile(source, metadata=meta, read_dictionary=sorted(leaves))
 

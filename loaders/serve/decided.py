@@ -19,28 +19,44 @@ def decided(run: Run) -> dict[str, dict]:
     extra = [c for c in (JOINED_BY,) if c in run.column_names]
     rows = run.columns([S.FILE, S.GROUP_SOURCE, S.TRUNCATED, S.TRUNCATION_INFERRED,
                         S.VALIDATION, *said, *extra])
+    facts = _facts_by_file(rows, said, extra) if len(rows) else {}
     out: dict[str, dict] = {}
-    by_file = dict(tuple(rows.groupby(S.FILE, observed=True, sort=False))) if len(rows) else {}
     for rel, fmt in list(run.formats.items())[:MAX_FILES]:
-        part = by_file.get(rel)
-        out[rel] = _empty(run, rel, fmt) if part is None else _file(part, fmt, said, extra)
+        out[rel] = {"format": fmt, **facts[rel]} if rel in facts else _empty(run, rel, fmt)
     return out
 
 
-def _file(part: pd.DataFrame, fmt: str, said: list[str], extra: list[str]) -> dict:
-    fields = [c.removeprefix("extra_") for c in said  # the dump's own key names
-              if part[c].astype("string").fillna("").ne("").any()]
-    facts = {
-        "format": fmt, "samples": len(part),
-        "truncation": fields or ["inferred from the length cap"],
-        "truncated": int(part[S.TRUNCATED].sum()),
-        "truncated_inferred": int(part[S.TRUNCATION_INFERRED].sum()),
-        "group": sorted(set(part[S.GROUP_SOURCE].astype(str)) - {""}),
-        "validation": int(part[S.VALIDATION].sum()),
-    }
-    for name in extra:
-        facts[name] = sorted(set(part[name].astype("string").dropna()) - {""})
-    return facts
+def _facts_by_file(rows: pd.DataFrame, said: list[str], extra: list[str]) -> dict[str, dict]:
+    """Each file's facts, every file in one grouped pass (a run may have 10,000 files)."""
+    files = rows[S.FILE].astype("string")
+    counts = rows.assign(**{S.FILE: files}).groupby(S.FILE, sort=False)[
+        [S.TRUNCATED, S.TRUNCATION_INFERRED, S.VALIDATION]].agg(["size", "sum"])
+    fields = {c: _files_with(rows[c].astype("string").fillna("").ne(""), files) for c in said}
+    sources = {c: _texts_by_file(rows[c], files) for c in (S.GROUP_SOURCE, *extra)}
+    out = {}
+    for rel, row in zip(counts.index.tolist(), counts.itertuples(index=False)):
+        samples, truncated, _, inferred, _, validation = row
+        named = [c.removeprefix("extra_") for c in said if rel in fields[c]]  # the dump's
+        out[rel] = {"samples": int(samples),  # own key names
+                    "truncation": named or ["inferred from the length cap"],
+                    "truncated": int(truncated), "truncated_inferred": int(inferred),
+                    "group": sources[S.GROUP_SOURCE].get(rel, []),
+                    "validation": int(validation),
+                    **{name: sources[name].get(rel, []) for name in extra}}
+    return out
+
+
+def _files_with(mask: pd.Series, files: pd.Series) -> set[str]:
+    return set(files[mask.to_numpy(dtype=bool)].unique().tolist())
+
+
+def _texts_by_file(column: pd.Series, files: pd.Series) -> dict[str, list[str]]:
+    """file -> the column's distinct texts there, but the empty one, sorted."""
+    pairs = pd.DataFrame({"file": files, "text": column.astype("string")}).dropna()
+    found: dict[str, set[str]] = {}
+    for rel, text in pairs.drop_duplicates().itertuples(index=False):
+        found.setdefault(rel, set()).add(text)
+    return {rel: sorted(texts - {""}) for rel, texts in found.items()}
 
 
 def _empty(run: Run, rel: str, fmt: str) -> dict:

@@ -28,6 +28,8 @@ def cell(value: object) -> object:
         value = value.numpy() if str(value.dtype) != "torch.bfloat16" else value.float().numpy()
     elif hasattr(value, "tolist") and not hasattr(value, "__array__"):  # other array types
         value = value.tolist()
+    if isinstance(value, (list, tuple)) and not value:
+        return []  # fits any list column: numpy would call it floats
     if isinstance(value, (list, tuple)) or hasattr(value, "__array__"):
         try:
             arr = np.asarray(value)

@@ -1,9 +1,10 @@
 """The Parquet side of the reference writer: one rank's samples as columnar files.
 
-Imports neither streamlit nor torch nor anything of the board but columns.py (a
-trainer copies the package).  `write()` only converts the token arrays to compact numpy arrays
-and buffers the sample; a flush (when the step changes, every `flush_rows` samples, on `flush()` or
-`close()`) writes the buffer as one file,
+Imports neither streamlit nor torch nor anything of the board but columns.py (a trainer
+copies the package), and the board's summary when it can (stored_summary).  `write()` only
+converts the token arrays to compact numpy arrays and buffers the sample; a flush (when the
+step changes, every `flush_rows` samples, on `flush()` or `close()`) writes the buffer as
+one file,
 
     DIR/rollout_data_rank_{rank}.step_{step:06d}.{part:04d}.parquet   (rank_val{rank}: validation)
 
@@ -38,18 +39,36 @@ def file_name(rank: int, step: int, part: int, validation: bool = False) -> str:
 
 
 def write_atomically(table: pa.Table, path: Path) -> None:
-    """Write through a hidden temp file in the same dir (fsync, rename): all or nothing."""
+    """Write through a hidden temp file in the same dir (fsync, rename): all or nothing.
+    The board's summary of the rows goes in the footer when the board is importable."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    summary = stored_summary(table, path.name)
     try:
         with open(tmp, "wb") as handle:
-            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS,
-                           **encodings(table.schema))
+            with pq.ParquetWriter(handle, table.schema, compression="zstd",
+                                  **encodings(table.schema)) as writer:
+                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                if summary:
+                    writer.add_key_value_metadata(summary)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def stored_summary(table: pa.Table, name: str) -> dict[bytes, bytes]:
+    """The footer entry holding the board's summary of the rows (loaders.index
+    .stored_summary), so the board's cold index reads no row; nothing when this package was
+    copied without the board, or the rows are not all plain samples."""
+    try:
+        from loaders.index.scan_board import summary_blob
+        from loaders.index.stored_summary import KEY
+    except ImportError:
+        return {}
+    blob = summary_blob(table, name)
+    return {KEY: blob} if blob is not None else {}
 
 
 def _remove_orphans(directory: Path, stem: str, age: float = ORPHAN_SECONDS) -> None:

@@ -60,13 +60,13 @@ def test_a_run_sorted_a_few_columns_at_a_time_equals_one_whole_take():
 def test_stored_text_beside_new_coded_text_is_decoded_by_arrow_not_made_text_in_python():
     import pyarrow as pa
 
-    from loaders.index import parts
+    from loaders.index.arrow_part import same_types
 
     stored = pa.table({S.FILE: pa.array(["a.jsonl"] * 3), "n": pa.array([1, 2, 3])})
     new = pa.table({S.FILE: pa.array(["b.jsonl"]).dictionary_encode(), "n": pa.array([4])})
-    same = parts._same_types([stored, new])
+    same = same_types([stored, new])
     assert same[0] is stored  # the big stored part is left as it is
     assert same[1].schema.field(S.FILE).type == pa.string()
     assert same[1].column(S.FILE).to_pylist() == ["b.jsonl"]
     mixed = pa.table({S.FILE: pa.array([7]), "n": pa.array([5])})  # numbers beside text
-    assert parts._same_types([stored, mixed])[1].column(S.FILE).to_pylist() == ["7"]
+    assert same_types([stored, mixed])[1].column(S.FILE).to_pylist() == ["7"]

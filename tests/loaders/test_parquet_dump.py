@@ -198,10 +198,14 @@ def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
     monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # a task per few row groups
     parts = open_run(parquet, use_cache=False)
     assert parts.samples[S.LINE].tolist() == list(range(1, 21))
-    # digests are made per parse batch, as for a jsonl file's chunks: one per chunk here
-    assert len(parts.token_digests()) == len(chunks)
+    # the writer's stored summary has one digest for the file, whatever the chunks
+    assert len(parts.token_digests()) == 1
     pd.testing.assert_frame_equal(whole, parts.samples)  # digests: read by row, not here
     assert parts.sample(keyed(parts)[S.KEY].iloc[-1]).error is None
+    monkeypatch.setenv("RL_BOARD_STORED_SUMMARY", "0")  # the rows summarized as read:
+    parsed = open_run(parquet, use_cache=False)  # digests per parse batch, as for a jsonl
+    assert len(parsed.token_digests()) == len(chunks)  # file's chunks: one per chunk here
+    pd.testing.assert_frame_equal(whole, parsed.samples)
 
 
 def test_held_samples_are_written_when_the_trainer_exits(tmp_path):

@@ -1,0 +1,78 @@
+"""A batch's summary columns as an Arrow table, and parts made alike in type: free of pandas,
+so a parser worker can make them (a Parquet dump's stored summary meets its batch's rows
+there: pool), as the main process does for the whole run (parts.sorted_parts)."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from loaders.index.chunk import Coded, Columns
+from loaders.parse.repair import encodable
+
+
+def table_of(columns: Columns | pa.Table) -> pa.Table:
+    """A worker's summary columns as an Arrow table: a text column one buffer, not a
+    Python object a row.  A table (rows read as a file stored them) is kept as it is."""
+    if isinstance(columns, pa.Table):
+        return columns
+    return pa.table({name: _arrow(values) for name, values in columns.items()})
+
+
+def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
+    """One column; a column that mixes numbers and text becomes text (typed() makes it
+    numbers again when every value reads as one, as it does for any text column)."""
+    if isinstance(values, Coded):
+        codes = pa.array(values.codes, mask=values.codes < 0)  # -1: a null
+        return pa.DictionaryArray.from_arrays(codes, pa.array(values.texts, pa.string()))
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
+        return pa.array([None if v is None or isinstance(v, float) and v != v  # NaN: missing
+                         else encodable(v if isinstance(v, str) else str(v)) for v in values],
+                        type=pa.string())
+
+
+def same_types(parts: list[pa.Table]) -> list[pa.Table]:
+    """Every column of one kind in all parts: text wherever one part has it as text and
+    another as anything but text or nulls; and plain text wherever one part has it as codes
+    and another as plain text (a followed run's new parts beside its stored rows), decoded
+    by Arrow in the parts that have codes."""
+    kinds: dict[str, set[str]] = {}
+    coded: dict[str, set[bool]] = {}
+    for part in parts:
+        for field in part.schema:
+            kinds.setdefault(field.name, set()).add(_kind(field.type))
+            coded.setdefault(field.name, set()).add(pa.types.is_dictionary(field.type))
+    mixed = {name for name, found in kinds.items() if "text" in found and found - {
+        "text", "null"}}
+    decode = {name for name, found in coded.items() if len(found) == 2} - mixed
+    if not mixed and not decode:
+        return parts
+    return [_decoded(_as_text(part, mixed.intersection(part.column_names)),
+                     decode.intersection(part.column_names)) for part in parts]
+
+
+def _kind(kind: pa.DataType) -> str:
+    if pa.types.is_null(kind):
+        return "null"
+    if pa.types.is_dictionary(kind):  # codes of text are text
+        kind = kind.value_type
+    return "text" if pa.types.is_string(kind) or pa.types.is_large_string(kind) else str(kind)
+
+
+def _decoded(part: pa.Table, names: set[str]) -> pa.Table:
+    for name in names:
+        at, field = part.schema.get_field_index(name), part.schema.field(name)
+        if pa.types.is_dictionary(field.type):
+            part = part.set_column(at, name, part.column(at).cast(field.type.value_type))
+    return part
+
+
+def _as_text(part: pa.Table, names: set[str]) -> pa.Table:
+    for name in names:
+        values = part.column(name).to_pylist()
+        at = part.schema.get_field_index(name)
+        part = part.set_column(at, name, pa.array(
+            [None if v is None or isinstance(v, float) and v != v else str(v) for v in values],
+            type=pa.string()))
+    return part

@@ -1,0 +1,134 @@
+"""A Parquet dump's summary, made by the writer and stored in the file's footer.
+
+The writer (loaders/writer/parquet.py) holds a file's rows as an Arrow table before it
+writes them; when the board is importable it runs the index's own summary over that table,
+exactly as scan_board would over the rows read back (the same records, row checks and
+SummaryBatch: scan_board.summary_blob), and stores the columns in the footer's key-value
+metadata as one Arrow IPC stream.  A cold index of such a file then reads its footer and no
+row: no token array is decoded, no JSON parsed.
+
+A summary is stored only when it is the whole truth of its rows: every row one sample, no
+problem reported, no extra column capped.  It is used only when the board that reads it
+would have made the same (summary_facts: the index version, the token digest's, the
+columns, and what the file's path says: rank, step, split), else the rows are summarized
+as if none were stored.  The blob is never decompressed (a stream of plain buffers: no
+size it declares is allocated beyond the footer's own bytes) and is validated in full.
+RL_BOARD_STORED_SUMMARY=0 ignores it (the A/B of tests/loaders/test_stored_summary.py).
+"""
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+import orjson
+import pyarrow as pa
+
+from loaders import schema as S
+from loaders.formats.context import context_of
+from loaders.index.chunk import Chunk
+from loaders.index.token_digest import VERSION as DIGEST_VERSION
+
+KEY = b"rl_logging_board.summary"  # the footer's key-value metadata entry
+FACTS = b"facts"  # the stream's schema metadata: summary_facts() of its writer
+LOCATED = (S.FILE, S.LINE, S.RANK, S.OFFSET)  # where the reader found the rows: set there
+
+
+def summary_facts(rel: str, rank: int) -> dict:
+    """What a stored summary's numbers depend on besides the rows."""
+    context = context_of(rel, rank)
+    return {"index": S.INDEX_VERSION, "digest": DIGEST_VERSION, "rank": rank,
+            "step": context.step, "validation": context.validation,
+            "columns": sorted(S.SUMMARY_DTYPES)}
+
+
+def stored_rows(footer: dict[bytes, bytes] | None, rows: int, chunk: Chunk, first: int,
+                count: int) -> pa.Table | None:
+    """The summary rows [first, first + count) of a file of `rows` rows, with where they
+    are (lines from 1 in the chunk, offsets the row index); None when the footer holds
+    none this board may use."""
+    blob = (footer or {}).get(KEY)
+    if blob is None or os.environ.get("RL_BOARD_STORED_SUMMARY", "1") == "0":
+        return None
+    try:
+        if _compressed(blob):
+            return None
+        table = pa.ipc.open_stream(blob).read_all()
+        table.validate(full=True)
+        facts = orjson.loads((table.schema.metadata or {}).get(FACTS, b"null"))
+    except (pa.ArrowException, OSError, orjson.JSONDecodeError, ValueError, struct.error,
+            IndexError):
+        return None
+    if facts != summary_facts(chunk.rel, chunk.rank) or table.num_rows != rows:
+        return None
+    return _located(table.slice(first, count), chunk, first)
+
+
+def _located(part: pa.Table, chunk: Chunk, first: int) -> pa.Table:
+    """The stored columns after the reader's own where-columns, in a batch's order."""
+    n = part.num_rows
+    located = (
+        pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)),
+                                       pa.array([chunk.rel], pa.string())),
+        pa.array(np.arange(1, n + 1, dtype=np.int64)),
+        pa.array(np.full(n, chunk.rank, dtype=np.int64)),
+        pa.array(np.arange(first, first + n, dtype=np.int64)))
+    for at, (name, column) in enumerate(zip(LOCATED, located)):  # a column a call: cheaper
+        part = part.add_column(at, name, column)  # than a table of every column anew
+    return part.replace_schema_metadata(None)
+
+
+def _compressed(blob: bytes) -> bool:
+    """Whether a record or dictionary batch of the stream says its buffers are compressed:
+    such a buffer declares the size it decompresses to, and Arrow would allocate it (a bomb).
+    Read from each message's flatbuffer (Message.fbs): its header's `compression` field."""
+    reader = pa.ipc.MessageReader.open_stream(blob)
+    while (message := _next(reader)) is not None:
+        if message.type not in ("dictionary", "record batch"):
+            continue
+        meta = message.metadata.to_pybytes()
+        head = _ref(meta, _present(meta, _ref(meta, 0), 2))  # Message.header
+        if message.type == "dictionary":  # DictionaryBatch.data: its record batch
+            head = _ref(meta, _present(meta, head, 1))
+        if _field(meta, head, 3) is not None:  # RecordBatch.compression
+            return True
+    return False
+
+
+def _next(reader: pa.ipc.MessageReader) -> pa.ipc.Message | None:
+    try:
+        return reader.read_next_message()
+    except StopIteration:
+        return None
+
+
+def _present(buf: bytes, table: int, i: int) -> int:
+    at = _field(buf, table, i)
+    if at is None:
+        raise struct.error(f"no field {i}")  # a batch with no header: refused
+    return at
+
+
+def _field(buf: bytes, table: int, i: int) -> int | None:
+    """Where field i of the flatbuffer table at `table` is; None when it is absent."""
+    vtable = table - _read(buf, _I32, table)
+    if 4 + 2 * i + 2 > _read(buf, _U16, vtable):
+        return None
+    offset = _read(buf, _U16, vtable + 4 + 2 * i)
+    return table + offset if offset else None
+
+
+def _ref(buf: bytes, at: int) -> int:
+    """The table an offset field at `at` points to."""
+    return at + _read(buf, _U32, at)
+
+
+_I32, _U16, _U32 = struct.Struct("<i"), struct.Struct("<H"), struct.Struct("<I")
+
+
+def _read(buf: bytes, kind: struct.Struct, at: int) -> int:
+    """A number at `at`; struct.error (the blob is refused) outside the buffer, where
+    unpack_from would count a negative place from the end."""
+    if not 0 <= at <= len(buf) - kind.size:
+        raise struct.error(f"offset {at} outside the message")
+    return kind.unpack_from(buf, at)[0]
