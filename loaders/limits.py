@@ -55,6 +55,11 @@ MAX_ROW_GROUP_BYTES = 512 << 20
 # rows a file may claim per byte on disk: a real row costs bytes in every column; 2 M rows in
 # 30 KB (70 rows a byte) is a bomb, not a dump
 MAX_ROWS_PER_BYTE = 4
+# a board Parquet file's stored summary (loaders/index/stored_summary.py), unpacked: about
+# 1.5 KB a sample, so 64 MB holds a 40,000-row file's; and at most this many times its
+# packed bytes (zstd packs it 4-5x; a frame of zeros would claim 1000x)
+MAX_SUMMARY_BYTES = 64 << 20
+MAX_SUMMARY_RATIO = 32
 
 # --- the Responses / Groups / Prompts / Metrics regex search: pages/figures/search.py ---
 # wall time one search may take over every shown text, after which it stops and says so; the

@@ -18,7 +18,7 @@ from loaders.index.arrow_part import table_of
 from loaders.index.chunk import Chunk, ChunkResult, columns_of
 from loaders.index.hashes import content_hashes
 from loaders.index.scan_jsonl import add_record
-from loaders.index.stored_summary import FACTS, LOCATED, stored_rows, summary_facts
+from loaders.index.stored_summary import FACTS, LOCATED, packed, stored_rows, summary_facts
 from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.columnar import (
     dictionary_columns,
@@ -175,6 +175,6 @@ def summary_blob(table: pa.Table, name: str) -> bytes | None:
     part = table_of(columns).drop_columns(list(LOCATED))
     part = part.replace_schema_metadata({FACTS: orjson.dumps(summary_facts(name, rank))})
     sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, part.schema) as stream:  # uncompressed: see stored_summary
+    with pa.ipc.new_stream(sink, part.schema) as stream:  # plain buffers: see stored_summary
         stream.write_table(part)
-    return sink.getvalue().to_pybytes()
+    return packed(sink.getvalue().to_pybytes())

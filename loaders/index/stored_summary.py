@@ -4,15 +4,16 @@ The writer (loaders/writer/parquet.py) holds a file's rows as an Arrow table bef
 writes them; when the board is importable it runs the index's own summary over that table,
 exactly as scan_board would over the rows read back (the same records, row checks and
 SummaryBatch: scan_board.summary_blob), and stores the columns in the footer's key-value
-metadata as one Arrow IPC stream.  A cold index of such a file then reads its footer and no
-row: no token array is decoded, no JSON parsed.
+metadata as one Arrow IPC stream, zstd-packed with its size.  A cold index of such a file
+then reads its footer and no row: no token array is decoded, no JSON parsed.
 
 A summary is stored only when it is the whole truth of its rows: every row one sample, no
 problem reported, no extra column capped.  It is used only when the board that reads it
 would have made the same (summary_facts: the index version, the token digest's, the
 columns, and what the file's path says: rank, step, split), else the rows are summarized
-as if none were stored.  The blob is never decompressed (a stream of plain buffers: no
-size it declares is allocated beyond the footer's own bytes) and is validated in full.
+as if none were stored.  The stream is unpacked only to a size within the budgets
+(limits.MAX_SUMMARY_BYTES), holds plain buffers only (a compressed buffer declares the size
+Arrow allocates for it: refused unread) and is validated in full.
 RL_BOARD_STORED_SUMMARY=0 ignores it (the A/B of tests/loaders/test_stored_summary.py).
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
+from loaders import limits
 from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index.chunk import Chunk
@@ -47,11 +49,12 @@ def stored_rows(footer: dict[bytes, bytes] | None, rows: int, chunk: Chunk, firs
     """The summary rows [first, first + count) of a file of `rows` rows, with where they
     are (lines from 1 in the chunk, offsets the row index); None when the footer holds
     none this board may use."""
-    blob = (footer or {}).get(KEY)
-    if blob is None or os.environ.get("RL_BOARD_STORED_SUMMARY", "1") == "0":
+    packed = (footer or {}).get(KEY)
+    if packed is None or os.environ.get("RL_BOARD_STORED_SUMMARY", "1") == "0":
         return None
     try:
-        if _compressed(blob):
+        blob = unpacked(packed)
+        if blob is None or _compressed(blob):
             return None
         table = pa.ipc.open_stream(blob).read_all()
         table.validate(full=True)
@@ -62,6 +65,25 @@ def stored_rows(footer: dict[bytes, bytes] | None, rows: int, chunk: Chunk, firs
     if facts != summary_facts(chunk.rel, chunk.rank) or table.num_rows != rows:
         return None
     return _located(table.slice(first, count), chunk, first)
+
+
+def packed(stream: bytes) -> bytes:
+    """An IPC stream as the footer holds it: its size (8 bytes), then its zstd frame."""
+    return struct.pack("<Q", len(stream)) + _ZSTD.compress(stream, asbytes=True)
+
+
+def unpacked(blob: bytes) -> bytes | None:
+    """The stream packed() made; None when the size it claims is past the budgets (raises
+    what Arrow raises when the frame is not of that size)."""
+    if len(blob) < 8:
+        return None
+    size = struct.unpack_from("<Q", blob)[0]
+    if size > min(limits.MAX_SUMMARY_BYTES, limits.MAX_SUMMARY_RATIO * len(blob)):
+        return None
+    return _ZSTD.decompress(blob[8:], decompressed_size=size, asbytes=True)
+
+
+_ZSTD = pa.Codec("zstd")
 
 
 def _located(part: pa.Table, chunk: Chunk, first: int) -> pa.Table:

@@ -138,17 +138,29 @@ def _stream(table: pa.Table, compression: str | None) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-@pytest.mark.parametrize("odd", ["zstd", "lz4", "garbage", "cut", "rows"])
+def _bomb() -> bytes:
+    """A packed summary that claims 1,000x its bytes (a frame of zeros): refused unread."""
+    zeros = bytes(10 << 20)
+    return stored_summary.packed(zeros)
+
+
+@pytest.mark.parametrize("odd", ["zstd", "lz4", "garbage", "cut", "rows", "bomb", "size",
+                                 "plain"])
 def test_a_compressed_or_broken_summary_is_refused_and_the_rows_are_read(
         tmp_path, monkeypatch, odd):
     root = _write(tmp_path / "dump")
     path = next(root.glob("*.parquet"))
-    real = pa.ipc.open_stream(pq.read_metadata(path).metadata[stored_summary.KEY]).read_all()
-    assert stored_summary.stored_rows({stored_summary.KEY: _stream(real, None)}, 12,
+    stream = stored_summary.unpacked(pq.read_metadata(path).metadata[stored_summary.KEY])
+    real = pa.ipc.open_stream(stream).read_all()
+    pack = stored_summary.packed
+    assert stored_summary.stored_rows({stored_summary.KEY: pack(_stream(real, None))}, 12,
                                       _chunk(path), 0, 12) is not None  # the control
-    blob = {"zstd": lambda: _stream(real, "zstd"), "lz4": lambda: _stream(real, "lz4"),
-            "garbage": lambda: b"\xff" * 64, "cut": lambda: _stream(real, None)[:-100],
-            "rows": lambda: _stream(real.slice(0, 11), None)}[odd]()
+    blob = {"zstd": lambda: pack(_stream(real, "zstd")), "lz4": lambda: pack(_stream(
+        real, "lz4")), "garbage": lambda: b"\xff" * 64,
+            "cut": lambda: pack(_stream(real, None)[:-100]),
+            "rows": lambda: pack(_stream(real.slice(0, 11), None)), "bomb": _bomb,
+            "size": lambda: (len(stream) + 8).to_bytes(8, "little") + pack(stream)[8:],
+            "plain": lambda: stream}[odd]()  # an unpacked stream: no size first
     _with_footer(path, blob)
     assert stored_summary.stored_rows(pq.read_metadata(path).metadata, 12, _chunk(path), 0,
                                       12) is None
