@@ -57,7 +57,7 @@ MAX_ROW_GROUP_BYTES = 512 << 20
 MAX_ROWS_PER_BYTE = 4
 # a board Parquet file's stored summary (loaders/index/stored_summary.py), unpacked: about
 # 1.5 KB a sample, so 64 MB holds a 40,000-row file's; and at most this many times its
-# packed bytes (zstd packs it 4-5x; a frame of zeros would claim 1000x)
+# packed bytes (LZ4 packs it 3-4x; a block of zeros would claim 250x)
 MAX_SUMMARY_BYTES = 64 << 20
 MAX_SUMMARY_RATIO = 32
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 # 14: no KEY column (made for the rows shown); the token digest and where each line is are
 # read by row too (schema.READ_BY_ROW).  15: TRUNCATION_INFERRED (the dump's word on
 # truncation decides; the length cap only where it says nothing).  16: POLICY_LAG and
-# POLICY_SPAN (async RL).  17: IMAGES.  Older indexes rebuild once; a Parquet dump's
-# summary stored by another version is computed again (loaders.index.stored_summary)
-INDEX_VERSION = 17
+# POLICY_SPAN (async RL).  17: IMAGES.  18: content hashes by XXH3 (loaders.index.hashes).
+# Older indexes rebuild once; a Parquet dump's summary stored by another version is
+# computed again (loaders.index.stored_summary)
+INDEX_VERSION = 18
 
 # ---- input keys (RLLoggingBoard format) -------------------------------------------------
 STEP = "step"

@@ -37,6 +37,8 @@ def same_types(parts: list[pa.Table]) -> list[pa.Table]:
     another as anything but text or nulls; and plain text wherever one part has it as codes
     and another as plain text (a followed run's new parts beside its stored rows), decoded
     by Arrow in the parts that have codes."""
+    if all(part.schema.equals(parts[0].schema) for part in parts[1:]):
+        return parts  # the usual case, without a loop over every part's every field
     kinds: dict[str, set[str]] = {}
     coded: dict[str, set[bool]] = {}
     for part in parts:

@@ -7,15 +7,16 @@ of exactly the bytes the rows came from.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
+
+from xxhash import xxh3_128, xxh3_128_hexdigest
 
 from loaders.find.remote import open_binary
 
 EDGE_BYTES = 4096
 SAMPLED_BLOCKS = 16  # spread between the edges: a rewrite in the middle shows at bounded cost
-_DIGEST_SIZE = 12
+_DIGEST_CHARS = 24  # of a 128-bit XXH3: 20 GB/s, where blake2b hashed 1.2 GB/s
 Hashes = tuple[str, str, str]  # head, tail, sampled blocks
 
 
@@ -25,10 +26,10 @@ def _hashes(read: Callable[[int, int], bytes], parsed_until: int) -> Hashes:
         return _digest(b""), _digest(b""), _digest(b"")
     head = read(0, min(EDGE_BYTES, parsed_until))
     tail = read(max(0, parsed_until - EDGE_BYTES), min(EDGE_BYTES, parsed_until))
-    blocks = hashlib.blake2b(digest_size=_DIGEST_SIZE)
+    blocks = xxh3_128()
     for start, length in _block_spans(parsed_until):
         blocks.update(read(start, length))
-    return _digest(head), _digest(tail), blocks.hexdigest()
+    return _digest(head), _digest(tail), blocks.hexdigest()[:_DIGEST_CHARS]
 
 
 def content_hashes(path: Path, parsed_until: int) -> Hashes:
@@ -60,4 +61,4 @@ def _block_spans(parsed_until: int) -> list[tuple[int, int]]:
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).hexdigest()
+    return xxh3_128_hexdigest(data)[:_DIGEST_CHARS]

@@ -7,6 +7,8 @@ line is the 1-based row number in the file, its offset the row index.
 """
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -16,7 +18,7 @@ from loaders.find.walk import rank_of
 from loaders.formats.context import context_of
 from loaders.index.arrow_part import table_of
 from loaders.index.chunk import Chunk, ChunkResult, columns_of
-from loaders.index.hashes import content_hashes
+from loaders.index.hashes import content_hashes, data_hashes
 from loaders.index.scan_jsonl import add_record
 from loaders.index.stored_summary import FACTS, LOCATED, packed, stored_rows, summary_facts
 from loaders.index.summary import SummaryBatch, where_of
@@ -66,11 +68,9 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     summary (stored_summary) gives those rows as result.rows, an Arrow table, instead."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
-        source = open_binary(chunk.path)
+        source = _opened(chunk, result)
         meta = checked_metadata(source)  # within budget
         groups = _groups_of(chunk, meta)
-        if chunk.end == source.seek(0, 2) and not source.seek(0):  # the last chunk: its hashes
-            result.hashes = content_hashes(chunk.path, chunk.end)  # here, in a worker
         if groups and _read_stored(meta, groups, chunk, result):
             return result
         # token texts, and every text a dictionary holds, as dictionaries
@@ -83,6 +83,25 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     for group, first in groups:  # one of them is unreadable: each alone, to keep the rest
         _scan_group(handle, group, first, chunk, result, batch)
     return result
+
+
+def _opened(chunk: Chunk, result: ChunkResult) -> BinaryIO | pa.BufferReader:
+    """The chunk's file, and its hashes when the chunk is its last (here in a worker, not
+    after in the main process): a small file read whole, once, for both."""
+    source = open_binary(chunk.path)
+    size = source.seek(0, 2)
+    source.seek(0)
+    if chunk.end != size:
+        return source
+    if size > WHOLE_FILE_BYTES:
+        result.hashes = content_hashes(chunk.path, size)
+        return source
+    data = source.read()
+    result.hashes = data_hashes(data, size)
+    return pa.BufferReader(data)
+
+
+WHOLE_FILE_BYTES = 4 << 20  # a step's file of 1,024 samples of ~500 tokens
 
 
 def _read_stored(meta: pq.FileMetaData, groups: list[tuple[int, int]], chunk: Chunk,

@@ -139,13 +139,13 @@ def _stream(table: pa.Table, compression: str | None) -> bytes:
 
 
 def _bomb() -> bytes:
-    """A packed summary that claims 1,000x its bytes (a frame of zeros): refused unread."""
+    """A packed summary that claims 250x its bytes (a block of zeros): refused unread."""
     zeros = bytes(10 << 20)
     return stored_summary.packed(zeros)
 
 
 @pytest.mark.parametrize("odd", ["zstd", "lz4", "garbage", "cut", "rows", "bomb", "size",
-                                 "plain"])
+                                 "hash", "plain"])
 def test_a_compressed_or_broken_summary_is_refused_and_the_rows_are_read(
         tmp_path, monkeypatch, odd):
     root = _write(tmp_path / "dump")
@@ -160,6 +160,7 @@ def test_a_compressed_or_broken_summary_is_refused_and_the_rows_are_read(
             "cut": lambda: pack(_stream(real, None)[:-100]),
             "rows": lambda: pack(_stream(real.slice(0, 11), None)), "bomb": _bomb,
             "size": lambda: (len(stream) + 8).to_bytes(8, "little") + pack(stream)[8:],
+            "hash": lambda: pack(stream)[:8] + bytes(8) + pack(stream)[16:],
             "plain": lambda: stream}[odd]()  # an unpacked stream: no size first
     _with_footer(path, blob)
     assert stored_summary.stored_rows(pq.read_metadata(path).metadata, 12, _chunk(path), 0,
