@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 
 from loaders import schema as S
 from loaders.heap import give_back
-from loaders.index.arrow_part import same_types
+from loaders.index.arrow_part import concatenated
 from loaders.index.extras import kept_extras
 
 Part = pa.Table
@@ -76,9 +76,9 @@ def sorted_parts(parts: list[Part]) -> pa.Table:
     """The parts as one table sorted by schema.SORT_KEYS (stable: a tie keeps part order);
     a column that is numbers in one part and text in another becomes text.  Empties
     `parts`: each copy of the run is let go as soon as the next one is made."""
-    plain = same_types([_plain(part) for part in parts])
+    plain = [_plain(part) for part in parts]
     parts.clear()
-    table = pa.concat_tables(plain, promote_options="permissive").unify_dictionaries()
+    table = concatenated(plain).unify_dictionaries()
     del plain
     for key, fill in _SORT_FILLS.items():  # Arrow sorts neither nulls as typed() fills
         if key not in table.column_names:  # them nor dictionaries

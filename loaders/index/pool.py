@@ -19,6 +19,8 @@ from loaders.index.summary import SummaryBatch
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from loaders.index.stored_summary import StoredRows
+
 INLINE_BYTES = 24 << 20  # below this, starting worker processes costs more than it saves
 # Parquet dumps: ~1 ms a sample at 5k tokens (numpy work, no parsing) against ~1.8 s for
 # worker processes to start and import: below this many bytes one process is faster
@@ -59,12 +61,13 @@ def _scan_task(task: Task) -> ChunkResult:
 
 
 class _Pieces:
-    """A task's rows in its chunks' order: a batch of parsed samples, or a Parquet dump's
-    stored summary (an Arrow table: loaders.index.stored_summary) where one is used."""
+    """A task's rows in its chunks' order: batches of parsed samples, and a Parquet dump's
+    stored summaries where they are used (loaders.index.stored_summary), as Arrow tables."""
 
     def __init__(self) -> None:
         self.batch = SummaryBatch()
-        self.tables: list[pa.Table] = []  # Arrow tables, the batches before them made tables too
+        self.tables: list[pa.Table] = []  # in order
+        self.stored: list[StoredRows] = []  # stored rows after them, not yet a table
         self._dropped: dict[str, list[str]] = {}
 
     def scan(self, chunk: Chunk) -> ChunkResult:
@@ -79,34 +82,35 @@ class _Pieces:
             result = scan_jsonl(chunk, self.batch)
         result.nrows = len(self.batch) - before
         if result.rows is not None:  # stored rows: after the batch's, which go first
-            self.tables.extend((*self._batch_table(), result.rows))
-            result.nrows, result.rows = len(result.rows), None
+            if len(self.batch):
+                self._batch_table()
+            self.stored.append(result.rows)
+            result.nrows, result.rows = result.rows.table.num_rows, None
         return result
 
     def rows(self) -> tuple[Columns | pa.Table, dict[str, list[str]]]:
-        if not self.tables:
+        if not self.stored and not self.tables:
             return columns_of(self.batch.finish())
-        import pyarrow as pa  # a stored summary was read: pyarrow is in already
+        from loaders.index.arrow_part import concatenated
 
-        from loaders.index.arrow_part import same_types
-
-        self.tables.extend(self._batch_table())
+        self._batch_table()
         # a chunk a column: a table of many small chunks pickles ~8x slower to the caller
-        table = pa.concat_tables(same_types(self.tables), promote_options="permissive")
-        table = table.combine_chunks()
-        return table, self._dropped
+        return concatenated(self.tables).combine_chunks(), self._dropped
 
-    def _batch_table(self) -> list[pa.Table]:
-        """The batch's samples as a table (none when it has none), and a new batch."""
-        if not len(self.batch):
-            return []
+    def _batch_table(self) -> None:
+        """The stored rows so far, then the batch's samples, as tables; a new batch."""
         from loaders.index.arrow_part import table_of
+        from loaders.index.stored_summary import located
 
-        columns, dropped = columns_of(self.batch.finish())
-        for file, names in dropped.items():
-            self._dropped.setdefault(file, []).extend(names)
-        self.batch = SummaryBatch()
-        return [table_of(columns)]
+        if self.stored:
+            self.tables.append(located(self.stored))
+            self.stored = []
+        if len(self.batch):
+            columns, dropped = columns_of(self.batch.finish())
+            for file, names in dropped.items():
+                self._dropped.setdefault(file, []).extend(names)
+            self.batch = SummaryBatch()
+            self.tables.append(table_of(columns))
 
 
 Scanner = Callable[..., list[ChunkResult]]  # scan_all's signature: (chunks, progress, convert)

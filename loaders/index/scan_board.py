@@ -29,7 +29,7 @@ from loaders.parse.columnar import (
     row_checks,
     token_text_columns,
 )
-from loaders.parse.footer import checked_metadata, opened, read_checked
+from loaders.parse.footer import check_footer, footer_rows_checked, opened, read_checked
 
 _ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -68,11 +68,12 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     summary (stored_summary) gives those rows as result.rows, an Arrow table, instead."""
     result = ChunkResult(chunk, parsed_until=chunk.end)
     try:
-        source = _opened(chunk, result)
-        meta = checked_metadata(source)  # within budget
+        source, size = _opened(chunk, result)
+        meta = footer_rows_checked(source)  # its rows within budget
         groups = _groups_of(chunk, meta)
         if groups and _read_stored(meta, groups, chunk, result):
             return result
+        check_footer(meta, size)  # the row groups' claims too, before one is decoded;
         # token texts, and every text a dictionary holds, as dictionaries
         handle = opened(source, dictionary_columns, meta)
     except _ERRORS as err:
@@ -85,20 +86,20 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     return result
 
 
-def _opened(chunk: Chunk, result: ChunkResult) -> BinaryIO | pa.BufferReader:
-    """The chunk's file, and its hashes when the chunk is its last (here in a worker, not
-    after in the main process): a small file read whole, once, for both."""
+def _opened(chunk: Chunk, result: ChunkResult) -> tuple[BinaryIO | pa.BufferReader, int]:
+    """The chunk's file and its size, and its hashes when the chunk is its last (here in a
+    worker, not after in the main process): a small file read whole, once, for both."""
     source = open_binary(chunk.path)
     size = source.seek(0, 2)
     source.seek(0)
     if chunk.end != size:
-        return source
+        return source, size
     if size > WHOLE_FILE_BYTES:
         result.hashes = content_hashes(chunk.path, size)
-        return source
+        return source, size
     data = source.read()
     result.hashes = data_hashes(data, size)
-    return pa.BufferReader(data)
+    return pa.BufferReader(data), size
 
 
 WHOLE_FILE_BYTES = 4 << 20  # a step's file of 1,024 samples of ~500 tokens
@@ -112,7 +113,7 @@ def _read_stored(meta: pq.FileMetaData, groups: list[tuple[int, int]], chunk: Ch
     rows = stored_rows(meta.metadata, meta.num_rows, chunk, groups[0][1], count)
     if rows is None:
         return False
-    result.rows, result.lines = rows, count
+    result.rows, result.lines = rows, count  # a StoredRows
     return True
 
 

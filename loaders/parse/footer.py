@@ -19,6 +19,7 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pyarrow._parquet import ParquetReader
 
 from loaders import limits
 from loaders.limits import OverBudget
@@ -30,19 +31,35 @@ _ROWS_FREE = 1024
 def checked_metadata(source: BinaryIO) -> pq.FileMetaData:
     """The footer of an open Parquet file, once its claims are within budget; else
     OverBudget (a ValueError).  Leaves the file's position where it was."""
-    meta = pq.ParquetFile(source).metadata
+    meta = footer_rows_checked(source)
     check_footer(meta, _size(source))
     return meta
 
 
-def check_footer(meta: pq.FileMetaData, file_bytes: int) -> None:
-    """OverBudget when the footer claims more rows or decoded bytes than the budgets allow."""
+def footer_rows_checked(source: BinaryIO) -> pq.FileMetaData:
+    """The footer, once the rows it claims for the file are within budget: what a reader
+    that decodes no row group needs (a stored summary's, whose rows must match).  Read by
+    the bare reader: ParquetFile would also build the schema's paths."""
+    reader = ParquetReader()
+    reader.open(source)
+    meta = reader.metadata
+    check_rows(meta, _size(source))
+    return meta
+
+
+def check_rows(meta: pq.FileMetaData, file_bytes: int) -> None:
+    """OverBudget when the footer claims more rows than the budgets allow."""
     if meta.num_rows > limits.MAX_PARQUET_ROWS:
         raise OverBudget("Parquet rows", meta.num_rows, limits.MAX_PARQUET_ROWS)
     allowed = limits.MAX_ROWS_PER_BYTE * file_bytes + _ROWS_FREE
     if meta.num_rows > allowed:  # rows a real file would need more bytes to hold
         raise OverBudget(f"Parquet rows for a file of {file_bytes:,} bytes", meta.num_rows,
                          allowed)
+
+
+def check_footer(meta: pq.FileMetaData, file_bytes: int) -> None:
+    """OverBudget when the footer claims more rows or decoded bytes than the budgets allow."""
+    check_rows(meta, file_bytes)
     for index in range(meta.num_row_groups):
         group = meta.row_group(index)
         if group.num_rows > limits.MAX_ROW_GROUP_ROWS:
