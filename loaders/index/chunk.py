@@ -134,6 +134,9 @@ _CODED = (S.FILE, S.GROUP_SOURCE, S.EXCLUDED_BY, S.TOOL_NAMES, S.LAST_FINISH, S.
 
 def coded(values: list) -> list | Coded:
     """A text column as codes when that is at most half as many texts; else as it is."""
+    if len(values) > 1 and values[0].__class__ is str and values.count(values[0]) == len(
+            values):  # one text in every row (a file, a group source): no dict a row
+        return Coded(np.zeros(len(values), np.int32), [values[0]])
     texts = dict.fromkeys(values)
     if len(texts) * 2 > len(values) or not all(t.__class__ is str for t in texts if t):
         return values

@@ -29,9 +29,12 @@ _NUMBERS = frozenset({float, int, bool, type(None)})
 
 def numbers(values: list) -> np.ndarray | None:
     """float64 (None -> NaN) when every value is a number, a bool or None; else None."""
-    if not set(map(type, values)) <= _NUMBERS:
+    kinds = set(map(type, values))
+    if not kinds <= _NUMBERS:
         return None
     try:
+        if type(None) not in kinds:  # the usual case: no pass to turn None into NaN
+            return np.array(values, dtype=np.float64)
         return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
     except (OverflowError, TypeError, ValueError):
         return None
@@ -42,6 +45,9 @@ def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.
     each sample's count of present, non-finite scalars."""
     bad = np.zeros(len(objs), dtype=np.int64)
     for key in S.SCALAR_KEYS:
+        if key not in keys:  # no sample has it
+            cols[key] = np.full(len(objs), math.nan)
+            continue
         values = column(objs, key, keys)
         arr = numbers(values)
         if arr is None:

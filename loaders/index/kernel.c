@@ -316,7 +316,55 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
     return out;
 }
 
+static PyObject *ELLIPSIS;  /* U+2026, made once */
+
+/* previews(texts, cut, tail) -> (int64 bytes of each text's length, list of previews) or
+ * None when one is no str: a text of at most `cut` characters is itself; a longer one is
+ * its first `cut` characters, or with `tail` its last cut - 1 after an ellipsis (a prompt's
+ * question is at its end) (text_columns.previews). */
+static PyObject *previews(PyObject *self, PyObject *args) {
+    PyObject *texts;
+    Py_ssize_t cut;
+    int tail;
+    if (!PyArg_ParseTuple(args, "O!np", &PyList_Type, &texts, &cut, &tail)) return NULL;
+    if (cut < 2) {
+        PyErr_SetString(PyExc_ValueError, "cut >= 2");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    PyObject *lengths = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    PyObject *cuts = PyList_New(count);
+    if (lengths == NULL || cuts == NULL) goto fail;
+    int64_t *at = (int64_t *)PyBytes_AS_STRING(lengths);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i), *shown;
+        if (!PyUnicode_CheckExact(text)) {
+            Py_DECREF(lengths); Py_DECREF(cuts);
+            Py_RETURN_NONE;
+        }
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+        at[i] = n;
+        if (n <= cut) {
+            Py_INCREF(text);
+            shown = text;
+        } else if (!tail) {
+            shown = PyUnicode_Substring(text, 0, cut);
+        } else {
+            PyObject *end = PyUnicode_Substring(text, n - (cut - 1), n);
+            shown = end == NULL ? NULL : PyUnicode_Concat(ELLIPSIS, end);
+            Py_XDECREF(end);
+        }
+        if (shown == NULL) goto fail;
+        PyList_SET_ITEM(cuts, i, shown);
+    }
+    return Py_BuildValue("(NN)", lengths, cuts);
+fail:
+    Py_XDECREF(lengths); Py_XDECREF(cuts);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"column", column, METH_VARARGS, "each dict's value under a key, None where missing"},
     {"take", take, METH_VARARGS, "the columns of several keys in one pass"},
     {"list_lengths", list_lengths, METH_VARARGS, "int64 bytes of each list's length, -1 else"},
@@ -329,6 +377,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__kernel(void) {
+    ELLIPSIS = PyUnicode_FromString("\xe2\x80\xa6");  /* U+2026 */
+    if (ELLIPSIS == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && PyModule_AddStringConstant(m, "SOURCE", KERNEL_SOURCE) < 0) {
         Py_DECREF(m);

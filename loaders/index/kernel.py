@@ -58,6 +58,15 @@ def repetitions(texts: list[str], tail: int, min_words: int, min_chars: int
     return None if out is None else np.frombuffer(out, dtype=np.float64).copy()
 
 
+def previews(texts: list[str], cut: int, tail: bool) -> tuple[np.ndarray, list[str]] | None:
+    """(each text's length, its preview: itself up to `cut` characters, else its first cut,
+    or with `tail` "…" and its last cut - 1); None without the build or when one is no str."""
+    if _C is None:
+        return None
+    out = _C.previews(texts, cut, tail)
+    return None if out is None else (np.frombuffer(out[0], dtype=np.int64), out[1])
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

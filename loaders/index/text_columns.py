@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from loaders import schema as S
+from loaders.index import kernel
 from loaders.index.fields import column
 from loaders.index.grouping import prompt_id
 from loaders.index.repetition import repetitions
@@ -38,15 +39,26 @@ def text_columns(objs: list[dict], keys: set[str], cols: dict, ids: dict[str, in
     for text in dict.fromkeys(prompts).keys() - ids.keys():
         ids[text] = prompt_id(text)
     cols[S.PROMPT_ID] = np.array([ids[p] for p in prompts], dtype=np.int64)
-    cut = S.PREVIEW_CHARS
     # a prompt's question is at its end (after any system prompt), so keep its tail
-    cols[S.PROMPT] = [p if len(p) <= cut else "…" + p[1 - cut:] for p in prompts]
-    cols[S.PROMPT_CHARS] = np.fromiter(map(len, prompts), np.int64, len(prompts))
+    cols[S.PROMPT_CHARS], cols[S.PROMPT] = previews(prompts, tail=True)
     for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),
                        (S.GROUND_TRUTH, None)):
         values = texts(objs, key, keys)
-        cols[key] = [t if len(t) <= cut else t[:cut] for t in values]
+        lengths, cols[key] = previews(values, tail=False)
         if chars:
-            cols[chars] = np.fromiter(map(len, values), np.int64, len(values))
+            cols[chars] = lengths
         if key == S.RESPONSE:
             cols[S.REPETITION] = repetitions(values)
+
+
+def previews(values: list[str], tail: bool) -> tuple[np.ndarray, list[str]]:
+    """Each text's length and its preview (schema.PREVIEW_CHARS: its head, or "…" and its
+    tail); in one C pass when built."""
+    cut = S.PREVIEW_CHARS
+    fast = kernel.previews(values, cut, tail)
+    if fast is not None:
+        return fast
+    lengths = np.fromiter(map(len, values), np.int64, len(values))
+    if tail:
+        return lengths, [t if len(t) <= cut else "…" + t[1 - cut:] for t in values]
+    return lengths, [t if len(t) <= cut else t[:cut] for t in values]

@@ -200,3 +200,20 @@ def test_odd_containers_and_numbers_go_to_python():
     assert kernel.flat_heads([[Twisted(5)]], [1]) is None  # np.fromiter calls __float__
     with pytest.raises(ValueError):
         kernel.repetitions(["a b"], 2 ** 61, 16, 31)  # the buffers would not fit
+
+
+def test_previews_equal_the_python_cuts(monkeypatch):
+    from loaders.index import text_columns
+
+    rng = random.Random(5)
+    alphabet = "ab \n\t…é€😀\u3000"  # 1-, 2-, 3- and 4-byte characters, Unicode spaces
+    texts = ["", "x", "é" * S.PREVIEW_CHARS, "😀" * (S.PREVIEW_CHARS + 1)] + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3 * S.PREVIEW_CHARS)))
+        for _ in range(300)]
+    fast = [text_columns.previews(texts, tail) for tail in (False, True)]
+    monkeypatch.setattr(kernel, "_C", None)
+    slow = [text_columns.previews(texts, tail) for tail in (False, True)]
+    for (a_len, a_cut), (b_len, b_cut) in zip(fast, slow):
+        assert a_len.tolist() == b_len.tolist() and a_cut == b_cut
+    assert fast[1][1][3] == "…" + "😀" * (S.PREVIEW_CHARS - 1)
+    assert kernel.previews(["ok", 3], 4, False) is None  # no str: the Python path
