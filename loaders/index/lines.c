@@ -61,11 +61,23 @@ typedef struct {
     Py_ssize_t filled;   /* samples written */
 } Key;
 
+/* A token list's strings repeat ("\n", " the"): the str made for a token's raw bytes is
+ * kept in a direct-mapped table for the rest of the scan, so a repeat is a hash and a memcmp,
+ * not a decode and an allocation (a str is immutable: one object serves every list). */
+#define TOKEN_SLOTS 2048
+#define TOKEN_MAX 32  /* raw bytes of a token kept; a longer one is decoded each time */
+typedef struct {
+    const char *raw;  /* into the scanned data, which outlives the scan */
+    Py_ssize_t len;
+    PyObject *text;
+} Token;
+
 typedef struct {
     Key keys[MAX_KEYS];
     int count;
     PyObject *missing;
     PyObject *number_keys, *string_keys;  /* tuples of str: the keys whose lists are read */
+    Token *tokens;  /* TOKEN_SLOTS, made at the first token list */
 } Run;
 
 /* one value of the line being read, kept until the whole line proves plain */
@@ -343,6 +355,31 @@ static void unstage(Line *l) {
     l->nstaged = 0;
 }
 
+/* A string in a token list at l->p (its opening quote): read_string's str, from the
+ * table of tokens when these raw bytes were read before in this scan.  A new reference. */
+static PyObject *read_token(Run *r, Line *l) {
+    const char *raw = l->p + 1, *q = raw;
+    while (q < l->end && q - raw <= TOKEN_MAX && *q != '"') q += *q == '\\' ? 2 : 1;
+    Py_ssize_t len = q - raw;
+    if (q >= l->end || *q != '"' || len > TOKEN_MAX) return read_string(l);
+    if (r->tokens == NULL && (r->tokens = PyMem_Calloc(TOKEN_SLOTS, sizeof(Token))) == NULL)
+        return read_string(l);
+    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    for (Py_ssize_t i = 0; i < len; i++) h = (h ^ (unsigned char)raw[i]) * 1099511628211ULL;
+    Token *slot = &r->tokens[h & (TOKEN_SLOTS - 1)];
+    if (slot->text != NULL && slot->len == len && memcmp(slot->raw, raw, len) == 0) {
+        l->p = q + 1;
+        return Py_NewRef(slot->text);
+    }
+    PyObject *s = read_string(l);
+    if (s != NULL) {
+        Py_XSETREF(slot->text, Py_NewRef(s));
+        slot->raw = raw;
+        slot->len = len;
+    }
+    return s;
+}
+
 /* A list value of key k: numbers (a number key) or strings (a string key), staged.  1 read,
  * 0 not plain. */
 static int read_list(Run *r, Line *l, int k, Staged *st) {
@@ -372,7 +409,7 @@ static int read_list(Run *r, Line *l, int k, Staged *st) {
             if (buf_put(&l->numbers, &v, sizeof v) < 0) { PyErr_Clear(); return 0; }
         } else {
             if (*l->p != '"') return 0;
-            PyObject *s = read_string(l);
+            PyObject *s = read_token(r, l);
             if (s == NULL) return 0;
             int bad = PyList_Append(st->object, s);
             Py_DECREF(s);
@@ -518,6 +555,9 @@ static void run_free(Run *r) {
         PyMem_Free(r->keys[k].values.data);
         PyMem_Free(r->keys[k].lengths.data);
     }
+    if (r->tokens != NULL)
+        for (int i = 0; i < TOKEN_SLOTS; i++) Py_XDECREF(r->tokens[i].text);
+    PyMem_Free(r->tokens);
 }
 
 static int is_blank(const char *p, const char *end) {  /* bytes.strip()'s whitespace */

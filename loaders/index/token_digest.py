@@ -98,12 +98,24 @@ def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
     files = cols[S.FILE]
     codes = {name: i for i, name in enumerate(dict.fromkeys(files))}
     file_codes = np.fromiter(map(codes.__getitem__, files), np.int64, len(files))
-    keys = np.stack([file_codes[rows], np.asarray(cols[S.STEP], dtype=np.int64)[rows],
-                     np.asarray(cols[S.VALIDATION], dtype=np.int64)[rows]], axis=1)
-    _, first, groups = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    parts = (file_codes[rows], np.asarray(cols[S.STEP], dtype=np.int64)[rows],
+             np.asarray(cols[S.VALIDATION], dtype=np.int64)[rows])
+    keys = _packed(*parts)
+    _, first, groups = np.unique(keys, axis=0 if keys.ndim == 2 else None,
+                                 return_index=True, return_inverse=True)
     group_of_row = np.full(len(files), -1, dtype=np.int64)
     group_of_row[rows] = groups.reshape(-1)
     return group_of_row, rows[first].tolist()
+
+
+def _packed(files: np.ndarray, steps: np.ndarray, validation: np.ndarray) -> np.ndarray:
+    """One int64 a row that sorts as (file, step, validation) do: a 1-D unique is ~10x
+    faster than one over rows of three.  Rows of three where the steps span too much."""
+    low = int(steps.min()) if len(steps) else 0
+    span = int(steps.max()) - low + 1 if len(steps) else 1
+    if span >= 1 << 40 or len(files) and int(files.max()) >= 1 << 20:
+        return np.stack([files, steps, validation], axis=1)  # np.unique(axis=0) then
+    return (files << 41) | ((steps - low) << 1) | validation
 
 
 Segments = tuple[np.ndarray, Order]  # values, then (row, length) of their samples in order

@@ -27,3 +27,19 @@ def test_bins_by_token_and_by_bin_agree_and_count_every_finite_token():
     finite = int(np.isfinite(values).sum())
     # every finite token is in one relative bin and one absolute bin
     assert count[:, :D.REL_BINS].sum() == finite == count[:, D.REL_BINS:].sum()
+
+
+def test_digest_groups_are_the_same_packed_or_as_rows_of_three():
+    from loaders import schema as S
+    from loaders.index import token_digest
+
+    rng = np.random.default_rng(3)
+    n = 500
+    cols = {S.FILE: [f"r{i}.jsonl" for i in rng.integers(0, 4, n)],
+            S.STEP: rng.integers(-3, 40, n), S.VALIDATION: rng.random(n) < 0.2}
+    rows = np.sort(rng.choice(n, 400, replace=False))
+    packed = token_digest._groups(cols, rows)
+    wide = dict(cols, **{S.STEP: cols[S.STEP] * (1 << 41)})  # past 40 bits: rows of three
+    fallback = token_digest._groups(wide, rows)
+    assert packed[0].tolist() == fallback[0].tolist() and packed[1] == fallback[1]
+    assert len(set(packed[0][rows].tolist())) > 100
