@@ -1,7 +1,8 @@
 """python -m loaders DUMP_DIR [--json] [--no-cache]: load a dump and print a summary.
 
-Also `python -m loaders convert SRC_DIR DST_DIR` (JSONL -> the board's Parquet dump) and
-`python -m loaders index DIR [--ray [ADDRESS]]` (build the index, optionally on Ray)."""
+Also `python -m loaders convert SRC_DIR DST_DIR` (JSONL -> the board's Parquet dump),
+`python -m loaders index DIR [--ray [ADDRESS]]` (build the index, optionally on Ray) and
+`python -m loaders watch DIR [--notify URL ...]` (alerts without a browser: cli_watch.py)."""
 from __future__ import annotations
 
 import argparse
@@ -23,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         from loaders.writer.convert import main as convert
 
         return convert(argv[1:])
+    if argv[:1] == ["watch"]:  # python -m loaders watch DIR [--notify URL ...] [--once]
+        from loaders.cli_watch import main as watch
+
+        return watch(argv[1:])
     if argv[:1] == ["index"]:  # python -m loaders index DIR [--ray [ADDRESS]]
         from loaders.cli_index import main as index
 
