@@ -14,8 +14,8 @@ from __future__ import annotations
 # truncation decides; the length cap only where it says nothing).  16: POLICY_LAG and
 # POLICY_SPAN (async RL).  17: IMAGES.  18: content hashes by XXH3 (loaders.index.hashes).
 # Older indexes rebuild once; a Parquet dump's summary stored by another version is
-# computed again (loaders.index.stored_summary)
-INDEX_VERSION = 18
+# computed again (loaders.index.stored_summary).  19: SIGNATURES (response clusters)
+INDEX_VERSION = 19
 
 # ---- input keys (RLLoggingBoard format) -------------------------------------------------
 STEP = "step"
@@ -126,6 +126,10 @@ TRUNCATION_INFERRED = "truncation_inferred"
 # REPETITION_CHARS characters (where a generation loop sits); 0 for short responses
 REPETITION = "repetition"
 REPETITION_CHARS = 1024
+# a response's near-duplicate signature: 8 LSH bands of its min-hashes, two an int64
+# (loaders.index.signatures); a step's response clusters are made of them (loaders.groups
+# .clusters): responses that share a band are near duplicates
+SIGNATURES = ("signature_0", "signature_1", "signature_2", "signature_3")
 LENGTH_MISMATCH = "length_mismatch"
 # how many updates behind its training step the oldest policy that generated the sample was,
 # and how many versions its generation spanned (NaN where the dump says no version)
@@ -229,6 +233,7 @@ SUMMARY_DTYPES: dict[str, str] = {
     REPETITION: "float64", POLICY_LAG: "float64", POLICY_SPAN: "float64", IMAGES: "int64",
     TURNS: "float64", TOOL_CALLS: "float64", TOOL_NAMES: "string", TOOL_ERRORS: "float64",
     TRAINED_SHARE: "float64", LAST_FINISH: "string",
+    **dict.fromkeys(SIGNATURES, "int64"),
 }
 # every column the board makes (a served run's ROW and the KEY of the rows it shows too); any
 # other column is a trainer's extra
@@ -242,7 +247,7 @@ LINE_PLACE = (OFFSET, NBYTES, LINE_CHECK)
 # previews, where each line is, the token digests and a conversation's columns (the step's
 # filters and tables show them; no whole-run view needs them).  KEY is not stored at all: it
 # is made from FILE, LINE and ITEM for the rows shown
-READ_BY_ROW = (*TEXT_PREVIEWS, *LINE_PLACE, TOKEN_DIGEST, *CONVERSATION_COLUMNS)
+READ_BY_ROW = (*TEXT_PREVIEWS, *LINE_PLACE, TOKEN_DIGEST, *CONVERSATION_COLUMNS, *SIGNATURES)
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
 # its line, which the Sample view shows, and is a problem of its file
 MAX_EXTRA_COLUMNS = 256

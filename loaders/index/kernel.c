@@ -316,6 +316,118 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- near-duplicate signatures ---------------------------------------------------------- */
+
+/* A word's hash as signatures() reads it: ASCII letters lowercased, each run of ASCII digits
+ * one '0' (a paraphrase with other numbers is the same text), FNV-1a over code points. */
+static Py_ssize_t next_word(int kind, const void *data, Py_ssize_t i, Py_ssize_t end,
+                            uint64_t *hash) {
+    while (i < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+    if (i >= end) return -1;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int in_digits = 0;
+    while (i < end) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (Py_UNICODE_ISSPACE(ch)) break;
+        i++;
+        if (ch >= '0' && ch <= '9') {
+            if (in_digits) continue;
+            in_digits = 1;
+            ch = '0';
+        } else {
+            in_digits = 0;
+            if (ch >= 'A' && ch <= 'Z') ch += 32;
+        }
+        h = (h ^ ch) * 0x100000001b3ULL;
+    }
+    *hash = mix(h);
+    return i;
+}
+
+#define MAX_HASHES 256
+static uint32_t MULTIPLIERS[MAX_HASHES], ADDENDS[MAX_HASHES];  /* odd; set at import */
+
+/* Each min-hash against one shingle: a 32-bit multiply-add a hash (a universal family),
+ * kept when lower.  The same loop built for AVX2 (8 hashes an instruction), chosen at
+ * import when the CPU has it: the results are the same. */
+static void lower_mins(uint32_t gram, int count, uint32_t *restrict mins) {
+    for (int k = 0; k < count; k++) {
+        uint32_t v = gram * MULTIPLIERS[k] + ADDENDS[k];
+        mins[k] = v < mins[k] ? v : mins[k];
+    }
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+__attribute__((target("avx2")))
+static void lower_mins_avx2(uint32_t gram, int count, uint32_t *restrict mins) {
+    for (int k = 0; k < count; k++) {
+        uint32_t v = gram * MULTIPLIERS[k] + ADDENDS[k];
+        mins[k] = v < mins[k] ? v : mins[k];
+    }
+}
+#endif
+
+static void (*update_mins)(uint32_t, int, uint32_t *) = lower_mins;
+
+static uint32_t shingle(const uint64_t *w) {
+    uint64_t h = mix(w[0] ^ mix(w[1] ^ mix(w[2])));
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* The min-hashes of a text's word 3-grams, over its first and last `window` characters;
+ * how many words were read. */
+static Py_ssize_t min_hashes(PyObject *text, Py_ssize_t window, int count, uint32_t *mins) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t spans[2][2] = {{0, size < 2 * window ? size : window}, {size - window, size}};
+    int parts = size < 2 * window ? 1 : 2;
+    uint64_t w[3] = {0, 0, 0};
+    Py_ssize_t words = 0;
+    for (int k = 0; k < count; k++) mins[k] = UINT32_MAX;
+    for (int p = 0; p < parts; p++) {
+        Py_ssize_t i = spans[p][0];
+        uint64_t h;
+        while ((i = next_word(kind, data, i, spans[p][1], &h)) >= 0) {
+            w[0] = w[1]; w[1] = w[2]; w[2] = h;
+            if (++words >= 3) update_mins(shingle(w), count, mins);
+        }
+    }
+    if (words > 0 && words < 3) update_mins(shingle(w), count, mins);  /* its one shingle */
+    return words;
+}
+
+/* signatures(texts, window, bands, rows) -> bytes: uint32 per text and band, each band the
+ * hash of `rows` min-hashes of the text's word 3-grams (texts.signatures); None when one is
+ * no str.  An empty text's bands are all 0. */
+static PyObject *signatures(PyObject *self, PyObject *args) {
+    PyObject *texts;
+    Py_ssize_t window;
+    int bands, rows;
+    if (!PyArg_ParseTuple(args, "O!nii", &PyList_Type, &texts, &window, &bands, &rows))
+        return NULL;
+    if (window < 1 || bands < 1 || rows < 1 || bands * rows > MAX_HASHES) {
+        PyErr_SetString(PyExc_ValueError, "window >= 1 and 1 <= bands * rows <= 256");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * bands * (Py_ssize_t)sizeof(uint32_t));
+    if (out == NULL) return NULL;
+    uint32_t *at = (uint32_t *)PyBytes_AS_STRING(out);
+    uint32_t mins[MAX_HASHES];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_CheckExact(text)) { Py_DECREF(out); Py_RETURN_NONE; }
+        Py_ssize_t words = min_hashes(text, window, bands * rows, mins);
+        for (int b = 0; b < bands; b++) {
+            uint64_t h = 0;
+            for (int r = 0; r < rows; r++) h = mix(h ^ mins[b * rows + r]);
+            at[i * bands + b] = words == 0 ? 0 : (uint32_t)(h >> 32);
+        }
+    }
+    return out;
+}
+
 static PyObject *ELLIPSIS;  /* U+2026, made once */
 
 /* previews(texts, cut, tail) -> (int64 bytes of each text's length, list of previews) or
@@ -365,6 +477,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
+    {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
     {"column", column, METH_VARARGS, "each dict's value under a key, None where missing"},
     {"take", take, METH_VARARGS, "the columns of several keys in one pass"},
     {"list_lengths", list_lengths, METH_VARARGS, "int64 bytes of each list's length, -1 else"},
@@ -377,6 +490,14 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__kernel(void) {
+    for (uint64_t k = 0; k < MAX_HASHES; k++) {
+        MULTIPLIERS[k] = (uint32_t)mix(2 * k + 1) | 1;
+        ADDENDS[k] = (uint32_t)mix(2 * k + 2);
+    }
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) update_mins = lower_mins_avx2;
+#endif
     ELLIPSIS = PyUnicode_FromString("\xe2\x80\xa6");  /* U+2026 */
     if (ELLIPSIS == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -67,6 +67,15 @@ def previews(texts: list[str], cut: int, tail: bool) -> tuple[np.ndarray, list[s
     return None if out is None else (np.frombuffer(out[0], dtype=np.int64), out[1])
 
 
+def signatures(texts: list[str], window: int, bands: int, rows: int) -> np.ndarray | None:
+    """Each text's LSH bands, uint32 end to end (loaders.index.signatures); None without
+    the build or when one is no str."""
+    if _C is None:
+        return None
+    out = _C.signatures(texts, window, bands, rows)
+    return None if out is None else np.frombuffer(out, dtype=np.uint32)
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

@@ -14,6 +14,7 @@ from loaders.index import kernel
 from loaders.index.fields import column
 from loaders.index.grouping import prompt_id
 from loaders.index.repetition import repetitions
+from loaders.index.signatures import signatures
 from loaders.parse.text import text_of
 
 _KNOWN_PROMPTS = 1 << 14  # prompt ids a batch keeps: a dataset's prompts recur every epoch
@@ -49,6 +50,8 @@ def text_columns(objs: list[dict], keys: set[str], cols: dict, ids: dict[str, in
             cols[chars] = lengths
         if key == S.RESPONSE:
             cols[S.REPETITION] = repetitions(values)
+            bands = signatures(values).view(np.int64)  # two uint32 bands an int64
+            cols.update(zip(S.SIGNATURES, bands.T.copy()))
 
 
 def previews(values: list[str], tail: bool) -> tuple[np.ndarray, list[str]]:
