@@ -21,6 +21,7 @@ from pages.frame import keys, state
 from pages.frame.loading import recover_stale
 from pages.frame.view import View
 from pages.frame.widgets import picked_row
+from pages.routes.response_clusters import cluster_filter
 from pages.routes.sample.conversation_filters import conversation_filter
 
 MAX_MATCHES = 50
@@ -109,6 +110,7 @@ def render(view: View) -> None:
     reward_range, flags = _filters(rows)
     lag_range = _lag_range(rows)
     agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
+    agent = agent & cluster_filter(view, rows)  # one cluster of near-duplicate answers
     ranged = _column_range(rows)
     if ranged is not None:
         agent = agent & ranged.to_numpy()

@@ -14,6 +14,7 @@ from pages.frame import state
 from pages.frame.view import View
 from pages.frame.widgets import PERCENT, picked_row
 from pages.routes.groups import answers
+from pages.routes.response_clusters import cluster_filter
 from pages.routes.sample.conversation_filters import conversation_filter
 
 
@@ -85,9 +86,10 @@ def _table(view: View, table: pd.DataFrame) -> None:
 
 
 def _agent_groups(view: View, table: pd.DataFrame) -> pd.DataFrame:
-    """The groups with an answer that passes the multi-turn filters (all without them)."""
+    """The groups with an answer that passes the multi-turn filters and is in the chosen
+    response cluster (all without them)."""
     rows = view.groups.rows(view.step, view.group_options)  # with a conversation's columns
-    keep = conversation_filter(rows, "g")
+    keep = conversation_filter(rows, "g") & cluster_filter(view, rows, "gcluster")
     return table if keep.all() else table[table.index.isin(rows.loc[keep, S.GROUP_ID])]
 
 

@@ -1,0 +1,47 @@
+"""The step's response clusters on Responses and Groups: a chooser that keeps one cluster's
+samples, and (opened) the cluster table and the diversity over the run."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from loaders.serve.clusters import diversity_curve, step_clusters
+from pages.figures import clusters as F
+from pages.frame.view import View
+from pages.frame.widgets import PERCENT
+
+
+def clusters_of(view: View, rows: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame]:
+    """(each row's cluster, the step's cluster table) of the rows shown: made once a step
+    and rows (the left-out ones shown or not), from the index's signatures."""
+    key = ("clusters", view.step, len(rows), view.options.pass_threshold)
+    return view.run.derived(key, lambda: step_clusters(rows, view.options.pass_threshold))
+
+
+def cluster_filter(view: View, rows: pd.DataFrame, key: str = "cluster") -> np.ndarray:
+    """Which rows the chosen cluster keeps (all of them for "All clusters"), the chooser
+    drawn; the table and the diversity curve in an expander below it."""
+    ids, table = clusters_of(view, rows)
+    options = [F.ALL, *table.index[:F.SHOWN]]
+    asked = st.session_state.get(key)
+    if isinstance(asked, str) and asked not in options:  # a link's cluster past the list
+        options.append(asked)
+    chosen = st.selectbox("Response cluster", options, key=key, bind="query-params",
+                          format_func=lambda c: F.choice_label(table, c),
+                          help="near-duplicate responses: the same words, numbers aside")
+    box = st.expander("Response clusters", key=f"{key}_open", on_change="rerun",
+                      bind="query-params")
+    if box.open:  # drawn only once opened (a chart loads Plotly)
+        _panel(view, table, len(rows), box)
+    return np.ones(len(rows), dtype=bool) if chosen == F.ALL else (ids == chosen).to_numpy()
+
+
+def _panel(view: View, table: pd.DataFrame, count: int, box: st.delta_generator.DeltaGenerator
+           ) -> None:
+    box.caption(F.summary(table, count))
+    box.dataframe(F.cluster_rows(table), hide_index=True, width="stretch",
+                  column_config={"share": PERCENT, "pass rate": PERCENT})
+    if box.toggle("Diversity over the run", key="diversity", bind="query-params"):
+        box.plotly_chart(F.diversity_figure(diversity_curve(view.run)),
+                         width="stretch")
