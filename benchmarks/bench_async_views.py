@@ -1,6 +1,7 @@
 """The views of async, agentic and vision-language runs at 8,192 samples a step, as a user
 opens them: the Health page's policy lag and latency panels, the Rewards page's reward
-components, a Sample page with an image, and Responses with a thumbnail a row.
+components, a Sample page with an image, Responses with a thumbnail a row, and Responses
+with its response clusters opened (and the diversity over the run drawn).
 
     RL_BOARD_CHROMIUM=/usr/bin/chromium python benchmarks/bench_async_views.py \\
         [--dir benchmarks/out/async_views] [--repeat 3] [--only PATH_PART]
@@ -37,7 +38,9 @@ VIEWS = (("lag", "health?step=2&panel=Policy+lag", "Health"),
          ("mixed", "health?step=2&panel=Latency", "Health"),
          ("mixed", "rewards?step=2&chart=Components&dist=Components", "Rewards"),
          ("mixed", "sample?step=2&sample=rollout_data_rank_0.jsonl:8193", "Sample"),
-         ("mixed", "responses?step=2", "Responses"))
+         ("mixed", "responses?step=2", "Responses"),
+         ("lag", "responses?step=2&cluster_open=true", "Responses"),
+         ("lag", "responses?step=2&cluster_open=true&diversity=true", "Responses"))
 
 
 def _mixed(root: Path) -> None:
