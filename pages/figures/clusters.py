@@ -23,8 +23,9 @@ def cluster_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The table the page shows: the SHOWN largest clusters, their skeleton last."""
     return pd.DataFrame({
         "size": table[S.GROUP_SIZE], "share": table[SHARE],
-        "reward mean": table[S.stat(S.REWARD, "mean")], "pass rate": table[S.PASS_RATE],
-        "length mean": table[S.stat(S.RESPONSE_LEN, "mean")],
+        "reward mean": table[S.stat(S.REWARD, "mean")].round(4),
+        "pass rate": table[S.PASS_RATE], "length mean": table[S.stat(S.RESPONSE_LEN,
+                                                                    "mean")].round(1),
         "representative": table[REPRESENTATIVE], "skeleton": table[SKELETON],
     }).head(SHOWN).reset_index(drop=True)
 
