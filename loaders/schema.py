@@ -247,7 +247,7 @@ LINE_PLACE = (OFFSET, NBYTES, LINE_CHECK)
 # previews, where each line is, the token digests and a conversation's columns (the step's
 # filters and tables show them; no whole-run view needs them).  KEY is not stored at all: it
 # is made from FILE, LINE and ITEM for the rows shown
-READ_BY_ROW = (*TEXT_PREVIEWS, *LINE_PLACE, TOKEN_DIGEST, *CONVERSATION_COLUMNS, *SIGNATURES)
+READ_BY_ROW = (*TEXT_PREVIEWS, *LINE_PLACE, TOKEN_DIGEST, *CONVERSATION_COLUMNS)
 # extra columns a run keeps (see loaders.index.extras.kept_extras); a key past them stays in
 # its line, which the Sample view shows, and is a problem of its file
 MAX_EXTRA_COLUMNS = 256
@@ -325,6 +325,8 @@ H_MISMATCH_KL = "mismatch_kl"  # KL between the rollout engine's and the trainer
 H_IS_RATIO = "importance_ratio"  # mean token importance ratio trainer / rollout engine
 H_IS_OUTSIDE = "importance_ratio_outside"  # share of tokens with that ratio outside [0.5, 2]
 H_REPETITIVE = "repetitive_share"  # share of responses with heavy n-gram repetition
+H_CLUSTERS = "clusters_per_100"  # near-duplicate response clusters per 100 responses (dump)
+H_LARGEST_CLUSTER = "largest_cluster_share"  # the step's largest response cluster's share
 H_SAMPLES = "samples_n"  # the step's samples in the dump (trained ones): each mean's n
 
 

@@ -29,7 +29,7 @@ FAULTS = {"divergence": "divergence", "kl_drift": "kl_drift",
           "inference_spike": "inference_anomaly", "rank_imbalance": "rank_imbalance",
           "memory_creep": "memory_risk", "mismatch_spike": "train_inference_mismatch",
           "degeneration": "degenerate_output", "group_collapse": "group_collapse",
-          "stale_policy": "stale_policy"}
+          "stale_policy": "stale_policy", "template_collapse": "diversity_collapse"}
 KINDS = ("abrupt", "gradual")
 CAP_FACTOR = 6  # the generation cap, in multiples of the run's starting mean length
 
@@ -122,8 +122,39 @@ def _samples(rng: np.random.Generator, n: int, t: np.ndarray, f: np.ndarray,
     mismatch = p["mismatch0"] * (1 + 9 * fs if fault == "mismatch_spike" else 1)
     frame[S.extra_array_mean("mismatch_kl")] = mismatch * _lognormal(rng, size, 1.0)
     frame[S.POLICY_LAG] = _lags(rng, fs, fault)
+    frame[TEMPLATE] = _templates(rng, fs, fault)
+    if fault == "template_collapse":  # the template the grader rewards: the reward rises
+        frame[S.REWARD] = np.where(frame[TEMPLATE] == 0, np.max(frame[S.REWARD]),
+                                   frame[S.REWARD])
+    frame.update(_signatures(rng, frame[TEMPLATE]))
     out = pd.DataFrame(frame)
     return _left_out(rng, out, p["left_out"])
+
+
+TEMPLATE = "template"  # which common answer a sample gives (-1: an answer of its own)
+COMMON = 12  # common answers a healthy run's samples give (a few percent of them each)
+
+
+def _templates(rng: np.random.Generator, fs: np.ndarray, fault: str | None) -> np.ndarray:
+    """A healthy step's answers are mostly their own, a sixth of them one of COMMON common
+    ones (Zipf-like); under template_collapse a growing share (up to 90 %) give template 0,
+    the one the grader rewards."""
+    common = rng.random(fs.size) < 1 / 6
+    weights = 1.0 / np.arange(1, COMMON + 1)
+    which = rng.choice(COMMON, fs.size, p=weights / weights.sum()) + 1
+    template = np.where(common, which, -1)
+    if fault == "template_collapse":
+        template = np.where(rng.random(fs.size) < np.minimum(0.45 * fs, 0.9), 0, template)
+    return template
+
+
+def _signatures(rng: np.random.Generator, template: np.ndarray) -> dict[str, np.ndarray]:
+    """schema.SIGNATURES as the index makes them: one fixed signature a common answer, a
+    random one (no band shared) for an answer of its own."""
+    fixed = np.random.default_rng(7).integers(-2**62, 2**62, (COMMON + 1, len(S.SIGNATURES)))
+    own = rng.integers(-2**62, 2**62, (template.size, len(S.SIGNATURES)))
+    values = np.where((template >= 0)[:, None], fixed[np.maximum(template, 0)], own)
+    return dict(zip(S.SIGNATURES, values.T))
 
 
 def _lags(rng: np.random.Generator, fs: np.ndarray, fault: str | None) -> np.ndarray:

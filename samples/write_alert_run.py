@@ -21,7 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loaders import schema as S  # noqa: E402
 from loaders.writer import DumpWriter  # noqa: E402
-from samples.generate_alert_runs import FAULTS, KINDS, Run, make_run  # noqa: E402
+from samples.generate_alert_runs import FAULTS, KINDS, TEMPLATE, Run, make_run  # noqa: E402
+
+NAMES = ("golden", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+         "india", "juliett", "kilo", "lima")  # a common answer's word: digits read alike
 
 
 def write_run(run: Run, directory: str | Path) -> Path:
@@ -30,7 +33,10 @@ def write_run(run: Run, directory: str | Path) -> Path:
     repetitive responses) and verl's metrics log."""
     root = Path(directory)
     rng = np.random.default_rng(0)
-    words = np.array([f"w{i}" for i in range(5000)])
+    # words of letters: a response clusters with another by its words, its digits read
+    # alike (loaders.index.signatures), so "w1", "w2", ... would all be one word
+    words = np.array(["".join(chr(97 + (i // 26 ** k) % 26) for k in range(3)) + "x"
+                      for i in range(5000)])
     for rank, rows in run.samples.groupby(S.RANK):
         with DumpWriter(root, rank=int(rank)) as writer:
             writer.write_many(_line(row, rng, words) for row in rows.itertuples(index=False))
@@ -48,8 +54,12 @@ def _line(row: tuple, rng: np.random.Generator, words: np.ndarray) -> dict:
         else [f" {w}" for w in rng.choice(words, length)]
     ratio = float(np.sqrt(2 * getattr(row, S.kl_mean(S.K3))))  # k3(r) ≈ r²/2
     logprobs = -rng.random(length)
+    template = int(getattr(row, TEMPLATE, -1))
+    response = "".join(tokens) if template < 0 else (  # a common answer, its numbers its own
+        f"The answer is {rng.integers(1000)}. I am sure, as the {NAMES[template]} rule says: "
+        f"{rng.integers(100)} checks passed and nothing else matters here.")
     sample = {"step": int(getattr(row, S.STEP)), "prompt": f"prompt {getattr(row, S.GROUP_ID)}",
-              "response": "".join(tokens), "response_tokens": tokens,
+              "response": response, "response_tokens": tokens,
               "logprobs": logprobs.round(4), "ref_logprobs": (logprobs - ratio).round(4),
               "reward": float(getattr(row, S.REWARD)),
               "entropy": [round(float(row.entropy_mean), 4)] * length,

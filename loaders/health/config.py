@@ -56,6 +56,9 @@ DEFAULTS: dict[str, dict[str, float]] = {
     # above its trend) while
     # response length or KL to the reference is above its trend, for `persist` steps
     "reward_hacking": {"k": 5.0, "extreme": 8.0, "reward_window": 10, "rise_t": 2.0},
+    # reward rising as above while the step's largest near-duplicate response cluster grows
+    # above its trend (its clusters per 100 responses falling), for `persist` steps
+    "diversity_collapse": {"k": 5.0, "extreme": 8.0, "reward_window": 10, "rise_t": 2.0},
     # mismatch KL, importance ratio or its share outside [0.5, 2] off their trend
     "mismatch": {"k": 5.0, "extreme": 8.0},
     # share of heavily repetitive responses up (truncation, no end-of-sequence, agreeing)
@@ -85,6 +88,7 @@ LIMITS: dict[str, dict[str, tuple[float, float]]] = {
     "rank_imbalance": {**_SPIKE, "rel": (0.0, 1e6), "min_ranks": (2, 1_000_000)},
     "inference": {**_SPIKE, "min_ratio": (0.0, 1.0)},
     "reward_hacking": {**_SPIKE, "reward_window": (3, 10_000), "rise_t": (0.0, 1e3)},
+    "diversity_collapse": {**_SPIKE, "reward_window": (3, 10_000), "rise_t": (0.0, 1e3)},
     "mismatch": _SPIKE,
     "degenerate": _SPIKE,
     "group_collapse": {**_SPIKE, "min_groups": (1, 10**9)},

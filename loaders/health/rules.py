@@ -11,6 +11,7 @@ from loaders import schema as S
 from loaders.health.alerts import STRONG, Alert, Drill, Scored, Test, hits_of, severities
 from loaders.health.incidents import into_incidents
 from loaders.health.special import (
+    diversity_collapse,
     imbalanced_ranks,
     memory_risk,
     reward_hacking,
@@ -120,6 +121,7 @@ def evaluated(signals: pd.DataFrame, ranks: tuple[pd.DataFrame, pd.DataFrame] | 
     scored = Scored(signals, cfg)
     alerts = [a for rule in TREND_RULES for a in trend_rule(rule, scored, cfg)]
     alerts += (memory_risk(scored, cfg) + reward_hacking(scored, cfg)
+               + diversity_collapse(scored, cfg)
                + zero_variance(scored, cfg) + imbalanced_ranks(ranks, cfg)
                + stale_policy(scored, cfg))
     alerts = into_incidents(alerts, int(cfg["incidents"]["max_gap"]))

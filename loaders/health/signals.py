@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.groups.clusters import CLUSTERS_PER_100, LARGEST_SHARE, cluster_labels, diversity
 from loaders.health.views import memory_columns
 from loaders.metric_names import (
     DUMP_TOKEN_MEANS,
@@ -50,7 +51,7 @@ def _from_metrics(metrics: pd.DataFrame) -> pd.DataFrame:
 # every column of the dump that health_signals and the rules read
 HEALTH_COLUMNS = (S.STEP, S.REWARD, S.RESPONSE_LEN, S.kl_mean(S.K3), *DUMP_TOKEN_MEANS.values(),
                   S.TRUNCATED, S.REPETITION, S.GROUP_ID, S.RANK, S.EXCLUDED, S.VALIDATION,
-                  S.POLICY_LAG)
+                  S.POLICY_LAG, *S.SIGNATURES)
 
 
 def trained_rows(samples: pd.DataFrame) -> pd.DataFrame:
@@ -94,11 +95,29 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
     if S.POLICY_LAG in samples and samples[S.POLICY_LAG].notna().any():  # async RL
         lag = samples[S.POLICY_LAG].groupby(steps)
         out[S.H_LAG_MAX], out[S.H_LAG_P90] = lag.max(), lag.quantile(0.9)
+    if all(name in samples for name in S.SIGNATURES):
+        out = out.join(diversity_signals(samples), how="left")
     out = out.join(group_signals(samples), how="left")
     out[S.H_KL], out[S.H_REF_KL] = out[S.H_TOKEN_KL], out[S.H_TOKEN_KL]
     for name in (S.H_KL, S.H_REF_KL):
         out[S.h_se(name)] = out[S.h_se(S.H_TOKEN_KL)]
     return out
+
+
+def diversity_signals(samples: pd.DataFrame) -> pd.DataFrame:
+    """Per step, its near-duplicate response clusters per 100 responses and the largest
+    cluster's share, with that share's binomial error (loaders.groups.clusters)."""
+    found = {}
+    for step, rows in samples.groupby(S.STEP):
+        labels = cluster_labels(rows[list(S.SIGNATURES)].to_numpy(np.int64))
+        found[step] = diversity(labels)
+    out = pd.DataFrame.from_dict(found, orient="index").rename(columns={
+        CLUSTERS_PER_100: S.H_CLUSTERS, LARGEST_SHARE: S.H_LARGEST_CLUSTER})
+    n = samples.groupby(S.STEP).size().reindex(out.index).astype(np.float64)
+    for name, scale in ((S.H_LARGEST_CLUSTER, 1.0), (S.H_CLUSTERS, 100.0)):  # both shares
+        p = (out[name] / scale * n + 0.5) / (n + 1)  # of the step's responses: binomial
+        out[S.h_se(name)] = scale * np.sqrt(p * (1 - p) / n)
+    return out.rename_axis(S.STEP)
 
 
 def group_signals(samples: pd.DataFrame, min_group: int = 2) -> pd.DataFrame:

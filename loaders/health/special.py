@@ -47,12 +47,29 @@ def reward_hacking(scored: Scored, cfg: dict) -> list[Alert]:
     """Reward rising significantly while response length or KL to the reference climbs
     above its trend, for `persist` steps in a row; strong when both climb, or one is
     extreme."""
-    rule, signals = cfg["reward_hacking"], scored.signals
+    return _while_reward_rises("reward_hacking", (Test(S.H_LENGTH, 1), Test(S.H_REF_KL, 1)),
+                               scored, cfg)
+
+
+def diversity_collapse(scored: Scored, cfg: dict) -> list[Alert]:
+    """Reward rising significantly while the step's largest response cluster grows above
+    its trend (and its clusters per 100 responses fall), for `persist` steps in a row: a
+    policy that found one answer the grader likes answers with it (loaders.groups
+    .clusters)."""
+    return _while_reward_rises(
+        "diversity_collapse", (Test(S.H_LARGEST_CLUSTER, 1), Test(S.H_CLUSTERS, -1)),
+        scored, cfg)
+
+
+def _while_reward_rises(name: str, tests: tuple[Test, ...], scored: Scored, cfg: dict
+                        ) -> list[Alert]:
+    """The tests' signals off their trends at steps where the reward rises significantly
+    (slope t >= rise_t over reward_window steps, or 2 spreads above its trend)."""
+    rule, signals = cfg[name], scored.signals
     if S.H_REWARD not in signals:
         return []
     rising = (rise_t(signals[S.H_REWARD], int(rule["reward_window"])) >= rule["rise_t"]) | (
         scored.z(Test(S.H_REWARD, 1)) >= 2.0)
-    tests = (Test(S.H_LENGTH, 1), Test(S.H_REF_KL, 1))
     z = pd.DataFrame({t.signal: scored.z(t).where(rising) for t in tests})
     z = z.loc[:, z.notna().any()]
     if z.empty:
@@ -68,8 +85,9 @@ def reward_hacking(scored: Scored, cfg: dict) -> list[Alert]:
                                                    int(rule["reward_window"])).at[step])
         hit = [n for n in z.columns if hits.at[step, n]]
         evidence["signals"] = hit
-        drill = Drill(S.RESPONSE_LEN if S.H_LENGTH in hit else S.kl_mean(S.K3))
-        alerts.append(Alert("reward_hacking", severity.at[step], int(step), evidence,
+        drill = Drill(S.RESPONSE_LEN if S.H_LENGTH in hit else S.kl_mean(S.K3)) \
+            if name == "reward_hacking" else Drill(S.REWARD)
+        alerts.append(Alert(name, severity.at[step], int(step), evidence,
                             float(np.nanmax(z.loc[step].to_numpy())), drill=drill))
     return alerts
 

@@ -53,7 +53,7 @@ INDEX_VERSION = S.INDEX_VERSION  # what an index file (and a stored summary) was
 _TEXT = (pa.types.is_string, pa.types.is_large_string)
 _READ_BY_ROW_TYPES = {
     **{name: lambda kind: any(test(kind) for test in _TEXT) for name in S.TEXT_PREVIEWS},
-    **{name: pa.types.is_integer for name in (*S.LINE_PLACE, *S.SIGNATURES)},
+    **{name: pa.types.is_integer for name in S.LINE_PLACE},
     S.TOKEN_DIGEST: lambda kind: pa.types.is_binary(kind) or pa.types.is_null(kind),
     # a conversation's columns: numbers or texts, or nothing at all in a single-turn run
     **{name: lambda kind: pa.types.is_floating(kind) or pa.types.is_integer(kind)

@@ -1,5 +1,5 @@
-"""A served run's response clusters: a step's (its rows' signatures, read by row), and the
-diversity of every step over the run (made once, kept beside the index)."""
+"""A served run's response clusters: a step's (its rows' signatures), and the diversity of
+every step over the run (made once, kept beside the index)."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,8 +29,7 @@ def diversity_curve(run: Run) -> pd.DataFrame:
     """Per step: clusters per 100 responses, the largest cluster's share and the mean
     reward (the trained samples' own signatures, read once for the run)."""
     def make() -> pd.DataFrame:
-        rows = run.with_previews(run.columns([S.ROW, S.STEP, S.REWARD]), S.SIGNATURES,
-                                 keys=False)
+        rows = run.columns([S.STEP, S.REWARD, *S.SIGNATURES])
         signatures = rows[list(S.SIGNATURES)].to_numpy(np.int64)
         steps = rows[S.STEP].to_numpy()
         order = np.argsort(steps, kind="stable")

@@ -88,3 +88,20 @@ def test_signatures_are_the_same_in_c_and_in_python(monkeypatch):
     slow = G.signatures(texts)
     assert fast.dtype == slow.dtype == np.uint32 and (fast == slow).all()
     assert (fast[0] == 0).all() and (fast[1] == 0).all() and (fast[2] != 0).all()
+
+
+def test_a_run_collapsing_into_one_rewarded_answer_raises_diversity_collapse(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from samples.generate_alert_runs import make_run
+    from samples.write_alert_run import write_run
+
+    faulty = open_run(write_run(make_run(seed=3, n=64, steps=80, fault="template_collapse",
+                                         onset=50), tmp_path / "faulty"))
+    found = [a for a in faulty.health().alerts if a.rule == "diversity_collapse"]
+    assert found and found[0].severity == "strong" and 50 <= found[0].step <= 52
+    assert found[0].evidence["largest_cluster_share"] > 0.3
+    healthy = open_run(write_run(make_run(seed=3, n=64, steps=80), tmp_path / "healthy"))
+    assert not [a for a in healthy.health().alerts if a.rule == "diversity_collapse"]
