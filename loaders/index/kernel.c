@@ -419,10 +419,10 @@ static PyObject *signatures(PyObject *self, PyObject *args) {
         PyObject *text = PyList_GET_ITEM(texts, i);
         if (!PyUnicode_CheckExact(text)) { Py_DECREF(out); Py_RETURN_NONE; }
         Py_ssize_t words = min_hashes(text, window, bands * rows, mins);
-        for (int b = 0; b < bands; b++) {
+        for (int b = 0; b < bands; b++) {  /* a multiply-add chain, one mix at the end */
             uint64_t h = 0;
-            for (int r = 0; r < rows; r++) h = mix(h ^ mins[b * rows + r]);
-            at[i * bands + b] = words == 0 ? 0 : (uint32_t)(h >> 32);
+            for (int r = 0; r < rows; r++) h = h * 0x9e3779b97f4a7c15ULL + mins[b * rows + r];
+            at[i * bands + b] = words == 0 ? 0 : (uint32_t)(mix(h) >> 32);
         }
     }
     return out;

@@ -80,9 +80,9 @@ def _bands(text: str) -> list[int]:
         return [0] * BANDS
     mins = [min((g * a + b) & _M32 for g in grams) for a, b in zip(_MULTIPLIERS, _ADDENDS)]
     out = []
-    for band in range(BANDS):
+    for band in range(BANDS):  # a multiply-add chain, one mix at the end
         h = 0
         for row in range(ROWS):
-            h = _mix(h ^ mins[band * ROWS + row])
-        out.append(h >> 32)
+            h = (h * 0x9E3779B97F4A7C15 + mins[band * ROWS + row]) & _M
+        out.append(_mix(h) >> 32)
     return out
