@@ -86,6 +86,18 @@ def diversity(labels: np.ndarray) -> dict[str, float]:
             LARGEST_SHARE: counts.max() / len(labels)}
 
 
+def diversity_by_step(steps: np.ndarray, signatures: np.ndarray) -> pd.DataFrame:
+    """diversity() of each step's rows (steps: each row's step; signatures: (n, 4) int64),
+    indexed by step: one sort of the steps, then numpy over each step's slice."""
+    order = np.argsort(steps, kind="stable")
+    ordered = steps[order]
+    bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
+    found = {int(ordered[first]): diversity(cluster_labels(signatures[order[first:end]]))
+             for first, end in zip(bounds[:-1], bounds[1:])}
+    return pd.DataFrame.from_dict(found, orient="index",
+                                  columns=[CLUSTERS_PER_100, LARGEST_SHARE]).rename_axis(S.STEP)
+
+
 def top_share(table: pd.DataFrame, top: int = TOP) -> float:
     """The share of the step in its `top` largest clusters."""
     return float(table[SHARE].head(top).sum()) if len(table) else 0.0

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.groups.clusters import CLUSTERS_PER_100, LARGEST_SHARE, cluster_labels, diversity
+from loaders.groups.clusters import CLUSTERS_PER_100, LARGEST_SHARE, diversity_by_step
 from loaders.health.views import memory_columns
 from loaders.metric_names import (
     DUMP_TOKEN_MEANS,
@@ -106,18 +106,15 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
 
 def diversity_signals(samples: pd.DataFrame) -> pd.DataFrame:
     """Per step, its near-duplicate response clusters per 100 responses and the largest
-    cluster's share, with that share's binomial error (loaders.groups.clusters)."""
-    found = {}
-    for step, rows in samples.groupby(S.STEP):
-        labels = cluster_labels(rows[list(S.SIGNATURES)].to_numpy(np.int64))
-        found[step] = diversity(labels)
-    out = pd.DataFrame.from_dict(found, orient="index").rename(columns={
-        CLUSTERS_PER_100: S.H_CLUSTERS, LARGEST_SHARE: S.H_LARGEST_CLUSTER})
+    cluster's share, each with its binomial error (loaders.groups.clusters)."""
+    out = diversity_by_step(samples[S.STEP].to_numpy(), samples[list(S.SIGNATURES)].to_numpy(
+        np.int64)).rename(columns={CLUSTERS_PER_100: S.H_CLUSTERS,
+                                   LARGEST_SHARE: S.H_LARGEST_CLUSTER})
     n = samples.groupby(S.STEP).size().reindex(out.index).astype(np.float64)
     for name, scale in ((S.H_LARGEST_CLUSTER, 1.0), (S.H_CLUSTERS, 100.0)):  # both shares
         p = (out[name] / scale * n + 0.5) / (n + 1)  # of the step's responses: binomial
         out[S.h_se(name)] = scale * np.sqrt(p * (1 - p) / n)
-    return out.rename_axis(S.STEP)
+    return out
 
 
 def group_signals(samples: pd.DataFrame, min_group: int = 2) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.groups.clusters import cluster_labels, cluster_table, diversity
+from loaders.groups.clusters import cluster_labels, cluster_table, diversity_by_step
 from loaders.groups.table import DEFAULT_PASS, passed
 from loaders.serve.run import Run
 
@@ -30,15 +30,8 @@ def diversity_curve(run: Run) -> pd.DataFrame:
     reward (the trained samples' own signatures, read once for the run)."""
     def make() -> pd.DataFrame:
         rows = run.columns([S.STEP, S.REWARD, *S.SIGNATURES])
-        signatures = rows[list(S.SIGNATURES)].to_numpy(np.int64)
-        steps = rows[S.STEP].to_numpy()
-        order = np.argsort(steps, kind="stable")
-        bounds = np.flatnonzero(np.r_[True, steps[order][1:] != steps[order][:-1], True])
-        found = {}
-        for first, end in zip(bounds[:-1], bounds[1:]):
-            at = order[first:end]
-            found[int(steps[at[0]])] = {**diversity(cluster_labels(signatures[at])),
-                                        S.stat(S.REWARD, "mean"): float(np.nanmean(
-                                            rows[S.REWARD].to_numpy()[at]))}
-        return pd.DataFrame.from_dict(found, orient="index").rename_axis(S.STEP)
+        curve = diversity_by_step(rows[S.STEP].to_numpy(), rows[list(S.SIGNATURES)].to_numpy(
+            np.int64))
+        curve[S.stat(S.REWARD, "mean")] = rows.groupby(S.STEP)[S.REWARD].mean()
+        return curve
     return run.derived_table(DIVERSITY, make)
