@@ -193,6 +193,8 @@ def summary_blob(table: pa.Table, name: str) -> bytes | None:
     if result.problems or dropped or len(batch) != table.num_rows:
         return None
     part = table_of(columns).drop_columns(list(LOCATED))
+    part = part.cast(pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(
+        f.type) else f for f in part.schema]))  # plain texts: one batch to read, LZ4 packs
     part = part.replace_schema_metadata({FACTS: orjson.dumps(summary_facts(name, rank))})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, part.schema) as stream:  # plain buffers: see stored_summary
