@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from loaders.index.ondisk import index_dir
@@ -49,11 +50,20 @@ def main(argv: list[str]) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     while True:
-        watch.tick()
-        outbox.flush()
+        _guarded(watch.tick)
+        _guarded(outbox.flush)
         if stop.wait(args.interval):
-            outbox.flush()
+            _guarded(outbox.flush)
             return 0
+
+
+def _guarded(step: Callable[[], int]) -> None:
+    """One poll or flush; what it raises is logged, and the watch goes on (a dump dir that
+    went away for a moment, a rule on odd data): nothing stops a watch but a signal."""
+    try:
+        step()
+    except Exception as err:
+        logging.getLogger(__name__).exception("watch: %s", err)
 
 
 def drained(outbox: Outbox, seconds: float) -> bool:

@@ -89,6 +89,9 @@ def diversity(labels: np.ndarray) -> dict[str, float]:
 def diversity_by_step(steps: np.ndarray, signatures: np.ndarray) -> pd.DataFrame:
     """diversity() of each step's rows (steps: each row's step; signatures: (n, 4) int64),
     indexed by step: one sort of the steps, then numpy over each step's slice."""
+    if not len(steps):
+        return pd.DataFrame(columns=[CLUSTERS_PER_100, LARGEST_SHARE],
+                            dtype=np.float64).rename_axis(S.STEP)
     order = np.argsort(steps, kind="stable")
     ordered = steps[order]
     bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])

@@ -406,7 +406,8 @@ static PyObject *signatures(PyObject *self, PyObject *args) {
     int bands, rows;
     if (!PyArg_ParseTuple(args, "O!nii", &PyList_Type, &texts, &window, &bands, &rows))
         return NULL;
-    if (window < 1 || bands < 1 || rows < 1 || bands * rows > MAX_HASHES) {
+    if (window < 1 || bands < 1 || rows < 1 || bands > MAX_HASHES || rows > MAX_HASHES
+        || bands * rows > MAX_HASHES) {
         PyErr_SetString(PyExc_ValueError, "window >= 1 and 1 <= bands * rows <= 256");
         return NULL;
     }

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from loaders.find.remote import open_binary
-from loaders.find.walk import rank_of
 from loaders.formats.context import context_of
-from loaders.index.arrow_part import table_of
-from loaders.index.chunk import Chunk, ChunkResult, columns_of
+from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.hashes import content_hashes, data_hashes
 from loaders.index.scan_jsonl import add_record
-from loaders.index.stored_summary import FACTS, LOCATED, packed, stored_rows, summary_facts
+from loaders.index.stored_summary import holds_summary, stored_rows
 from loaders.index.summary import SummaryBatch, where_of
 from loaders.parse.columnar import (
     dictionary_columns,
@@ -38,11 +35,14 @@ def plan_row_groups(path: str, rel: str, rank: int, size: int, target: int) -> l
     """Chunks of whole row groups, about `target` bytes each (a Ray task or pool task each):
     a chunk runs from where its first row group starts to where the next chunk's does, the
     first from 0, the last to the file's end.  A footer that cannot be read gives one chunk,
-    whose scan then names the problem."""
+    whose scan then names the problem; so does one that stores the file's summary (read
+    whole, as the writer made it: the row path then reads it a slice at a time)."""
     if size <= target:  # one chunk whatever its row groups: no footer to read
         return [Chunk(path, rel, rank, 0, size, False, "board_parquet")]
     try:
         meta = pq.ParquetFile(open_binary(path)).metadata
+        if holds_summary(meta.metadata):  # one chunk: the file's summary is one table, and
+            return [Chunk(path, rel, rank, 0, size, False, "board_parquet")]  # one digest
         starts = [_start(meta.row_group(g)) for g in range(meta.num_row_groups)]
     except _ERRORS:
         starts = []
@@ -79,11 +79,31 @@ def scan_board(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     except _ERRORS as err:
         result.problems.append((0, f"unreadable Parquet file: {_short(err)}", True))
         return result
-    if groups and _scan_groups(handle, groups, chunk, result, batch):
-        return result
-    for group, first in groups:  # one of them is unreadable: each alone, to keep the rest
-        _scan_group(handle, group, first, chunk, result, batch)
+    for part in _slices(meta, groups):  # a whole file's chunk (a stored summary's) too
+        if not _scan_groups(handle, part, chunk, result, batch):
+            for group, first in part:  # one is unreadable: each alone, to keep the rest
+                _scan_group(handle, group, first, chunk, result, batch)
     return result
+
+
+SLICE_BYTES = 64 << 20  # decoded bytes of row groups read at once
+
+
+def _slices(meta: pq.FileMetaData, groups: list[tuple[int, int]]
+            ) -> list[list[tuple[int, int]]]:
+    """The chunk's row groups in runs of about SLICE_BYTES decoded, each read at once (a
+    read a group costs more than decoding a few samples; a read of a 1 GB file's would hold
+    all of it)."""
+    out: list[list[tuple[int, int]]] = []
+    size = SLICE_BYTES
+    for group in groups:
+        decoded = meta.row_group(group[0]).total_byte_size
+        if size + decoded > SLICE_BYTES and (not out or out[-1]):
+            out.append([])
+            size = 0
+        out[-1].append(group)
+        size += decoded
+    return out
 
 
 def _opened(chunk: Chunk, result: ChunkResult) -> tuple[BinaryIO | pa.BufferReader, int]:
@@ -180,23 +200,3 @@ def _add_rows(found: list[dict], checks: list[int], first: int, chunk: Chunk,
 
 def _short(err: Exception) -> str:
     return " ".join(str(err).split())[:160]
-
-
-def summary_blob(table: pa.Table, name: str) -> bytes | None:
-    """The summary of a file's rows (`name`: the file's name) as the footer stores it; None
-    when the rows are not all plain samples (the index then reads them as it always has)."""
-    rank = rank_of(name)
-    chunk = Chunk(name, name, rank, 0, 0, format="board_parquet")
-    batch, result = SummaryBatch(), ChunkResult(chunk)
-    add_table(table, 0, chunk, result, batch)
-    columns, dropped = columns_of(batch.finish())  # a sample's problems come with its batch
-    if result.problems or dropped or len(batch) != table.num_rows:
-        return None
-    part = table_of(columns).drop_columns(list(LOCATED))
-    part = part.cast(pa.schema([f.with_type(f.type.value_type) if pa.types.is_dictionary(
-        f.type) else f for f in part.schema]))  # plain texts: one batch to read, LZ4 packs
-    part = part.replace_schema_metadata({FACTS: orjson.dumps(summary_facts(name, rank))})
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, part.schema) as stream:  # plain buffers: see stored_summary
-        stream.write_table(part)
-    return packed(sink.getvalue().to_pybytes())

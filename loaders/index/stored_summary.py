@@ -3,7 +3,7 @@
 The writer (loaders/writer/parquet.py) holds a file's rows as an Arrow table before it
 writes them; when the board is importable it runs the index's own summary over that table,
 exactly as scan_board would over the rows read back (the same records, row checks and
-SummaryBatch: scan_board.summary_blob), and stores the columns in the footer's key-value
+SummaryBatch: footer_summary.summary_blob), and stores the columns in the footer's key-value
 metadata as one Arrow IPC stream, LZ4-packed with its size and hash.  A cold index of such a file
 then reads its footer and no row: no token array is decoded, no JSON parsed.
 
@@ -55,13 +55,19 @@ class StoredRows:
     first: int  # the chunk's first row in the file
 
 
+def holds_summary(footer: dict[bytes, bytes] | None) -> bool:
+    """Whether a footer holds a summary this board would try (RL_BOARD_STORED_SUMMARY=0:
+    none does)."""
+    return KEY in (footer or {}) and os.environ.get("RL_BOARD_STORED_SUMMARY", "1") != "0"
+
+
 def stored_rows(footer: dict[bytes, bytes] | None, rows: int, chunk: Chunk, first: int,
                 count: int) -> StoredRows | None:
     """The summary rows [first, first + count) of a file of `rows` rows; None when the
     footer holds none this board may use."""
-    packed = (footer or {}).get(KEY)
-    if packed is None or os.environ.get("RL_BOARD_STORED_SUMMARY", "1") == "0":
+    if not holds_summary(footer):
         return None
+    packed = footer[KEY]
     try:
         blob = unpacked(packed)
         if blob is None or _compressed(blob):
@@ -72,9 +78,37 @@ def stored_rows(footer: dict[bytes, bytes] | None, rows: int, chunk: Chunk, firs
     except (pa.ArrowException, OSError, orjson.JSONDecodeError, ValueError, struct.error,
             IndexError):
         return None
-    if facts != summary_facts(chunk.rel, chunk.rank) or table.num_rows != rows:
+    if facts != summary_facts(chunk.rel, chunk.rank) or table.num_rows != rows or not (
+            as_made(table.schema)):
         return None
     return StoredRows(table.slice(first, count).replace_schema_metadata(None), chunk, first)
+
+
+# what the row path makes of each column (parts.table_of, the texts cast to plain strings);
+# a column of nothing but nulls is null
+_TYPES = {"int64": pa.types.is_int64, "int32": pa.types.is_int64, "bool": pa.types.is_boolean,
+          "float64": pa.types.is_float64, "string": pa.types.is_string,
+          "category": pa.types.is_string, "object": pa.types.is_binary}
+_EXTRA_TYPES = (pa.types.is_int64, pa.types.is_float64, pa.types.is_boolean,
+                pa.types.is_string)
+_MADE_LATER = (S.TRUNCATED, S.TRUNCATION_INFERRED, S.NONFINITE)  # by table.combine
+
+
+def as_made(schema: pa.Schema) -> bool:
+    """Whether a stored summary's columns are the ones the row path makes, of its types:
+    every summary column (but where the reader found the rows, and what the run adds),
+    each name once, extras of plain numbers or texts.  No dictionary, view, nested or
+    other type: nothing a hostile stream could make expand once read."""
+    names = schema.names
+    wanted = set(S.SUMMARY_DTYPES).difference(LOCATED, _MADE_LATER)
+    if len(set(names)) != len(names) or set(LOCATED) & set(names) or not wanted <= set(names):
+        return False
+    for field in schema:
+        dtype = S.SUMMARY_DTYPES.get(field.name)
+        tests = (_TYPES[dtype],) if dtype in _TYPES else _EXTRA_TYPES
+        if not (pa.types.is_null(field.type) or any(test(field.type) for test in tests)):
+            return False
+    return True
 
 
 def packed(stream: bytes) -> bytes:

@@ -93,7 +93,7 @@ class Outbox:
             ok = False
         if not ok:
             item.tries += 1
-            item.due = now + min(BACKOFF_SECONDS * 2 ** (item.tries - 1), MAX_BACKOFF)
+            item.due = now + min(BACKOFF_SECONDS * 2 ** min(item.tries - 1, 30), MAX_BACKOFF)
             log.warning("watch: %s not sent to %s (try %d); again in %.0f s", item.incident,
                         shown(item.url), item.tries, item.due - now)
             return False
@@ -106,10 +106,9 @@ class Outbox:
 
 
 def shown(url: str) -> str:
-    """A notifier URL as logged: its scheme and host, never its tokens or passwords."""
-    scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0].rsplit("@", 1)[-1]
-    return f"{scheme}://{host}"
+    """A notifier URL as logged: its scheme and a hash of the rest (for several schemes the
+    host part is the token itself: tgram://BOT_TOKEN/..., pbul://ACCESS_TOKEN)."""
+    return f"{url.partition('://')[0]}://#{_key(url)[:8]}"
 
 
 def _key(url: str) -> str:
@@ -119,9 +118,13 @@ def _key(url: str) -> str:
 
 
 def _append(path: Path, record: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab") as handle:
-        handle.write(orjson.dumps(record, default=str) + b"\n")
+    """A line of the log; a disk that refuses it is logged, and the watch goes on."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as handle:
+            handle.write(orjson.dumps(record, default=str) + b"\n")
+    except OSError as err:
+        log.warning("watch: cannot write %s: %s", path, err.strerror or err)
 
 
 def _read(path: Path) -> tuple[list[dict], set[tuple[str, str]]]:

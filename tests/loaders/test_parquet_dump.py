@@ -192,20 +192,40 @@ def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
     _, parquet = write_both(tmp_path, steps=1)
     whole = open_run(parquet, use_cache=False).samples
     path = next(parquet.iterdir())
-    chunks = plan_row_groups(str(path), path.name, 1, path.stat().st_size, 4 << 10)
-    assert len(chunks) > 1 and chunks[0].start == 0 and chunks[-1].end == path.stat().st_size
+    size = path.stat().st_size
+    # a file whose footer holds its summary is one chunk: one table, one digest
+    assert len(plan_row_groups(str(path), path.name, 1, size, 4 << 10)) == 1
+    monkeypatch.setenv("RL_BOARD_STORED_SUMMARY", "0")  # the rows summarized as read
+    chunks = plan_row_groups(str(path), path.name, 1, size, 4 << 10)
+    assert len(chunks) > 1 and chunks[0].start == 0 and chunks[-1].end == size
     assert all(a.end == b.start for a, b in zip(chunks, chunks[1:]))
     monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # a task per few row groups
     parts = open_run(parquet, use_cache=False)
     assert parts.samples[S.LINE].tolist() == list(range(1, 21))
-    # the writer's stored summary has one digest for the file, whatever the chunks
-    assert len(parts.token_digests()) == 1
+    # digests are made per parse batch, as for a jsonl file's chunks: one per chunk here
+    assert len(parts.token_digests()) == len(chunks)
     pd.testing.assert_frame_equal(whole, parts.samples)  # digests: read by row, not here
     assert parts.sample(keyed(parts)[S.KEY].iloc[-1]).error is None
-    monkeypatch.setenv("RL_BOARD_STORED_SUMMARY", "0")  # the rows summarized as read:
-    parsed = open_run(parquet, use_cache=False)  # digests per parse batch, as for a jsonl
-    assert len(parsed.token_digests()) == len(chunks)  # file's chunks: one per chunk here
-    pd.testing.assert_frame_equal(whole, parsed.samples)
+
+
+def test_a_whole_file_chunk_is_read_a_slice_of_row_groups_at_a_time(tmp_path, monkeypatch):
+    from loaders.index import scan_board
+    from loaders.writer import parquet as writer_parquet
+
+    monkeypatch.setattr(writer_parquet, "ROW_GROUP_ROWS", 4)
+    _, parquet = write_both(tmp_path, steps=1)
+    whole = open_run(parquet, use_cache=False)
+    monkeypatch.setenv("RL_BOARD_STORED_SUMMARY", "0")
+    monkeypatch.setattr(scan_board, "SLICE_BYTES", 1)  # a row group a read
+    reads = []
+    real = scan_board.read_checked
+    monkeypatch.setattr(scan_board, "read_checked", lambda h, groups, *a: reads.append(
+        groups) or real(h, groups, *a))
+    sliced = open_run(parquet, use_cache=False)
+    assert len(reads) == 5 and all(len(groups) == 1 for groups in reads)  # 20 rows, 4 a group
+    pd.testing.assert_frame_equal(whole.samples, sliced.samples)
+    digests = [[(d.step, d.file, d.hot) for d in run.token_digests()] for run in (whole, sliced)]
+    assert digests[0] == digests[1] and len(digests[0]) == 1  # one chunk: one digest, alike
 
 
 def test_held_samples_are_written_when_the_trainer_exits(tmp_path):

@@ -177,7 +177,7 @@ def _chunk(path: Path) -> scan_board.Chunk:
 
 
 def test_a_writer_copied_without_the_board_stores_none(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "loaders.index.scan_board", None)  # import fails
+    monkeypatch.setitem(sys.modules, "loaders.index.footer_summary", None)  # import fails
     _write(tmp_path)
     monkeypatch.undo()
     assert all(stored_summary.KEY not in (pq.read_metadata(f).metadata or {})
@@ -201,3 +201,34 @@ def test_an_empty_token_list_keeps_the_token_column_a_list_of_strings(tmp_path):
         assert schema.field(S.RESPONSE_TOKENS).type == pa.list_(pa.string())
         assert schema.field(S.LOGPROBS).type == pa.list_(pa.float32())
         assert columnar.json_columns(schema) == frozenset()
+
+
+def _replaced(table: pa.Table, name: str, column: pa.Array) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, column)
+
+
+@pytest.mark.parametrize("odd", ["located", "step_text", "reward_struct", "dictionary",
+                                 "twice", "missing"])
+def test_a_summary_of_other_columns_or_types_is_refused(tmp_path, monkeypatch, odd):
+    """What a hand-written footer could hold to break the run's merge, or to make a few
+    bytes expand once decoded (a dictionary of one huge text on every row)."""
+    root = _write(tmp_path / "dump")
+    path = next(root.glob("*.parquet"))
+    real = pa.ipc.open_stream(stored_summary.unpacked(pq.read_metadata(path).metadata[
+        stored_summary.KEY])).read_all()
+    n = real.num_rows
+    table = {
+        "located": lambda: real.append_column(S.FILE, pa.array(["x"] * n)),
+        "step_text": lambda: _replaced(real, S.STEP, pa.array(["1"] * n)),
+        "reward_struct": lambda: _replaced(real, S.REWARD, pa.array([{"a": 1}] * n)),
+        "dictionary": lambda: _replaced(real, S.RESPONSE, pa.DictionaryArray.from_arrays(
+            pa.array([0] * n, pa.int8()), pa.array(["x" * 1000]))),
+        "twice": lambda: real.append_column(S.REWARD, real.column(S.REWARD)),
+        "missing": lambda: real.drop_columns([S.STEP]),
+    }[odd]()
+    _with_footer(path, stored_summary.packed(_stream(table, None)))
+    assert stored_summary.stored_rows(pq.read_metadata(path).metadata, n, _chunk(path), 0,
+                                      n) is None
+    frame, problems = _index(root, monkeypatch, stored=True)  # the rows, read as ever
+    assert problems == [] and len(frame) == 24
+    assert_same_index(frame, _index(root, monkeypatch, stored=False)[0])

@@ -124,7 +124,7 @@ def test_what_a_down_notifier_missed_is_sent_by_the_next_watch(tmp_path):
                      tmp_path / "run")
     down = Hook(fail=1000)  # answers 500 to everything, for now
     done = _watch(root, "--notify", down.url, "--once", "--drain", "0.5")
-    assert done.returncode == 3 and "kl_drift@50 not sent to json://127.0.0.1" in done.stderr
+    assert done.returncode == 3 and "kl_drift@50 not sent to json://#" in done.stderr
     assert down.bodies == [] and down.tries >= 1
     assert [r["incident"] for r in _log(root)] == ["kl_drift@50"]  # written down anyway
     other = Hook()
@@ -226,3 +226,17 @@ def test_an_incident_whose_start_moves_is_still_the_one_handed_on(tmp_path):
     box.add("kl_drift@50", "t", "b", {"rule": "kl_drift", "key": "", "start": 50, "end": 70})
     restarted = Watch(WatchOptions(tmp_path), Outbox(tmp_path / LOG_NAME, [], box.send))
     assert not restarted._new(incident(48, 55), gap=1)  # known from alerts.jsonl
+
+
+def test_a_notifier_url_is_logged_without_its_secret_and_backoff_stays_bounded(tmp_path):
+    secret = "tgram://123456789:AAEsecretTOKEN/chatid"
+    assert "secret" not in O.shown(secret) and O.shown(secret).startswith("tgram://#")
+    now = [0.0]
+    box = Outbox(tmp_path / LOG_NAME, [secret], lambda url, title, body: False,
+                 clock=lambda: now[0])
+    box.add("rule@1", "t", "b", {})
+    for _ in range(1100):  # a notifier revoked for good: a week of tries, never a crash
+        box.flush()
+        now[0] = box.pending[0].due
+    assert box.pending[0].tries == 1100 and box.pending[0].due - now[0] <= O.MAX_BACKOFF
+    assert "secret" not in (tmp_path / LOG_NAME).read_text()
