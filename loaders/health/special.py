@@ -2,6 +2,8 @@
 zero-variance level of GRPO groups."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
@@ -47,8 +49,9 @@ def reward_hacking(scored: Scored, cfg: dict) -> list[Alert]:
     """Reward rising significantly while response length or KL to the reference climbs
     above its trend, for `persist` steps in a row; strong when both climb, or one is
     extreme."""
-    return _while_reward_rises("reward_hacking", (Test(S.H_LENGTH, 1), Test(S.H_REF_KL, 1)),
-                               scored, cfg)
+    return _while_reward_rises(
+        "reward_hacking", (Test(S.H_LENGTH, 1), Test(S.H_REF_KL, 1)), scored, cfg,
+        lambda hit: Drill(S.RESPONSE_LEN if S.H_LENGTH in hit else S.kl_mean(S.K3)))
 
 
 def diversity_collapse(scored: Scored, cfg: dict) -> list[Alert]:
@@ -58,18 +61,19 @@ def diversity_collapse(scored: Scored, cfg: dict) -> list[Alert]:
     .clusters)."""
     return _while_reward_rises(
         "diversity_collapse", (Test(S.H_LARGEST_CLUSTER, 1), Test(S.H_CLUSTERS, -1)),
-        scored, cfg)
+        scored, cfg, lambda hit: Drill(S.REWARD))
 
 
-def _while_reward_rises(name: str, tests: tuple[Test, ...], scored: Scored, cfg: dict
-                        ) -> list[Alert]:
+def _while_reward_rises(name: str, tests: tuple[Test, ...], scored: Scored, cfg: dict,
+                        drill_of: Callable[[list[str]], Drill]) -> list[Alert]:
     """The tests' signals off their trends at steps where the reward rises significantly
-    (slope t >= rise_t over reward_window steps, or 2 spreads above its trend)."""
+    (slope t >= rise_t over reward_window steps, or 2 spreads above its trend); each alert
+    leads where drill_of(the signals that hit) says."""
     rule, signals = cfg[name], scored.signals
     if S.H_REWARD not in signals:
         return []
-    rising = (rise_t(signals[S.H_REWARD], int(rule["reward_window"])) >= rule["rise_t"]) | (
-        scored.z(Test(S.H_REWARD, 1)) >= 2.0)
+    rise = rise_t(signals[S.H_REWARD], int(rule["reward_window"]))
+    rising = (rise >= rule["rise_t"]) | (scored.z(Test(S.H_REWARD, 1)) >= 2.0)
     z = pd.DataFrame({t.signal: scored.z(t).where(rising) for t in tests})
     z = z.loc[:, z.notna().any()]
     if z.empty:
@@ -81,14 +85,11 @@ def _while_reward_rises(name: str, tests: tuple[Test, ...], scored: Scored, cfg:
     alerts = []
     for step in z.index[held]:
         evidence = scored.evidence(step, (S.H_REWARD, *z.columns))
-        evidence["reward_rise_t"] = rounded(rise_t(signals[S.H_REWARD],
-                                                   int(rule["reward_window"])).at[step])
+        evidence["reward_rise_t"] = rounded(rise.at[step])
         hit = [n for n in z.columns if hits.at[step, n]]
         evidence["signals"] = hit
-        drill = Drill(S.RESPONSE_LEN if S.H_LENGTH in hit else S.kl_mean(S.K3)) \
-            if name == "reward_hacking" else Drill(S.REWARD)
         alerts.append(Alert(name, severity.at[step], int(step), evidence,
-                            float(np.nanmax(z.loc[step].to_numpy())), drill=drill))
+                            float(np.nanmax(z.loc[step].to_numpy())), drill=drill_of(hit)))
     return alerts
 
 
