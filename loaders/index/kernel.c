@@ -350,21 +350,16 @@ static uint32_t MULTIPLIERS[MAX_HASHES], ADDENDS[MAX_HASHES];  /* odd; set at im
 /* Each min-hash against one shingle: a 32-bit multiply-add a hash (a universal family),
  * kept when lower.  The same loop built for AVX2 (8 hashes an instruction), chosen at
  * import when the CPU has it: the results are the same. */
-static void lower_mins(uint32_t gram, int count, uint32_t *restrict mins) {
-    for (int k = 0; k < count; k++) {
-        uint32_t v = gram * MULTIPLIERS[k] + ADDENDS[k];
-        mins[k] = v < mins[k] ? v : mins[k];
+#define LOWER_MINS(name)                                                    \
+    static void name(uint32_t gram, int count, uint32_t *restrict mins) {   \
+        for (int k = 0; k < count; k++) {                                   \
+            uint32_t v = gram * MULTIPLIERS[k] + ADDENDS[k];                \
+            mins[k] = v < mins[k] ? v : mins[k];                            \
+        }                                                                   \
     }
-}
-
+LOWER_MINS(lower_mins)
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-__attribute__((target("avx2")))
-static void lower_mins_avx2(uint32_t gram, int count, uint32_t *restrict mins) {
-    for (int k = 0; k < count; k++) {
-        uint32_t v = gram * MULTIPLIERS[k] + ADDENDS[k];
-        mins[k] = v < mins[k] ? v : mins[k];
-    }
-}
+__attribute__((target("avx2"))) LOWER_MINS(lower_mins_avx2)
 #endif
 
 static void (*update_mins)(uint32_t, int, uint32_t *) = lower_mins;

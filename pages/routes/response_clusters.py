@@ -25,8 +25,8 @@ def cluster_filter(view: View, rows: pd.DataFrame, key: str = "cluster") -> np.n
     ids, table = clusters_of(view, rows)
     options = [F.ALL, *table.index[:F.SHOWN]]
     asked = st.session_state.get(key)
-    if isinstance(asked, str) and asked not in options:  # a link's cluster past the list
-        options.append(asked)
+    if isinstance(asked, str) and asked not in options:  # a cluster chosen at another step
+        options.append(asked)  # stays chosen, shown as not at this step (no row is kept)
     chosen = st.selectbox("Response cluster", options, key=key, bind="query-params",
                           format_func=lambda c: F.choice_label(table, c),
                           help="near-duplicate responses: the same words, numbers aside")
