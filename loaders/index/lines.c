@@ -194,6 +194,12 @@ static PyObject *read_string(Line *l) {
 #define POW5_LOW (-342)
 #define POW5_HIGH 308
 static uint64_t POW5[2 * (POW5_HIGH - POW5_LOW + 1)];
+/* The line check (record.line_check): XXH3-64 of the line's bytes, shifted right once.  The
+ * function is the xxhash package's own, handed over by address (set_hasher): the same hash
+ * Python computes when it reads a line back, with no second copy of the algorithm here. */
+typedef uint64_t (*Hasher)(const void *, size_t);
+static Hasher line_hasher = NULL;
+
 static int pow5_set = 0;
 
 /* w * 10^q as a double, when the algorithm settles it: 1 (*out set), else 0. */
@@ -583,7 +589,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     const char *data = view.buf, *end = data + view.len;
     Line l;
     memset(&l, 0, sizeof l);
-    Buf starts = {0}, ends = {0}, numbers = {0};
+    Buf starts = {0}, ends = {0}, numbers = {0}, checks = {0};
     Py_ssize_t n = 0, lines = 0, at = pos, taken = 0;
     PyObject *out = NULL;
     while (at < view.len && n < max_samples && taken < max_bytes) {
@@ -598,6 +604,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             if (commit(&r, &l, n) < 0 || buf_put(&starts, &s, sizeof s) < 0
                 || buf_put(&ends, &e, sizeof e) < 0 || buf_put(&numbers, &number, sizeof number) < 0)
                 goto done;
+            if (line_hasher != NULL) {
+                int64_t check = (int64_t)(line_hasher(line, (size_t)(nl - line)) >> 1);
+                if (buf_put(&checks, &check, sizeof check) < 0) goto done;
+            }
             n++;
             taken += nl - line;
         }
@@ -610,8 +620,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     PyObject *cols = columns_of(&r, n);
     if (cols != NULL)
-        out = Py_BuildValue("(nnNNNN)", at, lines, bytes_of(&starts), bytes_of(&ends),
-                            bytes_of(&numbers), cols);
+        out = Py_BuildValue("(nnNNNNN)", at, lines, bytes_of(&starts), bytes_of(&ends),
+                            bytes_of(&numbers), cols, line_hasher != NULL ? bytes_of(&checks)
+                            : Py_NewRef(Py_None));
 done:
     unstage(&l);
     run_free(&r);
@@ -620,6 +631,7 @@ done:
     PyMem_Free(starts.data);
     PyMem_Free(ends.data);
     PyMem_Free(numbers.data);
+    PyMem_Free(checks.data);
     PyBuffer_Release(&view);
     return out;
 }
@@ -668,6 +680,18 @@ static PyObject *set_powers(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* set_hasher(address, probe) -> int: use the XXH3-64 function at this address for the line
+ * checks (0: none), and give its hash of `probe`, which the caller compares with its own. */
+static PyObject *set_hasher(PyObject *self, PyObject *args) {
+    unsigned long long address;
+    Py_buffer probe;
+    if (!PyArg_ParseTuple(args, "Ky*", &address, &probe)) return NULL;
+    line_hasher = (Hasher)(uintptr_t)address;
+    uint64_t got = line_hasher != NULL ? line_hasher(probe.buf, (size_t)probe.len) : 0;
+    PyBuffer_Release(&probe);
+    return PyLong_FromUnsignedLongLong(got);
+}
+
 /* parse_number(bytes) -> int | float | None: one JSON number as a line's value is read
  * (for tests: every float against float()). */
 static PyObject *parse_number(PyObject *self, PyObject *args) {
@@ -689,6 +713,7 @@ static PyObject *parse_number(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "plain lines from pos on, as columns"},
     {"set_powers", set_powers, METH_VARARGS, "the powers of five the float parser uses"},
+    {"set_hasher", set_hasher, METH_VARARGS, "the XXH3-64 function the line checks use"},
     {"parse_number", parse_number, METH_VARARGS, "one JSON number, as scan reads it"},
     {"flat_sums", flat_sums, METH_VARARGS, "each sample's first n values summed in order"},
     {NULL, NULL, 0, NULL},

@@ -71,7 +71,26 @@ def _load() -> object | None:
     if want != _lines.SOURCE:
         return None
     _lines.set_powers(powers_of_five())
+    _hand_hasher(_lines)
     return _lines
+
+
+def _hand_hasher(module: object) -> None:
+    """Give the C scan the xxhash package's own XXH3-64 (its library exports it), so a
+    block's line checks are made as its lines are read: the same hash record.line_check
+    makes, proven on a probe first; without it the checks are made per line in Python."""
+    import ctypes
+
+    import xxhash
+    from xxhash import _xxhash
+
+    probe = b'{"step": 1, "probe": "\u00e9"}' * 7
+    try:
+        address = ctypes.cast(ctypes.CDLL(_xxhash.__file__).XXH3_64bits, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return
+    if address and module.set_hasher(address, probe) != xxhash.xxh3_64_intdigest(probe):
+        module.set_hasher(0, b"")
 
 
 # RL_BOARD_PLAIN_LINES=0 reads every line with orjson (the A/B of benchmarks/bench_index.py)
@@ -89,6 +108,7 @@ class Block:
     ends: np.ndarray
     line_numbers: np.ndarray  # its line among those read, from 0
     columns: dict[str, list | NumberColumn]
+    checks: np.ndarray | None = None  # each line's record.line_check, when the C scan made it
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -106,13 +126,14 @@ def read_block(data: bytes, pos: int, max_samples: int, max_bytes: int) -> Block
     found = _C.scan(data, pos, max_samples, max_bytes, MISSING, NUMBER_KEYS, STRING_KEYS)
     if found is None:
         return None
-    end, lines, starts, ends, numbers, columns = found
+    end, lines, starts, ends, numbers, columns, checks = found
     for key, value in columns.items():
         if isinstance(value, tuple):
             columns[key] = (np.frombuffer(value[0], np.float64),
                             np.frombuffer(value[1], np.int64))
     return Block(end, lines, np.frombuffer(starts, np.int64), np.frombuffer(ends, np.int64),
-                 np.frombuffer(numbers, np.int64), columns)
+                 np.frombuffer(numbers, np.int64), columns,
+                 None if checks is None else np.frombuffer(checks, np.int64))
 
 
 class Row(Mapping):

@@ -74,12 +74,14 @@ _MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is re
 def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:
     """WHERE's columns of a block's samples; `before`: the chunk's lines read before it."""
     n = len(block)
-    spans = zip(block.starts.tolist(), block.ends.tolist())
+    checks = block.checks
+    if checks is None:
+        spans = zip(block.starts.tolist(), block.ends.tolist())
+        checks = np.fromiter((line_check(view[s:e]) for s, e in spans), np.int64, n)
     return {S.FILE: [chunk.rel] * n, S.LINE: before + 1 + block.line_numbers,
             S.RANK: np.full(n, chunk.rank, dtype=np.int64),
             S.OFFSET: chunk.start + block.starts, S.NBYTES: block.ends - block.starts,
-            S.LINE_CHECK: np.fromiter((line_check(view[s:e]) for s, e in spans), np.int64, n),
-            S.ITEM: np.zeros(n, dtype=np.int64)}
+            S.LINE_CHECK: checks, S.ITEM: np.zeros(n, dtype=np.int64)}
 
 
 def _accept_unterminated(raw: bytes, result: ChunkResult, offset: int) -> bool:

@@ -122,3 +122,17 @@ def test_a_run_splits_where_a_key_changes_kind(tmp_path):
     assert len(second) == 3
     values, sizes = second.columns["values"]
     assert sizes.tolist() == [6, 6, 6] and np.all(values == 0.5)
+
+
+def test_the_c_scan_checks_each_line_as_record_line_check_does():
+    """The line checks made in C (the xxhash package's own XXH3, by address) are the ones a
+    sample read back is compared with, on lines of every kind of byte."""
+    from loaders.parse.record import line_check
+
+    rows = [make_sample(1, seed=i, response="héllo ✓ 𝄞 \"q\"" * i) for i in range(40)]
+    data = "".join(json.dumps(r, ensure_ascii=i % 2 == 0) + ("\r\n" if i % 3 else "\n")
+                   for i, r in enumerate(rows)).encode()
+    block = lines.read_block(data, 0, 1024, 1 << 20)
+    assert block is not None and len(block) == 40 and block.checks is not None
+    spans = zip(block.starts.tolist(), block.ends.tolist())
+    assert block.checks.tolist() == [line_check(data[s:e]) for s, e in spans]
