@@ -98,7 +98,21 @@ def as_made(schema: pa.Schema) -> bool:
     """Whether a stored summary's columns are the ones the row path makes, of its types:
     every summary column (but where the reader found the rows, and what the run adds),
     each name once, extras of plain numbers or texts.  No dictionary, view, nested or
-    other type: nothing a hostile stream could make expand once read."""
+    other type: nothing a hostile stream could make expand once read.  A run's files share
+    one schema: the last one found so is compared whole (Arrow's equals, metadata aside),
+    not checked field by field again."""
+    if _ACCEPTED and schema.equals(_ACCEPTED[0]):
+        return True
+    if not _as_made(schema):
+        return False
+    _ACCEPTED[:] = [schema.remove_metadata()]
+    return True
+
+
+_ACCEPTED: list[pa.Schema] = []  # the last schema as_made accepted (one a worker)
+
+
+def _as_made(schema: pa.Schema) -> bool:
     names = schema.names
     wanted = set(S.SUMMARY_DTYPES).difference(LOCATED, _MADE_LATER)
     if len(set(names)) != len(names) or set(LOCATED) & set(names) or not wanted <= set(names):
