@@ -23,6 +23,18 @@ def test_chunks_split_at_newlines_and_cover_the_file(tmp_path):
         assert data[left.end - 1:left.end] == b"\n"
 
 
+def test_a_boundary_inside_a_line_longer_than_a_read_moves_to_the_next_line(tmp_path):
+    """Lines of 150 kB and 3 MB: the boundary search reads 64 kB, then 1 MB at a time."""
+    rows = [make_sample(s, n=4, response="x" * size) for s, size in enumerate(
+        [150_000, 3_000_000, 10, 150_000, 20])]
+    path = write_dump(tmp_path / "r.jsonl", rows)
+    data = path.read_bytes()
+    chunks = plan_chunks(str(path), path.name, 0, 0, len(data), target=100_000)
+    starts = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10][:-1]
+    assert [c.start for c in chunks] == [0, starts[1], starts[2], starts[4]]
+    assert chunks[-1].end == len(data)
+
+
 def test_rows_keep_line_offsets_that_point_at_their_line(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(30)])
     chunks, results = _scan_in_chunks(path, target=1000)
