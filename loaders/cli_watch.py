@@ -6,7 +6,8 @@ URL (apprise's URLs: slack://, discord://, mailto://, json:// and jsons:// webho
 writing it first to alerts.jsonl beside the run's index.  Runs until SIGTERM or Ctrl-C;
 --once checks the run as it is (every step complete), tries to deliver for up to --drain
 seconds and exits: 0 when everything went, 3 when a message waits in alerts.jsonl for the
-next run (cron).  See docs/cli.md.
+next run (cron).  One watcher a run: a second one exits with 4 (watch_lock).  See
+docs/cli.md.
 """
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ from pathlib import Path
 
 from loaders.index.ondisk import index_dir
 from loaders.serve.outbox import LOG_NAME, Outbox, Send, shown
+from loaders.serve.watch_lock import Watched, hold
 from loaders.serve.watcher import SETTLE_SECONDS, Watch, WatchOptions
 
 INTERVAL_SECONDS = 5.0
+WATCHED = 4  # the exit code when another watcher holds the run
 DRAIN_SECONDS = 30.0
 
 
@@ -40,6 +43,13 @@ def main(argv: list[str]) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     logging.getLogger("apprise").setLevel(logging.WARNING)  # its own lines: a failure only
+    try:
+        lock = hold(index_dir(root))  # noqa: F841 -- held until the process exits
+    except Watched as other:
+        by = f" (pid {other.pid})" if other.pid else ""
+        print(f"error: another watcher{by} is watching {root}: one watcher a run, or each "
+              "would send the same incident", file=sys.stderr)
+        return WATCHED
     outbox = Outbox(index_dir(root) / LOG_NAME, list(args.notify), send)
     watch = Watch(WatchOptions(root, args.metrics, args.alerts_config, args.board_url,
                                args.settle), outbox)

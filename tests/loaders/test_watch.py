@@ -240,3 +240,25 @@ def test_a_notifier_url_is_logged_without_its_secret_and_backoff_stays_bounded(t
         now[0] = box.pending[0].due
     assert box.pending[0].tries == 1100 and box.pending[0].due - now[0] <= O.MAX_BACKOFF
     assert "secret" not in (tmp_path / LOG_NAME).read_text()
+
+
+def test_a_second_watcher_of_a_run_is_refused_and_a_killed_one_leaves_no_lock(tmp_path, hook):
+    """A cron --once beside a running watch would find the same incident and send it again:
+    it exits 4 naming the running one; once that one is killed (-9), the run is free."""
+    root = write_run(make_run(seed=3, n=32, steps=80, fault="kl_drift", onset=50),
+                     tmp_path / "run")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "loaders", "watch", str(root), "--notify", hook.url,
+         "--interval", "0.2", "--settle", "0"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: len(hook.bodies) == 1, 60)
+        second = _watch(root, "--notify", hook.url, "--once")
+        assert second.returncode == 4, second.stderr
+        assert f"another watcher (pid {first.pid}) is watching" in second.stderr
+        assert len(hook.bodies) == 1
+    finally:
+        first.kill()  # SIGKILL: no handler runs; the kernel lets the lock go
+        first.wait(30)
+    after = _watch(root, "--notify", hook.url, "--once")
+    assert after.returncode == 0, after.stderr
+    assert len(hook.bodies) == 1  # delivered by the first: not again
