@@ -3,13 +3,20 @@ from pathlib import Path
 from dump_files import line_of, make_sample, write_dump
 
 from loaders import schema as S
-from loaders.index.chunk import plan_chunks
+from loaders.index.arrow_part import table_of
+from loaders.index.chunk import ChunkResult, plan_chunks
 from loaders.index.pool import scan_all, scan_chunk
 
 
 def _scan_in_chunks(path: Path, target: int):
     chunks = plan_chunks(str(path), path.name, 0, 0, path.stat().st_size, target=target)
     return chunks, scan_all(chunks)
+
+
+def _rows(result: ChunkResult) -> dict[str, list]:
+    """A result's rows as lists, whichever way they came: columns (a fork server's
+    worker), or an Arrow table (a process that has Arrow at hand makes one)."""
+    return table_of(result.rows).to_pydict()
 
 
 def test_chunks_split_at_newlines_and_cover_the_file(tmp_path):
@@ -39,10 +46,10 @@ def test_rows_keep_line_offsets_that_point_at_their_line(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(30)])
     chunks, results = _scan_in_chunks(path, target=1000)
     data = path.read_bytes()
-    offsets = [offset for result in results for offset in result.rows[S.OFFSET]]
+    offsets = [offset for result in results for offset in _rows(result)[S.OFFSET]]
     assert sum(r.lines for r in results) == 30
     assert offsets == [i for i in range(len(data)) if i == 0 or data[i - 1:i] == b"\n"][:30]
-    start, size = results[1].rows[S.OFFSET][0], results[1].rows[S.NBYTES][0]
+    start, size = _rows(results[1])[S.OFFSET][0], _rows(results[1])[S.NBYTES][0]
     assert data[start:start + size].startswith(b"{")
     assert data[start + size:start + size + 1] == b"\n"
 
@@ -53,7 +60,7 @@ def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
     path.write_bytes(line_of(good[0]) + b'{"step": 1, "resp\n' + line_of(good[1]) + b"[1, 2]\n"
                      + line_of(good[2]))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert list(result.rows[S.LINE]) == [1, 3, 5]
+    assert list(_rows(result)[S.LINE]) == [1, 3, 5]
     assert [(line, dropped) for line, _, dropped in result.problems] == [(2, True), (4, True)]
     assert "not a JSON object" in result.problems[1][1]
 
@@ -61,7 +68,7 @@ def test_bad_line_is_isolated_and_neighbours_survive(tmp_path):
 def test_half_written_last_line_is_pending_not_bad(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(0)], extra=b'{"step": 1, "respo')
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert list(result.rows[S.STEP]) == [0] and result.problems == []
+    assert list(_rows(result)[S.STEP]) == [0] and result.problems == []
     assert result.pending_bytes == len(b'{"step": 1, "respo')
     assert result.parsed_until == path.stat().st_size - result.pending_bytes
 
@@ -70,7 +77,7 @@ def test_complete_last_line_without_newline_is_accepted(tmp_path):
     path = write_dump(tmp_path / "r.jsonl", [make_sample(0)],
                       extra=line_of(make_sample(1)).rstrip(b"\n"))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    assert list(result.rows[S.STEP]) == [0, 1]
+    assert list(_rows(result)[S.STEP]) == [0, 1]
     assert result.ends_mid_line and result.parsed_until == path.stat().st_size
 
 
@@ -79,7 +86,7 @@ def test_blank_and_crlf_lines(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + line_of(make_sample(0)).replace(b"\n", b"\r\n") + b"\n"
                      + line_of(make_sample(1)).replace(b"\n", b"\r\n"))
     result = scan_chunk(plan_chunks(str(path), "r.jsonl", 0, 0, path.stat().st_size)[0])
-    rows = result.rows
+    rows = _rows(result)
     assert list(zip(rows[S.LINE], rows[S.STEP])) == [(1, 0), (3, 1)]
     assert result.problems == []
 
@@ -106,7 +113,7 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     # (from the back, one at a time; on a loaded machine it may take them all)
     assert mine and mine == list(range(len(chunks) - 1, len(chunks) - 1 - len(mine), -1))
     assert [r.chunk for r in shared] == chunks
-    assert [list(r.rows[S.OFFSET]) for r in shared] == [list(r.rows[S.OFFSET]) for r in alone]
+    assert [_rows(r)[S.OFFSET] for r in shared] == [_rows(r)[S.OFFSET] for r in alone]
     assert [r.lines for r in shared] == [r.lines for r in alone]
 
 
