@@ -118,7 +118,7 @@ def _taken(held: list[pa.Table], order: pa.Array) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-TAKEN_AT_ONCE = 8
+TAKEN_AT_ONCE = 4  # columns a taker takes at once: two takers hold 8 sorted columns
 TAKERS = min(2, len(os.sched_getaffinity(0)))
 
 
