@@ -13,6 +13,7 @@ of the index.  It is fixed-size per group, a few hundred bytes, whatever the len
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,8 +40,8 @@ class TokenDigest:
     """Collects what the digests need while a SummaryBatch parses, then builds them."""
 
     def __init__(self) -> None:
-        self._rows: list[int] = []  # row number in the batch of each sample kept here
-        self._tokens: list[list | np.ndarray | None] = []
+        self._rows: list[np.ndarray] = []  # row numbers in the batch of the samples kept
+        self._tokens = TokenLists()
         self._extra: dict[str, dict[int, bytes]] = {name: {} for name in EXTRA}
         self._positions: dict[int, np.ndarray] = {}
 
@@ -50,12 +51,11 @@ class TokenDigest:
         keys (a Fields: its columns). `places`: of a multi-turn sample cut to its trained
         tokens, each token's place in the whole response, so a hot token opens at its
         place in the token views."""
-        kept = np.flatnonzero(lengths > 0).tolist()
-        self._rows.extend(first + i for i in kept)
+        kept_rows = np.flatnonzero(lengths > 0)
+        kept = kept_rows.tolist()
+        self._rows.append(first + kept_rows)
         self._positions.update((first + i, places[i]) for i in kept if places[i] is not None)
-        tokens = column(objs, S.RESPONSE_TOKENS, keys)
-        self._tokens.extend(t if isinstance(t, (list, np.ndarray)) else None
-                            for t in map(tokens.__getitem__, kept))
+        self._tokens.add(first, column(objs, S.RESPONSE_TOKENS, keys))
         for name in (name for name in EXTRA if name in keys):
             extra = column(objs, name, keys)
             for i in (i for i in kept if extra[i] is not None):
@@ -72,10 +72,11 @@ class TokenDigest:
         reference logprobs of the samples in `order`, (row, n) each, are reused: nothing
         is parsed twice)."""
         out: list[bytes | None] = [None] * len(cols[S.STEP])
-        if not self._rows:
+        rows = np.concatenate(self._rows) if self._rows else np.zeros(0, np.int64)
+        if not len(rows):
             return out
-        group_of_row, first = _groups(cols, np.array(self._rows, dtype=np.int64))
-        tokens = dict(zip(self._rows, self._tokens))
+        group_of_row, first = _groups(cols, rows)
+        tokens = self._tokens
         layouts: dict[int, Layout] = {}  # metrics of one source share their layout
         parts, hot = [], {}
         where = (cols[S.OFFSET], cols.get(S.ITEM))
@@ -90,6 +91,27 @@ class TokenDigest:
         for g, row_index in enumerate(first):
             out[row_index] = _encode(parts, {m: h[g] for m, h in hot.items()}, g)
         return out
+
+
+class TokenLists:
+    """Each part's token column as the batch read it, looked up by row only when a hot
+    token needs its strings (a few hundred a group): no list entry a sample."""
+
+    def __init__(self) -> None:
+        self._firsts: list[int] = []  # each part's first row, ascending
+        self._columns: list[list] = []
+
+    def add(self, first: int, tokens: list) -> None:
+        self._firsts.append(first)
+        self._columns.append(tokens)
+
+    def get(self, row: int) -> list | np.ndarray | None:
+        """The row's token list; None where it has none (or no list)."""
+        part = bisect_right(self._firsts, row) - 1
+        if part < 0 or row - self._firsts[part] >= len(self._columns[part]):
+            return None
+        found = self._columns[part][row - self._firsts[part]]
+        return found if isinstance(found, (list, np.ndarray)) else None
 
 
 def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -156,7 +178,7 @@ def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndar
     return np.searchsorted(layout.starts, at, side="right") - 1, at
 
 
-def _hot(values: np.ndarray, layout: Layout, tokens: dict[int, list | None],
+def _hot(values: np.ndarray, layout: Layout, tokens: TokenLists,
          where: tuple[Sequence, Sequence | None], groups: int, places: dict[int, np.ndarray]
          ) -> list[list]:
     """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
