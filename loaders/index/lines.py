@@ -84,7 +84,7 @@ def _hand_hasher(module: object) -> None:
     import xxhash
     from xxhash import _xxhash
 
-    probe = b'{"step": 1, "probe": "\u00e9"}' * 7
+    probe = rb'{"step": 1, "probe": "\u00e9"}' * 7
     try:
         address = ctypes.cast(ctypes.CDLL(_xxhash.__file__).XXH3_64bits, ctypes.c_void_p).value
     except (OSError, AttributeError):
