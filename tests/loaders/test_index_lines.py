@@ -23,8 +23,8 @@ def _bits(x: float) -> bytes:
 def test_every_number_reads_as_float_and_int_read_it():
     rng = random.Random(7)
     texts = []
-    for i in range(40_000):
-        kind = i % 4
+    for i in range(50_000):
+        kind = i % 5
         if kind == 0:  # shortest repr of a float, as json.dumps writes logprobs
             texts.append(repr(-rng.random() * 10 ** rng.randint(-9, 2)))
         elif kind == 1:  # any finite double: the extremes of the exponent
@@ -34,6 +34,11 @@ def test_every_number_reads_as_float_and_int_read_it():
         elif kind == 2:  # up to 19 digits and any exponent: Eisel-Lemire's edges
             digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 18)))
             texts.append(f"{rng.randint(1, 9)}.{digits}e{rng.randint(-330, 310)}")
+        elif kind == 3:  # fractions of 1-30 digits, leading zeros too: eight at a time
+            whole = rng.choice(["0", "-0", str(rng.randint(1, 10 ** rng.randint(1, 12)))])
+            zeros = "0" * rng.choice([0, 0, 1, 4, 9])
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 30)))
+            texts.append(f"{whole}.{zeros}{digits}" + rng.choice(["", "e-7", "E+3"]))
         else:
             texts.append(str(rng.randint(-2**63 + 1, 2**63 - 1)))
     texts += ["0", "-0", "-0.0", "1e22", "1e23", "9007199254740993", "2.2250738585072014e-308",
