@@ -11,7 +11,14 @@ from loaders.formats.context import FileContext, context_of
 from loaders.index import lines
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.hashes import data_hashes
-from loaders.index.summary import FLUSH, FLUSH_BYTES, SummaryBatch
+from loaders.index.summary import (
+    FLUSH,
+    FLUSH_BYTES,
+    SHORT_FLUSH,
+    SHORT_FLUSH_BYTES,
+    SHORT_LINE_BYTES,
+    SummaryBatch,
+)
 from loaders.parse.record import BadLine, line_check, parse_object
 from loaders.parse.repair import problems_of
 
@@ -36,10 +43,14 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     view = memoryview(data)  # lines as views: no copy of the chunk's bytes
     plain = chunk.format in AS_WRITTEN  # a line is a sample as it stands: no normalising
     misses = 0 if plain and lines.available() else _MISSES  # runs of plain lines, in C
+    flush = (FLUSH, FLUSH_BYTES)  # a block's samples and bytes at most
     while pos < len(data):
         if misses < _MISSES:
-            block = lines.read_block(data, pos, FLUSH, FLUSH_BYTES)
+            block = lines.read_block(data, pos, *flush)
             if block is not None:
+                short = len(block) and block.ends[-1] - block.starts[0] < SHORT_LINE_BYTES * len(
+                    block)
+                flush = (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, FLUSH_BYTES)
                 batch.add_block(block, _where(block, chunk, result.lines, view),
                                 result.problems)
                 result.lines += block.lines
