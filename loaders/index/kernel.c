@@ -471,6 +471,60 @@ fail:
     return NULL;
 }
 
+/* ---- the token digest's bins ------------------------------------------------------------ */
+
+/* token_bins(values, lengths, groups, width, group_count, rel_bins, abs_tokens) -> (counts,
+ * sums): float64 bytes, group_count x width each.  Each sample's tokens (float64 values end
+ * to end, int64 lengths and groups a sample) add to their group's relative bin
+ * (p * rel_bins // n) and absolute bin (rel_bins + p // abs_tokens): 1.0 and the value when
+ * it is finite, 0.0 and 0.0 when not.  numpy's bincount over the same keys adds them in token
+ * order per bin too, so the sums are the same bits (token_bins.py's other path). */
+static PyObject *token_bins(PyObject *self, PyObject *args) {
+    Py_buffer values, lengths, groups;
+    Py_ssize_t width, group_count, rel, abs_tokens;
+    if (!PyArg_ParseTuple(args, "y*y*y*nnnn", &values, &lengths, &groups, &width, &group_count,
+                          &rel, &abs_tokens)) return NULL;
+    PyObject *counts = NULL, *sums = NULL, *out = NULL;
+    double *c = NULL, *t = NULL;
+    const double *v = values.buf;
+    const int64_t *len = lengths.buf, *group = groups.buf;
+    Py_ssize_t samples = lengths.len / 8, held = values.len / 8, at = 0;
+    if (groups.len != lengths.len || width <= rel || rel < 1 || abs_tokens < 1
+        || group_count < 0 || group_count > PY_SSIZE_T_MAX / 8 / width) goto bad;
+    counts = float64s(group_count * width, &c);
+    sums = float64s(group_count * width, &t);
+    if (counts == NULL || sums == NULL) goto done;
+    memset(c, 0, (size_t)(group_count * width) * sizeof(double));
+    memset(t, 0, (size_t)(group_count * width) * sizeof(double));
+    for (Py_ssize_t s = 0; s < samples; s++) {
+        int64_t n = len[s], g = group[s];
+        if (n < 0 || n > held - at || g < 0 || g >= group_count
+            || (n > 0 && rel + (n - 1) / abs_tokens >= width)) goto bad;
+        double *gc = c + g * width, *gt = t + g * width;
+        for (int64_t p = 0; p < n; p++) {
+            double x = v[at + p];
+            int finite = isfinite(x);
+            Py_ssize_t r = (Py_ssize_t)(p * rel / n), a = rel + (Py_ssize_t)(p / abs_tokens);
+            gc[r] += finite;
+            gt[r] += finite ? x : 0.0;
+            gc[a] += finite;
+            gt[a] += finite ? x : 0.0;
+        }
+        at += n;
+    }
+    out = PyTuple_Pack(2, counts, sums);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "token_bins: lengths, groups or width out of range");
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(sums);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&groups);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -480,6 +534,7 @@ static PyMethodDef methods[] = {
     {"flat_heads", flat_heads, METH_VARARGS, "float64 bytes of each list's first n numbers"},
     {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
+    {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -76,6 +76,20 @@ def signatures(texts: list[str], window: int, bands: int, rows: int) -> np.ndarr
     return None if out is None else np.frombuffer(out, dtype=np.uint32)
 
 
+def token_bins(values: np.ndarray, lengths: np.ndarray, groups: np.ndarray,
+               shape: tuple[int, int], rel_bins: int, abs_tokens: int
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """token_bins._binned_by_token's (counts, sums), shape (groups x width), in one pass;
+    None without the build."""
+    if _C is None:
+        return None
+    counts, sums = _C.token_bins(
+        np.ascontiguousarray(values, np.float64), np.ascontiguousarray(lengths, np.int64),
+        np.ascontiguousarray(groups, np.int64), shape[1], shape[0], rel_bins, abs_tokens)
+    return (np.frombuffer(counts, np.float64).reshape(shape),
+            np.frombuffer(sums, np.float64).reshape(shape))
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

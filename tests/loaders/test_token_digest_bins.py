@@ -43,3 +43,29 @@ def test_digest_groups_are_the_same_packed_or_as_rows_of_three():
     fallback = token_digest._groups(wide, rows)
     assert packed[0].tolist() == fallback[0].tolist() and packed[1] == fallback[1]
     assert len(set(packed[0][rows].tolist())) > 100
+
+
+def test_bins_by_token_in_c_are_numpys_bits(monkeypatch):
+    """The C pass adds each bin's tokens in the order numpy's bincount does: the same sums,
+    bit for bit, NaN and infinities counted out, groups out of order, lengths across the
+    absolute bins' edges."""
+    from loaders.index import kernel
+
+    if kernel._C is None:
+        import pytest
+
+        pytest.skip("kernel.c not built")
+    rng = np.random.default_rng(5)
+    lengths = np.concatenate([rng.integers(1, 40, 300), [511, 512, 513, 1500, 1]])
+    rows = np.arange(len(lengths))
+    groups = rng.integers(0, 9, len(lengths))
+    layout = D.Layout((rows, lengths.astype(np.int64)), groups)
+    values = rng.normal(size=int(lengths.sum())) * 10.0 ** rng.integers(-8, 8, int(lengths.sum()))
+    values[::11], values[::17], values[::29] = np.nan, np.inf, -np.inf
+    shape = (9, layout.width)
+    fast = D._binned_by_token("m", values, np.isfinite(values), layout, shape)
+    monkeypatch.setattr(kernel, "_C", None)
+    slow = D._binned_by_token("m", values, np.isfinite(values), layout, shape)
+    assert fast[1].tobytes() == slow[1].tobytes()
+    assert np.array_equal(fast[2], slow[2], equal_nan=True)
+    assert fast[2].tobytes() == slow[2].tobytes()
