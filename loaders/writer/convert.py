@@ -2,8 +2,9 @@
 
 Streams: each source file is read line by line, each line normalised to the board's schema
 (whatever trainer format the file is in) and handed to a writer that holds at most
-CONVERT_FLUSH_ROWS samples before it writes them out, so memory stays bounded by that many
-samples whatever the dump's size.  Sub-dirs are kept.  Bad lines are counted and named
+CONVERT_FLUSH_ROWS samples before it writes them out as one file (across steps: a converted
+dump is not followed, and a file costs its reader a footer however few rows it holds), so
+memory stays bounded by that many samples whatever the dump's size.  Sub-dirs are kept.  Bad lines are counted and named
 (file:line: reason) and skipped, a sample past the readers' budgets (loaders/limits.py: a
 990-deep extra field) among them; a half-written last line is left out, as the board does.
 Everything is written in a temporary dir beside DST_DIR (`.DST.partial-*`) and moved into
@@ -26,7 +27,8 @@ from loaders.limits import OverBudget
 from loaders.parse.measure import check_payload
 from loaders.parse.record import BadLine, parse_object
 
-CONVERT_FLUSH_ROWS = 256  # samples held per file before a write: ~32 MB at 8k tokens
+CONVERT_FLUSH_ROWS = 256  # samples a file (across steps), held before a write: ~32 MB at
+# 8k tokens
 
 
 @dataclass
@@ -80,7 +82,8 @@ def _convert_into(src: Path, dst: Path, flush_rows: int) -> Converted:
         out_dir = dst / Path(dump.rel).parent
         out_dir.mkdir(parents=True, exist_ok=True)
         context = context_of(dump.rel, dump.rank)
-        sink = ParquetSink(out_dir, max(dump.rank, 0), context.validation, flush_rows)
+        sink = ParquetSink(out_dir, max(dump.rank, 0), context.validation, flush_rows,
+                           span_steps=True)
         _convert_file(dump.path, dump.rel, fmt, context, sink, done)
         sink.flush()
         done.files += 1

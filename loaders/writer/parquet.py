@@ -3,8 +3,8 @@
 Imports neither streamlit nor torch nor anything of the board but columns.py (a trainer
 copies the package), and the board's summary when it can (stored_summary).  `write()` only
 converts the token arrays to compact numpy arrays and buffers the sample; a flush (when the
-step changes, every `flush_rows` samples, on `flush()` or `close()`) writes the buffer as
-one file,
+step changes (unless the sink spans steps: `convert`), every `flush_rows` samples, on
+`flush()` or `close()`) writes the buffer as one file,
 
     DIR/rollout_data_rank_{rank}.step_{step:06d}.{part:04d}.parquet   (rank_val{rank}: validation)
 
@@ -93,12 +93,16 @@ def _int_step(step: object) -> int:
 
 
 class ParquetSink:
-    """Buffers one rank's samples and writes them a step (or FLUSH_ROWS samples) a file."""
+    """Buffers one rank's samples and writes them a step (or FLUSH_ROWS samples) a file.
+    With `span_steps` (a converted dump, which no reader follows as it is written), a file
+    holds FLUSH_ROWS samples whatever their steps, named by its first sample's step: a run
+    of small steps is then a few files, not one a step (a file costs its reader a footer,
+    however few rows it holds)."""
 
     def __init__(self, directory: Path, rank: int, validation: bool,
-                 flush_rows: int = FLUSH_ROWS) -> None:
+                 flush_rows: int = FLUSH_ROWS, span_steps: bool = False) -> None:
         self.directory, self.rank, self.validation = directory, rank, validation
-        self.flush_rows = flush_rows
+        self.flush_rows, self.span_steps = flush_rows, span_steps
         self.buffer: list[dict] = []
         self.step: object = None
         self.parts: dict[object, int] = {}  # files written so far, by step
@@ -107,9 +111,10 @@ class ParquetSink:
 
     def add(self, sample: Mapping) -> None:
         step = sample.get(_STEP)
-        if self.buffer and step != self.step:
+        if self.buffer and step != self.step and not self.span_steps:
             self.flush()
-        self.step = step
+        if not self.buffer:
+            self.step = step  # the file's name: its first sample's step
         self.buffer.append({key: cell(value) for key, value in sample.items()})
         if len(self.buffer) >= self.flush_rows:
             self.flush()

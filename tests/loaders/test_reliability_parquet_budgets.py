@@ -88,7 +88,7 @@ def test_a_board_parquet_dump_claiming_3e9_rows_is_one_problem(tmp_path):
     src, root = tmp_path / "src", tmp_path / "run"
     write_dump(src / "rollout_data_rank_0.jsonl", [make_sample(s, seed=i)
                                                    for s in (0, 1) for i in range(1234)])
-    written = convert(src, root, flush_rows=2000).written  # a file a step
+    written = convert(src, root, flush_rows=1234).written  # a file a step
     bomb = claim_rows(written[0], 1234, 3_000_000_000)
     summary = load_limited(root)
     assert summary["samples"] == 1234
