@@ -5,8 +5,9 @@ Streams: each source file is read line by line, each line normalised to the boar
 CONVERT_FLUSH_ROWS samples before it writes them out as one file (across steps: a converted
 dump is not followed, and a file costs its reader a footer however few rows it holds), so
 memory stays bounded by that many samples whatever the dump's size.  Sub-dirs are kept.
-Bad lines are counted and named (file:line: reason) and skipped, a sample past the readers' budgets (loaders/limits.py: a
-990-deep extra field) among them; a half-written last line is left out, as the board does.
+Bad lines are counted and named (file:line: reason) and skipped, a sample past the
+readers' budgets (loaders/limits.py: a 990-deep extra field) among them; a half-written
+last line is left out, as the board does.
 Everything is written in a temporary dir beside DST_DIR (`.DST.partial-*`) and moved into
 DST_DIR when complete: a conversion that fails or is killed leaves no dump half-written.
 """
