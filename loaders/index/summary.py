@@ -46,7 +46,6 @@ class SummaryBatch:
         self._done = 0  # samples summarized
         self._ratios = LogRatios()
         self._digest = TokenDigest()
-        self._prompt_ids: dict[str, int] = {}
 
     def __len__(self) -> int:
         return self._done + len(self._objs)
@@ -102,7 +101,7 @@ class SummaryBatch:
         def report(i: int, reason: str) -> None:
             found.append((i, reason))
 
-        part = _summarize(objs, where, report, self._prompt_ids, keys)
+        part = _summarize(objs, where, report, keys)
         keys = part.pop(_FIELDS)
         self._ratios.add(objs, self._done, part[S.RESPONSE_LEN].tolist(), report, keys)
         _report(found, problems, where[S.LINE], after)
@@ -163,8 +162,8 @@ def _where_columns(wheres: list[tuple]) -> dict:
     return cols
 
 
-def _summarize(objs: list[dict], where: dict, report: F.Report, prompt_ids: dict[str, int],
-               fields: Fields | None = None) -> dict:
+def _summarize(objs: list[dict], where: dict, report: F.Report, fields: Fields | None = None
+               ) -> dict:
     """The summary columns of one batch of samples (KL and digest aside); `fields`: a
     block's columns (no conversation: loaders.index.lines.AS_DICTS)."""
     cols: dict = dict(where)
@@ -180,7 +179,7 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, prompt_ids: dict
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],
                                                           cols, report)
-    text_columns(objs, keys, cols, prompt_ids)
+    text_columns(objs, keys, cols)
     cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = F.groups(objs, keys, cols[S.PROMPT_ID])
     cols[S.EXCLUDED_BY] = F.exclusions(objs, keys, report)
     cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)

@@ -17,7 +17,30 @@ from loaders.index.repetition import repetitions
 from loaders.index.signatures import signatures
 from loaders.parse.text import text_of
 
-_KNOWN_PROMPTS = 1 << 14  # prompt ids a batch keeps: a dataset's prompts recur every epoch
+
+class _PromptIds:
+    """Prompt ids this process knows: a dataset's prompts recur every epoch, and a parser
+    worker scans many chunks of one run.  Forgotten at once past KEPT_CHARS of prompts (a
+    long system prompt in each must not make it hold a run's texts)."""
+
+    KEPT_CHARS = 16 << 20
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.chars = 0
+
+    def of(self, prompts: list[str]) -> np.ndarray:
+        ids = self.ids
+        for text in dict.fromkeys(prompts).keys() - ids.keys():
+            if self.chars > self.KEPT_CHARS:
+                ids.clear()
+                self.chars = 0
+            ids[text] = prompt_id(text)
+            self.chars += len(text)
+        return np.fromiter(map(ids.__getitem__, prompts), np.int64, len(prompts))
+
+
+_PROMPT_IDS = _PromptIds()
 
 
 def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
@@ -30,16 +53,10 @@ def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
     return [v if v.__class__ is str else text_of(v) for v in values]
 
 
-def text_columns(objs: list[dict], keys: set[str], cols: dict, ids: dict[str, int]
-                 ) -> None:
-    """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition.
-    `ids`: prompt ids already known (the batch's), added to here."""
+def text_columns(objs: list[dict], keys: set[str], cols: dict) -> None:
+    """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition."""
     prompts = texts(objs, S.PROMPT, keys)
-    if len(ids) > _KNOWN_PROMPTS:
-        ids.clear()
-    for text in dict.fromkeys(prompts).keys() - ids.keys():
-        ids[text] = prompt_id(text)
-    cols[S.PROMPT_ID] = np.array([ids[p] for p in prompts], dtype=np.int64)
+    cols[S.PROMPT_ID] = _PROMPT_IDS.of(prompts)
     # a prompt's question is at its end (after any system prompt), so keep its tail
     cols[S.PROMPT_CHARS], cols[S.PROMPT] = previews(prompts, tail=True)
     for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),

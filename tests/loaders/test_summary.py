@@ -279,3 +279,19 @@ def test_scalar_logprobs_field_is_a_problem_not_a_crash():
 def test_integer_too_big_for_a_float_is_a_problem_not_a_crash():
     row, problems = _one(_sample(entropy=[10**400, 1.0]))
     assert len(problems) == 1 and "entropy" in problems[0]
+
+
+def test_prompt_ids_are_kept_for_the_process_within_a_budget_of_characters(monkeypatch):
+    """A dataset's prompts recur: a worker hashes each once for all its chunks, and forgets
+    them all past KEPT_CHARS (a long system prompt a sample must not keep a run's texts)."""
+    from loaders.index.grouping import prompt_id
+    from loaders.index.text_columns import _PromptIds
+
+    monkeypatch.setattr(_PromptIds, "KEPT_CHARS", 1000)
+    known = _PromptIds()
+    prompts = [f"question {i % 7} " + "x" * 90 for i in range(30)]
+    assert known.of(prompts).tolist() == [prompt_id(p) for p in prompts]
+    assert len(known.ids) == 7 and known.chars == 7 * len(prompts[0])
+    longer = [f"other {i} " + "y" * 200 for i in range(10)]
+    assert known.of(longer).tolist() == [prompt_id(p) for p in longer]
+    assert known.chars <= 1000 + len(longer[0]) and len(known.ids) < 17
