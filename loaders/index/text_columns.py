@@ -30,13 +30,16 @@ class _PromptIds:
         self.chars = 0
 
     def of(self, prompts: list[str]) -> np.ndarray:
+        distinct = dict.fromkeys(prompts).keys()
+        new = distinct - self.ids.keys()
+        chars = sum(map(len, new))
+        if self.chars + chars > self.KEPT_CHARS:  # forget the rest: keep this batch's
+            self.ids = {text: self.ids[text] for text in distinct - new}
+            self.chars = sum(map(len, self.ids))
         ids = self.ids
-        for text in dict.fromkeys(prompts).keys() - ids.keys():
-            if self.chars > self.KEPT_CHARS:
-                ids.clear()
-                self.chars = 0
+        for text in new:
             ids[text] = prompt_id(text)
-            self.chars += len(text)
+        self.chars += chars
         return np.fromiter(map(ids.__getitem__, prompts), np.int64, len(prompts))
 
 

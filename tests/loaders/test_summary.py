@@ -294,4 +294,4 @@ def test_prompt_ids_are_kept_for_the_process_within_a_budget_of_characters(monke
     assert len(known.ids) == 7 and known.chars == 7 * len(prompts[0])
     longer = [f"other {i} " + "y" * 200 for i in range(10)]
     assert known.of(longer).tolist() == [prompt_id(p) for p in longer]
-    assert known.chars <= 1000 + len(longer[0]) and len(known.ids) < 17
+    assert len(known.ids) == 10 and known.chars == 10 * len(longer[0])  # the batch's own
