@@ -162,8 +162,14 @@ def test_convert_streams_a_jsonl_dump_keeping_dirs_and_skipping_bad_lines(tmp_pa
     spans = [sorted(set(pq.read_table(f, columns=["step"]).column(0).to_pylist())) for f in files]
     assert spans == [[0], [0], [0, 1], [1], [1]]
     assert [f.name.split(".")[1] for f in files] == ["step_000000"] * 3 + ["step_000001"] * 2
-    assert_same_summary(open_run(src / "a", use_cache=False).samples,
-                        open_run(out, use_cache=False).samples)
+    a, b = open_run(src / "a", use_cache=False), open_run(out, use_cache=False)
+    assert_same_summary(a.samples, b.samples)
+    assert len(b.token_digests()) == 6  # one a (file, step): the file of two steps has two
+    for row in (16, 20, 23):  # in the file of two steps: each sample read back as written
+        sample, same = b.sample(keyed(b)[S.KEY].iloc[row]), a.sample(keyed(a)[S.KEY].iloc[row])
+        assert sample.error is None and sample.texts == same.texts
+        assert sample.tokens["token"].tolist() == same.tokens["token"].tolist()
+        assert np.allclose(sample.tokens["logprob"], same.tokens["logprob"], atol=1e-6)
 
 
 def test_convert_command(tmp_path):
