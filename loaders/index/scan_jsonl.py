@@ -48,9 +48,7 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
         if misses < _MISSES:
             block = lines.read_block(data, pos, *flush)
             if block is not None:
-                short = len(block) and block.ends[-1] - block.starts[0] < SHORT_LINE_BYTES * len(
-                    block)
-                flush = (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, FLUSH_BYTES)
+                flush = _next_flush(block)
                 batch.add_block(block, _where(block, chunk, result.lines, view),
                                 result.problems)
                 result.lines += block.lines
@@ -80,6 +78,12 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
 
 
 _MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is read line by line
+
+
+def _next_flush(block: lines.Block) -> tuple[int, int]:
+    """The next block's most samples and bytes: more of them after a block of short lines."""
+    short = len(block) and block.ends[-1] - block.starts[0] < SHORT_LINE_BYTES * len(block)
+    return (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, FLUSH_BYTES)
 
 
 def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:
