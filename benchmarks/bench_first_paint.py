@@ -133,7 +133,8 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
 
 
 FLOOR_PAGES = (("bare Streamlit page", ""), ("one Plotly chart", "plot=1"),
-               ("two Plotly charts", "plot=2"), ("one table", "table=1"))
+               ("two Plotly charts", "plot=2"), ("one Vega-Lite chart", "vega=1"),
+               ("one table", "table=1"))
 
 
 @contextlib.contextmanager
