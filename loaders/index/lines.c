@@ -59,6 +59,7 @@ typedef struct {
     Buf values;          /* NUMBERS: float64s end to end */
     Buf lengths;         /* NUMBERS: int64 a sample, -1 where missing */
     Py_ssize_t filled;   /* samples written */
+    Py_ssize_t padded;   /* of them, samples without the key (the marker, or length -1) */
 } Key;
 
 /* A token list's strings repeat ("\n", " the"): the str made for a token's raw bytes is
@@ -534,6 +535,7 @@ static int read_line(Run *r, Line *l) {
 /* Pad a key's column to `count` samples with the missing marker (or length -1). */
 static int pad(Run *r, Key *key, Py_ssize_t count) {
     for (; key->filled < count; key->filled++) {
+        key->padded++;
         if (key->kind == NUMBERS) {
             int64_t none = -1;
             if (buf_put(&key->lengths, &none, sizeof none) < 0) return -1;
@@ -587,6 +589,19 @@ static PyObject *columns_of(Run *r, Py_ssize_t n) {
         }
         Py_DECREF(name);
         Py_DECREF(value);
+    }
+    return out;
+}
+
+/* The names of the run's keys some sample lacks: a column without gaps is used as it is. */
+static PyObject *gaps_of(Run *r) {
+    PyObject *out = PySet_New(NULL);
+    for (int k = 0; out != NULL && k < r->count; k++) {
+        Key *key = &r->keys[k];
+        if (key->kind == 0 || key->padded == 0) continue;
+        PyObject *name = PyUnicode_DecodeUTF8(key->name, key->len, "strict");
+        if (name == NULL || PySet_Add(out, name) < 0) Py_CLEAR(out);
+        Py_XDECREF(name);
     }
     return out;
 }
@@ -656,9 +671,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     PyObject *cols = columns_of(&r, n);
     if (cols != NULL)
-        out = Py_BuildValue("(nnNNNNN)", at, lines, bytes_of(&starts), bytes_of(&ends),
+        out = Py_BuildValue("(nnNNNNNN)", at, lines, bytes_of(&starts), bytes_of(&ends),
                             bytes_of(&numbers), cols, line_hasher != NULL ? bytes_of(&checks)
-                            : Py_NewRef(Py_None));
+                            : Py_NewRef(Py_None), gaps_of(&r));
 done:
     unstage(&l);
     run_free(&r);

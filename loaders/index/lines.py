@@ -109,6 +109,7 @@ class Block:
     line_numbers: np.ndarray  # its line among those read, from 0
     columns: dict[str, list | NumberColumn]
     checks: np.ndarray | None = None  # each line's record.line_check, when the C scan made it
+    gaps: set[str] | None = None  # the keys some sample lacks (None: not known)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -126,14 +127,14 @@ def read_block(data: bytes, pos: int, max_samples: int, max_bytes: int) -> Block
     found = _C.scan(data, pos, max_samples, max_bytes, MISSING, NUMBER_KEYS, STRING_KEYS)
     if found is None:
         return None
-    end, lines, starts, ends, numbers, columns, checks = found
+    end, lines, starts, ends, numbers, columns, checks, gaps = found
     for key, value in columns.items():
         if isinstance(value, tuple):
             columns[key] = (np.frombuffer(value[0], np.float64),
                             np.frombuffer(value[1], np.int64))
     return Block(end, lines, np.frombuffer(starts, np.int64), np.frombuffer(ends, np.int64),
                  np.frombuffer(numbers, np.int64), columns,
-                 None if checks is None else np.frombuffer(checks, np.int64))
+                 None if checks is None else np.frombuffer(checks, np.int64), gaps)
 
 
 class Row(Mapping):
@@ -199,8 +200,10 @@ class BlockFields(Fields):
     def column(self, key: str) -> list:
         if key not in self._plain:
             raw = self.raw(key)  # a key every sample has (the usual case) is its list as is
-            self._plain[key] = [None if v is MISSING else v for v in raw] if MISSING in raw \
-                else raw
+            gaps = self.block.gaps
+            lacking = key in gaps if gaps is not None and key in self.block.columns else (
+                MISSING in raw)
+            self._plain[key] = [None if v is MISSING else v for v in raw] if lacking else raw
         return self._plain[key]
 
     def lengths(self, key: str) -> np.ndarray | None:

@@ -141,3 +141,19 @@ def test_the_c_scan_checks_each_line_as_record_line_check_does():
     assert block is not None and len(block) == 40 and block.checks is not None
     spans = zip(block.starts.tolist(), block.ends.tolist())
     assert block.checks.tolist() == [line_check(data[s:e]) for s, e in spans]
+
+
+def test_a_block_names_the_keys_some_sample_lacks():
+    """Keys every sample has are used as the C scan made them; the others get None where
+    a sample lacks them (BlockFields.column), whichever sample it is."""
+    rows = [make_sample(1, seed=i, **({"score2": i} if i in (1, 3) else {}),
+                        **({"note": "late"} if i == 4 else {})) for i in range(5)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    block = lines.read_block(data, 0, 1024, 1 << 20)
+    assert len(block) == 5 and block.gaps is not None
+    assert {"score2", "note"} <= block.gaps and "reward" not in block.gaps
+    fields = lines.BlockFields(block)
+    assert fields.column("score2") == [None, 1, None, 3, None]
+    assert fields.column("note") == [None] * 4 + ["late"]
+    assert fields.column("reward") is block.columns["reward"]
+    assert fields.column("absent") == [None] * 5
