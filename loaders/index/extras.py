@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from loaders import schema as S
-from loaders.index.lines import MISSING, BlockFields
+from loaders.index.block_fields import BlockFields
+from loaders.index.lines import MISSING
 from loaders.parse.arrays import BadField, float_array, is_number_list
 from loaders.parse.text import text_of
 

@@ -16,10 +16,10 @@ import numpy as np
 from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index import kernel
+from loaders.index.block_fields import BlockFields
 from loaders.index.extras import Report
 from loaders.index.fields import column
 from loaders.index.grouping import exclusion, group_id, usable_group_id
-from loaders.index.lines import BlockFields
 from loaders.parse.arrays import ALIGNED_KEYS, BadField
 from loaders.parse.fields import finite_sum, flag, scalar
 from loaders.parse.images import count_of

@@ -9,9 +9,9 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.index import kernel
+from loaders.index.block_fields import BlockFields
 from loaders.index.field_columns import Report, numeric_heads
 from loaders.index.fields import column
-from loaders.index.lines import BlockFields
 from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array

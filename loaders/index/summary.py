@@ -16,10 +16,11 @@ import numpy as np
 from loaders import schema as S
 from loaders.index import field_columns as F
 from loaders.index import turn_columns as T
+from loaders.index.block_fields import BlockFields
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
 from loaders.index.fields import Fields, column
 from loaders.index.kl_columns import LogRatios
-from loaders.index.lines import AS_DICTS, Block, BlockFields
+from loaders.index.lines import AS_DICTS, Block
 from loaders.index.text_columns import text_columns
 from loaders.index.token_digest import TokenDigest
 from loaders.parse.fields import finite_sum, scalar

@@ -11,7 +11,7 @@ import pytest
 from dump_files import make_sample
 
 from loaders import open_run
-from loaders.index import lines
+from loaders.index import block_fields, lines
 
 pytestmark = pytest.mark.skipif(not lines.available(), reason="lines.c not built")
 
@@ -152,7 +152,7 @@ def test_a_block_names_the_keys_some_sample_lacks():
     block = lines.read_block(data, 0, 1024, 1 << 20)
     assert len(block) == 5 and block.gaps is not None
     assert {"score2", "note"} <= block.gaps and "reward" not in block.gaps
-    fields = lines.BlockFields(block)
+    fields = block_fields.BlockFields(block)
     assert fields.column("score2") == [None, 1, None, 3, None]
     assert fields.column("note") == [None] * 4 + ["late"]
     assert fields.column("reward") is block.columns["reward"]
