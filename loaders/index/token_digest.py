@@ -12,28 +12,18 @@ of the index.  It is fixed-size per group, a few hundred bytes, whatever the len
 """
 from __future__ import annotations
 
-import heapq
-from bisect import bisect_right
-from collections.abc import Sequence
-
 import numpy as np
 import orjson
 
 from loaders import schema as S
 from loaders.index.fields import column
+from loaders.index.hot_tokens import TokenLists, hot_entries
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse.arrays import BadField, pack_floats
 
-HOT_KEEP = 12  # token strings a group keeps per metric
-TOKEN_CHARS = 48  # a token string longer than this is cut (a token is a few characters)
 EXTRA = ("entropy", "mismatch_kl")  # token arrays stored besides logprob and k3
 HOT_METRICS = (S.K3, "mismatch_kl")
 VERSION = 1
-
-
-def candidates(tokens: int) -> int:
-    """Top tokens of a group's run of samples taken as hot-token candidates."""
-    return min(256, 4 + tokens // 1024)
 
 
 class TokenDigest:
@@ -85,33 +75,13 @@ class TokenDigest:
             layout = layouts.setdefault(id(kept), Layout(kept, group_of_row))
             parts.append(binned(name, values, layout, len(first)))
             if name in HOT_METRICS:
-                hot[name] = _hot(values, layout, tokens, where, len(first), self._positions)
+                hot[name] = hot_entries(values, layout, tokens, where, len(first),
+                                        self._positions)
         parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
                  for name, counts, means in parts]
         for g, row_index in enumerate(first):
             out[row_index] = _encode(parts, {m: h[g] for m, h in hot.items()}, g)
         return out
-
-
-class TokenLists:
-    """Each part's token column as the batch read it, looked up by row only when a hot
-    token needs its strings (a few hundred a group): no list entry a sample."""
-
-    def __init__(self) -> None:
-        self._firsts: list[int] = []  # each part's first row, ascending
-        self._columns: list[list] = []
-
-    def add(self, first: int, tokens: list) -> None:
-        self._firsts.append(first)
-        self._columns.append(tokens)
-
-    def get(self, row: int) -> list | np.ndarray | None:
-        """The row's token list; None where it has none (or no list)."""
-        part = bisect_right(self._firsts, row) - 1
-        if part < 0 or row - self._firsts[part] >= len(self._columns[part]):
-            return None
-        found = self._columns[part][row - self._firsts[part]]
-        return found if isinstance(found, (list, np.ndarray)) else None
 
 
 def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -157,52 +127,6 @@ def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: Order,
                      np.fromiter(map(len, packed.values()), np.int64, len(packed)) // 8)
             out[name] = (np.frombuffer(b"".join(packed.values()), dtype=np.float64), order)
     return out
-
-
-def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
-    """(sample number, offset into values) of the top tokens (value above 0) of each run of
-    consecutive samples of one group: candidates(tokens) of them, one partition per run."""
-    change = np.flatnonzero(np.diff(layout.groups)) + 1
-    run_starts = np.concatenate(([0], change))
-    run_ends = np.concatenate((change, [len(layout.groups)]))
-    token_ends = layout.starts + layout.lengths
-    found = []
-    for first, last in zip(run_starts.tolist(), run_ends.tolist()):
-        lo, hi = int(layout.starts[first]), int(token_ends[last - 1])
-        part = values[lo:hi]
-        k = min(candidates(hi - lo), hi - lo)
-        scored = np.where(np.isfinite(part) & (part > 0), part, -np.inf)
-        top = np.argpartition(-scored, k - 1)[:k]
-        found.append(lo + top[scored[top] > -np.inf])
-    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-    return np.searchsorted(layout.starts, at, side="right") - 1, at
-
-
-def _hot(values: np.ndarray, layout: Layout, tokens: TokenLists,
-         where: tuple[Sequence, Sequence | None], groups: int, places: dict[int, np.ndarray]
-         ) -> list[list]:
-    """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
-    tokens: [token, count, sum, largest, offset, item, position] each."""
-    found: list[dict[str, list]] = [{} for _ in range(groups)]
-    samples, at = _top_tokens(values, layout)
-    positions = (at - layout.starts[samples]).tolist()
-    rows_of, groups_of = layout.rows, layout.groups.tolist()
-    for sample, pos, value in zip(samples.tolist(), positions, values[at].tolist()):
-        row = rows_of[sample]
-        texts = tokens.get(row)
-        if texts is None or pos >= len(texts):
-            continue
-        text = str(texts[pos])[:TOKEN_CHARS]
-        entry = found[groups_of[sample]].setdefault(text, [text, 0, 0.0, -1.0, 0, 0, 0])
-        entry[1] += 1
-        entry[2] += value
-        if value > entry[3]:
-            place = int(places[row][pos]) if row in places else pos
-            offsets, items = where
-            item = items[row] if items is not None and items[row] is not None else 0
-            entry[3:] = [value, int(offsets[row]), int(item), place]
-    return [list(table.values()) if len(table) <= HOT_KEEP else
-            heapq.nlargest(HOT_KEEP, table.values(), key=lambda e: e[2]) for table in found]
 
 
 def _encode(parts: list[tuple[str, np.ndarray, np.ndarray]], hot: dict[str, list], g: int

@@ -12,6 +12,7 @@ from dump_files import keyed, line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
+from loaders.index import hot_tokens as H
 from loaders.index import pool
 from loaders.index import token_digest as D
 from loaders.index.ondisk import Stored, load_index, save_index
@@ -82,7 +83,7 @@ def _brute_hot(run, step: int, metric: str) -> dict[str, tuple[int, float]]:
         tables = [run.sample(k).tokens for k in part[S.KEY]]
         values = np.concatenate([t[metric].to_numpy(dtype=float) for t in tables])
         texts = [tok for t in tables for tok in t[S.TOKEN]]
-        k = D.candidates(len(values))
+        k = H.candidates(len(values))
         scored = np.where(np.isfinite(values) & (values > 0), values, -np.inf)
         for i in np.argsort(-scored, kind="stable")[:k]:
             if scored[i] > -np.inf:
