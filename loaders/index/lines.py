@@ -79,12 +79,13 @@ def _hand_hasher(module: object) -> None:
     import ctypes
 
     import xxhash
-    from xxhash import _xxhash
 
     probe = rb'{"step": 1, "probe": "\u00e9"}' * 7
     try:
+        from xxhash import _xxhash  # the package's compiled part: its layout may change
+
         address = ctypes.cast(ctypes.CDLL(_xxhash.__file__).XXH3_64bits, ctypes.c_void_p).value
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return
     if address and module.set_hasher(address, probe) != xxhash.xxh3_64_intdigest(probe):
         module.set_hasher(0, b"")

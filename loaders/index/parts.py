@@ -104,7 +104,9 @@ def _taken(held: list[pa.Table], order: pa.Array) -> pa.Table:
     run's peak for 0.65 GB of parts)."""
     table = held.pop()
     if table.nbytes < WHOLE_TAKE_BYTES:  # a small run: its chunks joined, one take, no trim
-        return table.combine_chunks().take(order)
+        whole = table.combine_chunks()
+        del table  # two copies at most: the joined one and the sorted one
+        return whole.take(order)
     schema, columns = table.schema, []
     # a take is one thread's: two take two batches at once (the workers are done by now)
     with ThreadPoolExecutor(TAKERS) as takers:

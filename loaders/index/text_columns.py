@@ -7,6 +7,8 @@ later step that asks it again) shares one.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from loaders import schema as S
@@ -28,8 +30,13 @@ class _PromptIds:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.chars = 0
+        self._lock = threading.Lock()  # the server scans growth on many threads
 
     def of(self, prompts: list[str]) -> np.ndarray:
+        with self._lock:
+            return self._of(prompts)
+
+    def _of(self, prompts: list[str]) -> np.ndarray:
         distinct = dict.fromkeys(prompts).keys()
         new = distinct - self.ids.keys()
         chars = sum(map(len, new))

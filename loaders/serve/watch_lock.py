@@ -9,6 +9,7 @@ the message the second one gives.
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from pathlib import Path
@@ -44,7 +45,11 @@ def hold(place: Path) -> BinaryIO | None:
         return None
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as err:
+        if err.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):  # no flock
+            log.warning("watch: cannot lock %s: %s", place / LOCK_NAME, err.strerror or err)
+            handle.close()  # on this file system (a Lustre, an NFS without locks)
+            return None
         handle.seek(0)
         pid = handle.read(32).strip()
         handle.close()
@@ -52,4 +57,7 @@ def hold(place: Path) -> BinaryIO | None:
     handle.truncate(0)
     handle.write(str(os.getpid()).encode())
     handle.flush()
+    # a forked child (the index's workers) would share the lock: one killed with its parent
+    # still running would keep the run locked
+    os.register_at_fork(after_in_child=handle.close)
     return handle

@@ -1,5 +1,6 @@
 """loaders.index.summary: one summary row per sample, checked against numpy on aligned tokens."""
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -295,3 +296,36 @@ def test_prompt_ids_are_kept_for_the_process_within_a_budget_of_characters(monke
     longer = [f"other {i} " + "y" * 200 for i in range(10)]
     assert known.of(longer).tolist() == [prompt_id(p) for p in longer]
     assert len(known.ids) == 10 and known.chars == 10 * len(longer[0])  # the batch's own
+
+
+def test_prompt_ids_from_many_threads_past_the_budget(monkeypatch):
+    """The server scans growth on many threads: a thread that forgets the ids must not
+    take away the ones another is about to read."""
+    import threading
+
+    from loaders.index.grouping import prompt_id
+    from loaders.index.text_columns import _PromptIds
+
+    monkeypatch.setattr(_PromptIds, "KEPT_CHARS", 2000)
+    known, failed = _PromptIds(), []
+
+    def scan(seed: int) -> None:
+        for batch in range(200):
+            prompts = [f"prompt {(seed * 7 + batch + i) % 400} " + "x" * 20 for i in range(40)]
+            try:
+                assert known.of(prompts).tolist() == [prompt_id(p) for p in prompts]
+            except Exception as err:  # noqa: BLE001 -- any failure of a thread counts
+                failed.append(err)
+                return
+
+    threads = [threading.Thread(target=scan, args=(seed,)) for seed in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often: the race, when there is one, shows
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failed == []  # (without _PromptIds' lock, a KeyError in one thread or more)

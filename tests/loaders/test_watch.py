@@ -262,3 +262,37 @@ def test_a_second_watcher_of_a_run_is_refused_and_a_killed_one_leaves_no_lock(tm
     after = _watch(root, "--notify", hook.url, "--once")
     assert after.returncode == 0, after.stderr
     assert len(hook.bodies) == 1  # delivered by the first: not again
+
+
+def test_a_lock_is_not_kept_by_a_forked_child_and_no_flock_is_no_lock(tmp_path, monkeypatch):
+    """The watch forks the index's workers: a child must not keep the run locked once the
+    watcher is gone; and a file system without flock (ENOLCK) is a watch without a lock,
+    not "another watcher"."""
+    import errno
+    import fcntl
+
+    from loaders.serve.watch_lock import LOCK_NAME, hold
+
+    held = hold(tmp_path)
+    assert held is not None
+    read, write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child (its fork hooks run) waits, alive, until the parent has tried
+        os.write(ready_write, b"x")
+        os.read(read, 1)
+        os._exit(0)
+    os.read(ready_read, 1)
+    try:
+        held.close()  # the watcher gone; its child still runs
+        with open(tmp_path / LOCK_NAME, "a+b") as again:
+            fcntl.flock(again.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: no error
+    finally:
+        os.write(write, b"x")
+        os.waitpid(child, 0)
+
+    def no_flock(fd: int, how: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    assert hold(tmp_path / "other") is None
