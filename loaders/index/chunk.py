@@ -17,6 +17,10 @@ CHUNK_BYTES = 16 << 20
 # so such chunks are scanned together, up to BUNDLE_BYTES a task
 SMALL_CHUNK_BYTES = 1 << 20
 BUNDLE_BYTES = 4 << 20
+# a tabular file's bytes are no parse: a board Parquet file's footer may hold its summary
+# (1-2 ms a file, against 1-2 ms of a worker task's own costs), so up to 4 MB files (read
+# whole by their scan) go in bundles of 16 MB
+SMALL_TABULAR_BYTES, BUNDLE_TABULAR_BYTES = 4 << 20, 16 << 20
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def bundled(chunks: list[Chunk]) -> list[Task]:
     """The tasks that scan these chunks: small ones, each the only chunk of its file, in
     bundles of about BUNDLE_BYTES (in order, after the others: the big ones start first)."""
     per_file = Counter(chunk.rel for chunk in chunks)
-    small = [c for c in chunks if c.nbytes <= SMALL_CHUNK_BYTES and per_file[c.rel] == 1]
+    small = [c for c in chunks if c.nbytes <= _limits(c)[0] and per_file[c.rel] == 1]
     if len(small) < 2:
         return list(chunks)
     rels = {c.rel for c in small}
@@ -81,12 +85,21 @@ def bundled(chunks: list[Chunk]) -> list[Task]:
     for chunk in small:
         group.append(chunk)
         size += chunk.nbytes
-        if size >= BUNDLE_BYTES:
+        if size >= _limits(chunk)[1]:
             tasks.append(Bundle(tuple(group)))
             group, size = [], 0
     if group:
         tasks.append(Bundle(tuple(group)) if len(group) > 1 else group[0])
     return tasks
+
+
+def _limits(chunk: Chunk) -> tuple[int, int]:
+    """(the most bytes of a small chunk, a bundle's bytes) for the chunk's kind of file."""
+    from loaders.formats import BY_NAME  # here: the formats import nothing of the index
+
+    tabular = chunk.format in BY_NAME and BY_NAME[chunk.format].tabular
+    return ((SMALL_TABULAR_BYTES, BUNDLE_TABULAR_BYTES) if tabular
+            else (SMALL_CHUNK_BYTES, BUNDLE_BYTES))
 
 
 def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,

@@ -95,3 +95,18 @@ def test_bundles_stay_near_their_size(tmp_path):
     assert all(isinstance(t, C.Bundle) for t in tasks[1:]) and sum(sizes) == 30 * (300 << 10)
     assert max(sizes) < C.BUNDLE_BYTES + (300 << 10)
     assert [c.rel for t in tasks[1:] for c in t.parts] == [c.rel for c in chunks]
+
+
+def test_tabular_files_of_a_few_megabytes_are_bundled_and_jsonl_ones_are_not():
+    """A board Parquet file's bytes are no parse (its footer may hold its summary): files of
+    up to 4 MB go in bundles of about 16 MB; JSONL files of 2 MB are a task each."""
+    def files(fmt: str, ext: str) -> list[C.Chunk]:
+        return [C.Chunk(f"/d/r{i}.{ext}", f"r{i}.{ext}", i, 0, 2 << 20, False, fmt)
+                for i in range(20)]
+
+    parquet = C.bundled(files("board_parquet", "parquet"))
+    assert [len(t.parts) if isinstance(t, C.Bundle) else 1 for t in parquet] == [8, 8, 4]
+    assert [t.rel for t in parquet[0].parts] == [f"r{i}.parquet" for i in range(8)]
+    assert C.bundled(files("native", "jsonl")) == files("native", "jsonl")
+    big = [C.Chunk("/d/big.parquet", "big.parquet", 0, 0, 5 << 20, False, "board_parquet")]
+    assert C.bundled(big + files("board_parquet", "parquet")[:2])[0] == big[0]
