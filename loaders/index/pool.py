@@ -147,7 +147,8 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
         if progress:
             progress(done, total)
 
-    context = multiprocessing.get_context(_start_method())
+    method = _start_method()
+    context = multiprocessing.get_context(method)
     waiting = deque(range(len(chunks)))  # chunks not handed out yet, in order
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         running: dict[Future, int] = {}
@@ -159,7 +160,9 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
         for _ in range(IN_FLIGHT * workers):
             hand_out()
-        for i in _while_workers_start(waiting, running):
+        # a forked worker starts at once: this process's own scans would only be a third
+        # process on the cores (and the last chunk to finish)
+        for i in _while_workers_start(waiting, running) if method != "fork" else ():
             keep(i, scan_chunk(chunks[i]))
         while running:
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
