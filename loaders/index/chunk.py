@@ -10,6 +10,7 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.find.remote import open_binary
+from loaders.formats import BY_NAME
 from loaders.index.extras import kept_extras
 
 CHUNK_BYTES = 16 << 20
@@ -36,6 +37,12 @@ class Chunk:
     @property
     def nbytes(self) -> int:
         return self.end - self.start
+
+    @property
+    def tabular(self) -> bool:
+        """A columnar file's chunk (Parquet): its bytes are no lines to parse."""
+        known = BY_NAME.get(self.format)
+        return known is not None and known.tabular
 
 
 @dataclass(frozen=True)
@@ -95,10 +102,7 @@ def bundled(chunks: list[Chunk]) -> list[Task]:
 
 def _limits(chunk: Chunk) -> tuple[int, int]:
     """(the most bytes of a small chunk, a bundle's bytes) for the chunk's kind of file."""
-    from loaders.formats import BY_NAME  # here: the formats import nothing of the index
-
-    tabular = chunk.format in BY_NAME and BY_NAME[chunk.format].tabular
-    return ((SMALL_TABULAR_BYTES, BUNDLE_TABULAR_BYTES) if tabular
+    return ((SMALL_TABULAR_BYTES, BUNDLE_TABULAR_BYTES) if chunk.tabular
             else (SMALL_CHUNK_BYTES, BUNDLE_BYTES))
 
 

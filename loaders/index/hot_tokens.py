@@ -61,8 +61,8 @@ def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndar
 
 
 def hot_entries(values: np.ndarray, layout: Layout, tokens: TokenLists,
-         where: tuple[Sequence, Sequence | None], groups: int, places: dict[int, np.ndarray]
-         ) -> list[list]:
+                where: tuple[Sequence, Sequence | None], groups: int,
+                places: dict[int, np.ndarray]) -> list[list]:
     """Per group, its HOT_KEEP token strings by the metric's sum over the group's top
     tokens: [token, count, sum, largest, offset, item, position] each."""
     found: list[dict[str, list]] = [{} for _ in range(groups)]

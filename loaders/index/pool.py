@@ -12,7 +12,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from loaders.formats import BY_NAME
 from loaders.index.chunk import Bundle, Chunk, ChunkResult, Columns, Progress, Task, columns_of
 from loaders.index.scan_jsonl import scan_jsonl
 from loaders.index.summary import SummaryBatch
@@ -73,7 +72,7 @@ class _Pieces:
 
     def scan(self, chunk: Chunk) -> ChunkResult:
         before = len(self.batch)
-        if BY_NAME[chunk.format].tabular:
+        if chunk.tabular:
             # imported here, not at the top: pyarrow costs every worker ~50 MB of memory and
             # most dumps are jsonl; scan_parquet imports nothing that leads back here
             from loaders.index.scan_parquet import scan_parquet
@@ -194,7 +193,7 @@ def _while_workers_start(waiting: deque[int], running: dict[Future, int]) -> Ite
 
 def _tabular(task: Task) -> bool:
     parts = task.parts if isinstance(task, Bundle) else (task,)
-    return all(BY_NAME[part.format].tabular for part in parts)
+    return all(part.tabular for part in parts)
 
 
 def scan_inline(chunks: list[Task], total: int, progress: Progress | None,
