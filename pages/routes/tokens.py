@@ -2,7 +2,8 @@
 strings carry the KL (or the rollout/trainer mismatch) in the chosen step.
 
 Everything comes from the token digests the index keeps (a few hundred bytes per file and
-step): no dump file is read here.
+step), and the heatmap from their grids, kept beside the index once made: no dump file is
+read here.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
+from loaders.serve import token_grid as G
 from loaders.serve import token_summary as T
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
 from pages.figures import token_heat as build
@@ -24,17 +26,23 @@ WINDOW_LEAD = 64  # the Sample page's window starts this many tokens before a ho
 
 def render(view: View) -> None:
     st.header(f"Tokens · step {view.step}")
-    found = view.run.token_digests()
-    metrics = T.summary_metrics(found)
+    metrics = G.grid_metrics(_grids(view, T.RELATIVE))
     if not metrics:
         st.info("No token summaries: this dump has no per-token logprobs, reference "
                 "logprobs, entropy or mismatch_kl.")
         return
-    _heatmap(view, found, metrics)
+    _heatmap(view, metrics)
     _hot(view)
 
 
-def _heatmap(view: View, found: list[T.Digest], metrics: list[str]) -> None:
+def _grids(view: View, scale: str) -> pd.DataFrame:
+    """Every metric's grid at this scale, made from the token digests once and kept beside
+    the index (loaders.serve.token_grid)."""
+    return view.run.derived_table(f"token_grid_{scale}",
+                                  lambda: G.grid_table(view.run.token_digests(), scale))
+
+
+def _heatmap(view: View, metrics: list[str]) -> None:
     left, right = st.columns([1, 2])
     if st.session_state.get("tok_metric") not in (None, *metrics):
         del st.session_state["tok_metric"]
@@ -43,7 +51,7 @@ def _heatmap(view: View, found: list[T.Digest], metrics: list[str]) -> None:
     scale = right.segmented_control("Position", list(SCALES), format_func=SCALES.get,
                                     default=T.RELATIVE, key="tok_scale", bind="query-params",
                                     required=True) or T.RELATIVE
-    grid = T.position_grid(found, metric, scale)
+    grid = G.grid_of(_grids(view, scale), metric)
     labels = build.bin_labels(grid.starts, scale == T.RELATIVE)
     fig = build.position_step_figure(grid.steps, labels, grid.means, grid.tokens, metric,
                                      view.step)
