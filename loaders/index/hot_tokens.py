@@ -9,15 +9,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from loaders.index import kernel
 from loaders.index.token_bins import Layout
 
 HOT_KEEP = 12  # token strings a group keeps per metric
 TOKEN_CHARS = 48  # a token string longer than this is cut (a token is a few characters)
 
 
-def candidates(tokens: int) -> int:
-    """Top tokens of a group's run of samples taken as hot-token candidates."""
-    return min(256, 4 + tokens // 1024)
+def candidates(tokens: np.ndarray) -> np.ndarray:
+    """Top tokens of a group's run of samples taken as hot-token candidates (of each run's
+    token count)."""
+    return np.minimum(256, 4 + tokens // 1024)
 
 
 class TokenLists:
@@ -43,21 +45,31 @@ class TokenLists:
 
 def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
     """(sample number, offset into values) of the top tokens (value above 0) of each run of
-    consecutive samples of one group: candidates(tokens) of them, one partition per run."""
+    consecutive samples of one group: candidates(tokens) of them, largest first and a tie
+    in token order (so a digest is the same whichever path made it)."""
     change = np.flatnonzero(np.diff(layout.groups)) + 1
     run_starts = np.concatenate(([0], change))
     run_ends = np.concatenate((change, [len(layout.groups)]))
-    token_ends = layout.starts + layout.lengths
-    found = []
-    for first, last in zip(run_starts.tolist(), run_ends.tolist()):
-        lo, hi = int(layout.starts[first]), int(token_ends[last - 1])
-        part = values[lo:hi]
-        k = min(candidates(hi - lo), hi - lo)
-        scored = np.where(np.isfinite(part) & (part > 0), part, -np.inf)
-        top = np.argpartition(-scored, k - 1)[:k]
-        found.append(lo + top[scored[top] > -np.inf])
-    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    lows = layout.starts[run_starts]
+    highs = (layout.starts + layout.lengths)[run_ends - 1]
+    spans = highs - lows
+    ks = np.minimum(candidates(spans), spans)
+    at = kernel.top_tokens(values, lows, highs, ks)
+    if at is None:
+        at = _top_by_sort(values, lows.tolist(), highs.tolist(), ks.tolist())
     return np.searchsorted(layout.starts, at, side="right") - 1, at
+
+
+def _top_by_sort(values: np.ndarray, lows: list[int], highs: list[int], ks: list[int]
+                 ) -> np.ndarray:
+    """kernel.top_tokens without the build: a stable sort a run."""
+    found = []
+    for lo, hi, k in zip(lows, highs, ks):
+        part = values[lo:hi]
+        scored = np.where(np.isfinite(part) & (part > 0), part, -np.inf)
+        top = np.argsort(-scored, kind="stable")[:k]
+        found.append(lo + top[scored[top] > -np.inf])
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def hot_entries(values: np.ndarray, layout: Layout, tokens: TokenLists,

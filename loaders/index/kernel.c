@@ -525,6 +525,61 @@ done:
     return out;
 }
 
+/* ---- the token digest's hot-token candidates --------------------------------------------- */
+
+/* top_tokens(values, lows, highs, ks) -> int64 bytes: for each run r (values[lows[r]:highs[r]],
+ * float64 end to end; int64 lows, highs and ks), the offsets of its ks[r] largest finite values
+ * above 0, largest first and a tie in offset order; runs one after the other.  A kept list of
+ * k, sorted, each value tried against its last: a run's tokens are read once. */
+static PyObject *top_tokens(PyObject *self, PyObject *args) {
+    Py_buffer values, lows, highs, ks;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &values, &lows, &highs, &ks)) return NULL;
+    const double *v = values.buf;
+    const int64_t *lo = lows.buf, *hi = highs.buf, *k = ks.buf;
+    Py_ssize_t runs = lows.len / 8, held = values.len / 8, total = 0, most = 0;
+    PyObject *out = NULL;
+    int64_t *kept = NULL;
+    if (highs.len != lows.len || ks.len != lows.len) goto bad;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (lo[r] < 0 || hi[r] < lo[r] || hi[r] > held || k[r] < 0) goto bad;
+        int64_t room = k[r] < hi[r] - lo[r] ? k[r] : hi[r] - lo[r];
+        total += room;
+        if (room > most) most = room;
+    }
+    if ((kept = PyMem_Malloc((size_t)(most + 1) * sizeof(int64_t))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((out = PyBytes_FromStringAndSize(NULL, total * 8)) == NULL) goto done;
+    int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
+    Py_ssize_t written = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        int64_t room = k[r] < hi[r] - lo[r] ? k[r] : hi[r] - lo[r], n = 0;
+        if (room == 0) continue;
+        for (int64_t i = lo[r]; i < hi[r]; i++) {
+            double x = v[i];
+            if (!(x > 0.0) || !isfinite(x)) continue;
+            if (n == room && !(x > v[kept[n - 1]])) continue;  /* a tie loses to the earlier */
+            int64_t j = n < room ? n++ : n - 1;
+            while (j > 0 && v[kept[j - 1]] < x) { kept[j] = kept[j - 1]; j--; }
+            kept[j] = i;
+        }
+        memcpy(at + written, kept, (size_t)n * sizeof(int64_t));
+        written += n;
+    }
+    if (_PyBytes_Resize(&out, written * 8) < 0) out = NULL;
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "top_tokens: a run out of range");
+done:
+    PyMem_Free(kept);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&lows);
+    PyBuffer_Release(&highs);
+    PyBuffer_Release(&ks);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -535,6 +590,7 @@ static PyMethodDef methods[] = {
     {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
+    {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {NULL, NULL, 0, NULL},
 };
 

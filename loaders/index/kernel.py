@@ -90,6 +90,17 @@ def token_bins(values: np.ndarray, lengths: np.ndarray, groups: np.ndarray,
             np.frombuffer(sums, np.float64).reshape(shape))
 
 
+def top_tokens(values: np.ndarray, lows: np.ndarray, highs: np.ndarray, ks: np.ndarray
+               ) -> np.ndarray | None:
+    """hot_tokens._top_tokens' offsets: each run's ks[r] largest finite values above 0,
+    largest first (a tie in offset order), in one pass; None without the build."""
+    if _C is None:
+        return None
+    out = _C.top_tokens(np.ascontiguousarray(values, np.float64),
+                        *(np.ascontiguousarray(a, np.int64) for a in (lows, highs, ks)))
+    return np.frombuffer(out, np.int64)
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

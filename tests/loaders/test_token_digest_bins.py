@@ -69,3 +69,32 @@ def test_bins_by_token_in_c_are_numpys_bits(monkeypatch):
     assert fast[1].tobytes() == slow[1].tobytes()
     assert np.array_equal(fast[2], slow[2], equal_nan=True)
     assert fast[2].tobytes() == slow[2].tobytes()
+
+
+def test_top_tokens_in_c_are_the_sorted_ones_ties_and_all():
+    from loaders.index import hot_tokens as H
+    from loaders.index import kernel
+
+    if kernel.MISSING:
+        import pytest
+        pytest.skip(kernel.MISSING)
+    rng = np.random.default_rng(5)
+    lengths = rng.integers(0, 3000, 40)
+    lengths[:3] = [0, 1, 2]  # runs shorter than their candidates
+    values = rng.choice([0.5, 0.25, 0.125, 2.0, -1.0, 0.0, np.nan, np.inf], int(lengths.sum()))
+    values[::7] = rng.random(len(values[::7]))  # bf16-like ties among plain values
+    layout = _layout(lengths, per_group=3)
+    lows = layout.starts[::3]
+    highs = np.append(layout.starts[3::3], layout.starts[-1] + lengths[-1])
+    ks = np.minimum(H.candidates(highs - lows), highs - lows)
+    ks[5] = 0
+    by_c = kernel.top_tokens(values, lows, highs, ks)
+    by_sort = H._top_by_sort(values, lows.tolist(), highs.tolist(), ks.tolist())
+    assert by_c.tolist() == by_sort.tolist()
+    assert len(by_c) > 50 and np.all(values[by_c] > 0) and np.isfinite(values[by_c]).all()
+    ks[5] = min(H.candidates(highs[5] - lows[5]), highs[5] - lows[5])
+    samples, at = H._top_tokens(values, layout)  # each run's candidates
+    assert at.tolist() == H._top_by_sort(values, lows.tolist(), highs.tolist(),
+                                         ks.tolist()).tolist()
+    assert samples.tolist() == (
+        np.searchsorted(layout.starts, at, side="right") - 1).tolist()
