@@ -34,6 +34,18 @@ def scan_chunk(task: Task) -> ChunkResult:
         return _scan_task(task)
 
 
+def scan_chunk_in_worker(task: Task) -> ChunkResult:
+    """scan_chunk in a worker process: rows made an Arrow table go to the main process
+    through shared memory (loaders.index.shared_part), not the pool's pipe."""
+    result = scan_chunk(task)
+    if "pyarrow" in sys.modules:  # a fork server's worker sends columns, and needs no Arrow
+        from loaders.index.shared_part import shared
+
+        if isinstance(result.rows, sys.modules["pyarrow"].Table):
+            result.rows = shared(result.rows)
+    return result
+
+
 @contextmanager
 def _no_cycle_collection() -> Iterator[None]:
     """Parsed JSON holds no reference cycles, but each container it allocates counts toward
@@ -140,6 +152,10 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
     def keep(i: int, result: ChunkResult) -> None:
         nonlocal done
+        if "pyarrow" in sys.modules:  # only a worker that has it sends shared rows
+            from loaders.index.shared_part import received
+
+            result.rows = received(result.rows)
         result.rows = convert(result.rows)
         results[i] = result
         done += chunks[i].nbytes
@@ -155,7 +171,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
         def hand_out() -> None:
             if waiting:
                 i = waiting.popleft()
-                running[pool.submit(scan_chunk, chunks[i])] = i
+                running[pool.submit(scan_chunk_in_worker, chunks[i])] = i
 
         for _ in range(IN_FLIGHT * workers):
             hand_out()

@@ -1,3 +1,5 @@
+import sys
+import types
 from pathlib import Path
 
 from dump_files import line_of, make_sample, write_dump
@@ -109,6 +111,9 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     # a fork server's workers (the board server's) take ~0.2 s to start: the last chunk at
     # least is taken back and scanned here (a forked worker starts at once)
     monkeypatch.setattr(pool, "_start_method", lambda: "forkserver")
+    # a fork server's worker imports this process's __main__ again; an AppTest run earlier
+    # in this process left its own script there (which needs its runner's arguments)
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     shared = pool.scan_all(chunks)
     # (from the back, one at a time; on a loaded machine it may take them all)
     assert mine and mine == list(range(len(chunks) - 1, len(chunks) - 1 - len(mine), -1))

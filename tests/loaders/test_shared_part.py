@@ -1,0 +1,91 @@
+"""A worker's rows through shared memory (loaders.index.shared_part): the table read back is
+the table sent, every column in buffers of the reader's own (no map of the file is left),
+and without anonymous memory files the table simply goes by the pipe."""
+import multiprocessing
+import os
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from loaders.index import chunk, pool
+from loaders.index import shared_part as SP
+
+
+def _table() -> pa.Table:
+    n = 5000
+    rng = np.random.default_rng(0)
+    texts = [None if i % 7 == 0 else f"text {i} ✓" for i in range(n)]
+    return pa.table({
+        "ints": pa.array(rng.integers(-9, 9, n)),
+        "floats": pa.array(np.where(rng.random(n) < 0.1, np.nan, rng.random(n))),
+        "flags": pa.array(rng.random(n) < 0.5),
+        "texts": pa.array(texts),
+        "blobs": pa.array([None if i % 3 else bytes([i % 256]) * 9 for i in range(n)]),
+        "codes": pa.array([f"file {i % 4}" for i in range(n)]).dictionary_encode(),
+        "nulls": pa.nulls(n)})
+
+
+def _send(queue, table: pa.Table) -> None:
+    queue.put(SP.shared(table))
+    queue.get()  # stay alive until the parent has read it (as a pool's worker does)
+
+
+def _mapped_parts() -> list[str]:
+    with open("/proc/self/maps") as handle:
+        return [line for line in handle if "rl-board-part" in line]
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
+def test_a_table_from_another_process_is_the_same_and_leaves_no_map():
+    table = _table()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_send, args=(queue, table))
+    child.start()
+    try:
+        sent = queue.get(timeout=60)
+        assert isinstance(sent, SP.SharedPart) and sent.rows == table.num_rows
+        got = SP.received(sent)
+    finally:
+        queue.put(None)
+        child.join(60)
+    assert got.schema == table.schema
+    assert got.to_pandas().equals(table.to_pandas())  # NaN where it was (Arrow's equals: never)
+    assert got.column("codes").chunk(0).dictionary.to_pylist() == [f"file {i}" for i in range(4)]
+    assert _mapped_parts() == []  # every column was copied out: the file's map is closed
+
+
+def test_without_memory_files_the_table_goes_as_it_is(monkeypatch):
+    table = _table()
+
+    def refused(*args):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(os, "memfd_create", refused)
+    assert SP.shared(table) is table
+    assert SP.received(table) is table
+
+
+def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
+    """The pool's workers hand over shared parts, and the main process keeps tables."""
+    from dump_files import make_sample, write_dump
+
+    from loaders import open_run
+    from loaders import schema as S
+
+    root = tmp_path / "run"
+    for f in range(3):
+        write_dump(root / f"rollout_data_rank_{f}.jsonl",
+                   [make_sample(step, n=9, seed=f * 10 + i) for step in range(4) for i in range(6)])
+    inline = open_run(root, use_cache=False).samples
+    seen = []
+    monkeypatch.setattr(pool, "INLINE_BYTES", 0)
+    monkeypatch.setattr(chunk, "SMALL_CHUNK_BYTES", 0)  # a task a file, not one bundle
+    monkeypatch.setattr(pool, "_start_method", lambda: "fork")  # as the CLI's (one thread)
+    original = SP.received
+    monkeypatch.setattr(SP, "received", lambda rows: seen.append(type(rows)) or original(rows))
+    shared = open_run(root, use_cache=False).samples
+    assert SP.SharedPart in seen and pa.Table not in seen
+    pd_columns = [c for c in inline.columns if c != S.KEY]
+    assert shared[pd_columns].equals(inline[pd_columns])
