@@ -580,6 +580,18 @@ done:
     return out;
 }
 
+/* all_strings(values) -> bool: every item of the list a str (exactly), as
+ * set(map(type, values)) <= {str} says, without a set. */
+static PyObject *all_strings(PyObject *self, PyObject *values) {
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "all_strings: a list");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(values, i))) Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -590,6 +602,7 @@ static PyMethodDef methods[] = {
     {"head_sums", head_sums, METH_VARARGS, "float64 bytes of sum(list[:n], 0.0) each"},
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
+    {"all_strings", all_strings, METH_O, "every item of a list a str"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {NULL, NULL, 0, NULL},
 };

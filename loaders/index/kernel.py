@@ -90,6 +90,13 @@ def token_bins(values: np.ndarray, lengths: np.ndarray, groups: np.ndarray,
             np.frombuffer(sums, np.float64).reshape(shape))
 
 
+def all_strings(values: list) -> bool:
+    """Every item of the list a str (exactly); in one C pass when built."""
+    if _C is not None and values.__class__ is list:
+        return _C.all_strings(values)
+    return all(v.__class__ is str for v in values)
+
+
 def top_tokens(values: np.ndarray, lows: np.ndarray, highs: np.ndarray, ks: np.ndarray
                ) -> np.ndarray | None:
     """hot_tokens._top_tokens' offsets: each run's ks[r] largest finite values above 0,

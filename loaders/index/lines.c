@@ -58,6 +58,9 @@ typedef struct {
     PyObject *column;    /* SCALAR, STRINGS: a list, one item a sample (missing: the marker) */
     Buf values;          /* NUMBERS: float64s end to end */
     Buf lengths;         /* NUMBERS: int64 a sample, -1 where missing */
+    const char *last_raw;  /* SCALAR: the raw bytes of its last string (into the data) */
+    Py_ssize_t last_len;
+    PyObject *last;      /* and the str made of them */
     Py_ssize_t filled;   /* samples written */
     Py_ssize_t padded;   /* of them, samples without the key (the marker, or length -1) */
 } Key;
@@ -467,11 +470,31 @@ static int read_list(Run *r, Line *l, int k, Staged *st) {
 }
 
 /* A scalar value, staged as the object orjson makes of it.  1 read, 0 not plain. */
-static int read_scalar(Line *l, Staged *st) {
+/* A string value of `key`: the str of its last one when the raw bytes repeat (a GRPO group's
+ * lines carry one prompt and one answer: a memcmp, not a decode, a new str and its hash).
+ * Equal bytes before a quote end the string where they ended it the last time. */
+static PyObject *read_value_string(Key *key, Line *l) {
+    const char *raw = l->p + 1;
+    Py_ssize_t n = key->last_len;
+    if (key->last != NULL && l->end - raw > n && raw[n] == '"'
+        && memcmp(raw, key->last_raw, (size_t)n) == 0) {
+        l->p = raw + n + 1;
+        return Py_NewRef(key->last);
+    }
+    PyObject *s = read_string(l);
+    if (s != NULL) {
+        Py_XSETREF(key->last, Py_NewRef(s));
+        key->last_raw = raw;
+        key->last_len = l->p - 1 - raw;
+    }
+    return s;
+}
+
+static int read_scalar(Key *key, Line *l, Staged *st) {
     const char *p = l->p;
     st->kind = SCALAR;
     if (*p == '"') {
-        st->object = read_string(l);
+        st->object = read_value_string(key, l);
         return st->object != NULL;
     }
     if (l->end - p >= 4 && memcmp(p, "true", 4) == 0) { st->object = Py_NewRef(Py_True); l->p += 4; return 1; }
@@ -515,7 +538,7 @@ static int read_line(Run *r, Line *l) {
         memset(st, 0, sizeof(*st));
         st->key = k;
         int ok = *l->p == '[' ? read_list(r, l, k, st)
-                 : (*l->p == '{' ? 0 : read_scalar(l, st));
+                 : (*l->p == '{' ? 0 : read_scalar(&r->keys[k], l, st));
         if (!ok) { Py_CLEAR(st->object); return 0; }
         l->nstaged++;
         if (r->keys[k].kind != 0 && r->keys[k].kind != st->kind) return 0;
@@ -609,6 +632,7 @@ static PyObject *gaps_of(Run *r) {
 static void run_free(Run *r) {
     for (int k = 0; k < r->count; k++) {
         Py_XDECREF(r->keys[k].column);
+        Py_XDECREF(r->keys[k].last);
         PyMem_Free(r->keys[k].values.data);
         PyMem_Free(r->keys[k].lengths.data);
     }

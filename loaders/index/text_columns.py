@@ -58,7 +58,7 @@ def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
     if key not in keys:
         return [""] * len(objs)
     values = column(objs, key, keys)
-    if set(map(type, values)) <= {str}:
+    if kernel.all_strings(values):
         return values
     return [v if v.__class__ is str else text_of(v) for v in values]
 

@@ -217,3 +217,14 @@ def test_previews_equal_the_python_cuts(monkeypatch):
         assert a_len.tolist() == b_len.tolist() and a_cut == b_cut
     assert fast[1][1][3] == "…" + "😀" * (S.PREVIEW_CHARS - 1)
     assert kernel.previews(["ok", 3], 4, False) is None  # no str: the Python path
+
+
+def test_all_strings_is_exactly_str_as_the_type_set_says():
+    class Text(str):
+        pass
+
+    cases = [[], ["a", "", "é"], ["a", None], ["a", Text("b")], [1, "a"], ["a", b"b"],
+             ["x"] * 1000 + [{"content": "y"}]]
+    for values in cases:
+        assert kernel.all_strings(values) == (set(map(type, values)) <= {str}), values
+    assert kernel.all_strings(np.array(["a"], dtype=object))  # not a list: Python's check

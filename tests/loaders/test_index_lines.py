@@ -157,3 +157,19 @@ def test_a_block_names_the_keys_some_sample_lacks():
     assert fields.column("note") == [None] * 4 + ["late"]
     assert fields.column("reward") is block.columns["reward"]
     assert fields.column("absent") == [None] * 5
+
+
+def test_a_repeated_string_is_the_same_text_and_a_near_one_is_read_anew():
+    """A value's str is reused when its raw bytes repeat the key's last one; a prefix, an
+    escape that ends differently or a longer value is decoded again, as orjson reads it."""
+    values = ["What is 2+2?", "What is 2+2?", "What is 2+2?!", "What is 2+2", "a\\", "a\\",
+              'a\\"b', 'a\\"b', "é ✓ 𝄞", "é ✓ 𝄞", "", "", "x", "x\n", "x\n", "\u2028", 7, "7"]
+    rows = [{"step": 1, "prompt": v, "reward": 0.5} for v in values]
+    for ascii_only in (True, False):
+        data = "".join(json.dumps(r, ensure_ascii=ascii_only) + "\n" for r in rows).encode()
+        block = lines.read_block(data, 0, 1024, 1 << 20)
+        assert block is not None and len(block) == len(values)
+        column = block.columns["prompt"]
+        assert column == [orjson_value["prompt"] for orjson_value in map(json.loads,
+                                                                        data.splitlines())]
+        assert column[0] is column[1] and column[4] is column[5] and column[2] is not column[1]
