@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import os
+
+# NumPy's OpenBLAS starts a thread a core at import that spins ~0.1 s of CPU waiting for work,
+# beside the parser's workers on the same cores (7 % of the medium dump's index); nothing
+# here does linear algebra worth a thread.  Only before NumPy is imported (the CLI, a worker
+# it starts); scripts/serve.py sets it for the board's server.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 _EXPORTS = {"DumpError": "loaders.serve.open_run", "Run": "loaders.serve.run",
             "open_run": "loaders.serve.open_run", "Sample": "loaders.serve.sample"}

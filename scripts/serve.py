@@ -16,6 +16,10 @@ import argparse
 import os
 import sys
 
+# before Streamlit imports NumPy: its OpenBLAS threads spin beside the parser's workers
+# (loaders/__init__.py says why)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 def _listen_address(streamlit_args: list[str]) -> str | None:
     """The address the server will bind, in Streamlit's order: flag, environment, config."""
