@@ -100,9 +100,12 @@ class LogRatios:
             return
         starts = np.cumsum(lengths) - lengths
         sums = kl.segment_sums(policy - reference, starts)
-        bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(
-            np.int64), starts)
         finite = sums["finite"]
+        if np.array_equal(finite, lengths):  # every difference finite: so both logprobs
+            bad = 0
+        else:
+            bad = np.add.reduceat((~np.isfinite(policy)) + (~np.isfinite(reference)).astype(
+                np.int64), starts)
         with np.errstate(invalid="ignore", divide="ignore"):
             for name in S.KL_ESTIMATORS:
                 cols[S.kl_sum(name)][at] = np.where(finite > 0, sums[name], math.nan)
