@@ -21,6 +21,7 @@ from loaders.find.kind import METRICS, UNKNOWN, classify
 from loaders.find.remote import stat_of
 from loaders.find.walk import DumpFile, escapes
 from loaders.formats import BY_NAME
+from loaders.index.append import appended, kept
 from loaders.index.arrow_part import table_of
 from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
 from loaders.index.group_stat import joined_stat
@@ -166,14 +167,18 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     # the parts alone hold the rows now: combine lets each column go as it sorts it
     del results, bundles, by_file, frames
     changed = steps_of(parts)
+    frame = None
     if stored is not None:
         texts = texts or not stored.served
         if not texts:
             parts = numbered(parts, next_row(stored.frame))
+            # a followed run between saves: its growth alone sorted, where it can be
+            frame = appended(stored.frame, list(parts), keep) if changed is not None else None
         if changed is not None:
             changed |= _dropped_steps(stored.frame, keep)
-        parts.insert(0, part_of(stored.rows_of(keep, texts)))
-    fresh = _capped(parts, states, problems, dropped, works)
+        if frame is None:
+            parts.insert(0, part_of(stored.rows_of(keep, texts)))
+    fresh = _capped(parts, states, problems, dropped, works, frame)
     if stored is not None and changed is not None and _same_rows_elsewhere(stored, fresh):
         fresh.changed_steps = frozenset(changed)
     return fresh, status
@@ -189,20 +194,24 @@ def _same_rows_elsewhere(stored: Stored, fresh: Stored) -> bool:
 
 def _dropped_steps(frame: pd.DataFrame, keep: set[str]) -> set[int]:
     """The steps of the stored rows a refresh lets go (their file re-parsed whole, or gone)."""
+    if kept(frame, keep):  # every file kept: no pass over the rows
+        return set()
     gone = ~frame[S.FILE].astype("string").isin(keep).to_numpy(dtype=bool)
     return set(frame.loc[gone, S.STEP].unique().tolist())
 
 
 def _capped(parts: list[Part], states: dict[str, FileState], problems: list[dict],
-            dropped: dict[str, set[str]], works: list[Work]) -> Stored:
+            dropped: dict[str, set[str]], works: list[Work], frame: pd.DataFrame | None = None
+            ) -> Stored:
     """The new index, its extra columns capped over the whole run, one note a file that
-    lost some (in its worker, `dropped`, or here)."""
-    capped, lost = cap_extras(parts)
+    lost some (in its worker, `dropped`, or here); `frame`: the run's rows already made of
+    its parts (loaders.index.append), which then add no column to cap."""
+    capped, lost = cap_extras(parts) if frame is None else (parts, {})
     if capped is not parts:
         parts.clear()  # the caller's list: only `capped` holds the rows
     counts = {f: len(dropped.get(f, set()) | lost.get(f, set())) for f in {*dropped, *lost}}
     problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
-    return Stored(combine(capped), states, problems)
+    return Stored(combine(capped) if frame is None else frame, states, problems)
 
 
 def _apply(work: Work, results: list[ChunkResult]

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from loaders import schema as S
 from loaders.index.parts import Part, part_of, sorted_parts
@@ -65,8 +66,8 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     # a block a column: no consolidating copy of the run (a wide run's many blocks are only
     # slower to add a column to, which pandas warns of)
-    frame = _text_decoded(sorted_parts(tables)).to_pandas(self_destruct=True,
-                                                          split_blocks=True)
+    frame = _ints_filled(_text_decoded(sorted_parts(tables))).to_pandas(
+        self_destruct=True, split_blocks=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = frame[S.FILE].astype("string")
@@ -74,6 +75,21 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         frame[S.TRUNCATED], frame[S.TRUNCATION_INFERRED] = truncated(frame)
         frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
+
+
+_WHOLE = {"int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_()}
+
+
+def _ints_filled(table: pa.Table) -> pa.Table:
+    """The schema's integer and flag columns with their fill (typed's) where a part had no
+    value, in Arrow: pandas makes an integer column with a null float64, which rounds a
+    64-bit line check (a followed run's new rows beside held rows without that column)."""
+    for at, field in enumerate(table.schema):
+        kind = S.SUMMARY_DTYPES.get(field.name)
+        if kind in _WHOLE and field.type == _WHOLE[kind] and table.column(at).null_count:
+            table = table.set_column(at, field.name, pc.fill_null(table.column(at),
+                                                                  _FILLS[kind]))
+    return table
 
 
 def _text_decoded(table: pa.Table) -> pa.Table:
@@ -87,6 +103,11 @@ def _text_decoded(table: pa.Table) -> pa.Table:
 
 
 def truncated(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """truncated_at the frame's own length cap (its rows are the run's)."""
+    return truncated_at(frame, length_cap(frame))
+
+
+def truncated_at(frame: pd.DataFrame, cap: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Which responses were cut off, and which of those flags are inferred.
 
     The dump's word decides where it gives one: a truncated/is_truncated flag, a finish or
@@ -107,10 +128,9 @@ def truncated(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             said = frame[name].astype("string").str.lower()
             flags |= said.isin(cut).fillna(False).to_numpy(dtype=bool)
             known |= (said.fillna("") != "").to_numpy(dtype=bool)
-    cap = length_cap(frame)
     inferred = np.zeros(len(frame), dtype=bool)
     if cap is not None:
-        inferred = ~known & (frame[S.RESPONSE_LEN].to_numpy() == cap) & _cappable(frame)
+        inferred = ~known & (frame[S.RESPONSE_LEN].to_numpy() == cap) & cappable(frame)
     return flags | inferred, inferred
 
 
@@ -118,14 +138,18 @@ def length_cap(frame: pd.DataFrame) -> int | None:
     """The generation cap the run's lengths show: its longest response, when two or more
     samples share it; None when they show none.  A run-level fact: a growth that moves it
     changes the inferred truncation of rows it did not touch."""
-    lengths = frame[S.RESPONSE_LEN].to_numpy()[_cappable(frame)]
+    return cap_of(frame[S.RESPONSE_LEN].to_numpy()[cappable(frame)])
+
+
+def cap_of(lengths: np.ndarray) -> int | None:
+    """length_cap of these (cappable) response lengths."""
     if not lengths.size or lengths.max() <= 0:
         return None
     longest = lengths.max()
     return int(longest) if (lengths == longest).sum() >= 2 else None
 
 
-def _cappable(frame: pd.DataFrame) -> np.ndarray:
+def cappable(frame: pd.DataFrame) -> np.ndarray:
     # a multi-turn sample's length counts its trained tokens, not the sequence a cap cuts
     if S.TRAINED_SHARE in frame:
         return ~(frame[S.TRAINED_SHARE] < 1).to_numpy()
