@@ -469,7 +469,6 @@ static int read_list(Run *r, Line *l, int k, Staged *st) {
     }
 }
 
-/* A scalar value, staged as the object orjson makes of it.  1 read, 0 not plain. */
 /* A string value of `key`: the str of its last one when the raw bytes repeat (a GRPO group's
  * lines carry one prompt and one answer: a memcmp, not a decode, a new str and its hash).
  * Equal bytes before a quote end the string where they ended it the last time. */
@@ -490,6 +489,7 @@ static PyObject *read_value_string(Key *key, Line *l) {
     return s;
 }
 
+/* A scalar value, staged as the object orjson makes of it.  1 read, 0 not plain. */
 static int read_scalar(Key *key, Line *l, Staged *st) {
     const char *p = l->p;
     st->kind = SCALAR;

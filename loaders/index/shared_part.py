@@ -53,24 +53,30 @@ class SharedPart:
 
 def _own(array: pa.Array) -> pa.Array:
     """A copy of the array in buffers of this process's pool (the system allocator, see
-    parts.py), a dictionary's values too (a concatenation of one keeps them)."""
+    parts.py), a dictionary's values too (a concatenation of one keeps them); a nested or
+    view type (no summary column is one) copied whole, by Arrow's own pool."""
     pool = pa.default_memory_pool()
-    if pa.types.is_dictionary(array.type):
+    kind = array.type
+    if pa.types.is_dictionary(kind):
         return pa.DictionaryArray.from_arrays(
             pa.concat_arrays([array.indices], memory_pool=pool),
-            pa.concat_arrays([array.dictionary], memory_pool=pool), ordered=array.type.ordered)
+            pa.concat_arrays([array.dictionary], memory_pool=pool), ordered=kind.ordered)
+    if pa.types.is_nested(kind) or pa.types.is_string_view(kind) or pa.types.is_binary_view(
+            kind):
+        return array.copy_to(pa.default_cpu_memory_manager())
     return pa.concat_arrays([array], memory_pool=pool)
 
 
 def shared(table: pa.Table) -> SharedPart | pa.Table:
     """The table as a SharedPart where this system has anonymous memory files (Linux);
     else as it is (the pipe then carries it)."""
-    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd"):
+    if not hasattr(os, "memfd_create") or not os.path.isdir("/proc/self/fd") or (
+            not table.num_columns):  # rows without columns: their count is the table's
         return table
     try:
         return SharedPart(table)
-    except OSError:  # no memory for the file, a /proc without fds: the pipe still works
-        return table
+    except (OSError, pa.ArrowException):  # no memory for the file, a /proc without fds,
+        return table  # a table IPC cannot write (dictionaries that differ by chunk)
 
 
 def received(rows: object) -> object:

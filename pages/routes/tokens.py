@@ -38,7 +38,7 @@ def render(view: View) -> None:
 def _grids(view: View, scale: str) -> pd.DataFrame:
     """Every metric's grid at this scale, made from the token digests once and kept beside
     the index (loaders.serve.token_grid)."""
-    return view.run.derived_table(f"token_grid_{scale}",
+    return view.run.derived_table(G.NAME.format(scale=scale),
                                   lambda: G.grid_table(view.run.token_digests(), scale))
 
 
@@ -51,7 +51,7 @@ def _heatmap(view: View, metrics: list[str]) -> None:
     scale = right.segmented_control("Position", list(SCALES), format_func=SCALES.get,
                                     default=T.RELATIVE, key="tok_scale", bind="query-params",
                                     required=True) or T.RELATIVE
-    grid = G.grid_of(_grids(view, scale), metric)
+    grid = G.grid_of(_grids(view, scale), metric, scale)
     labels = build.bin_labels(grid.starts, scale == T.RELATIVE)
     fig = build.position_step_figure(grid.steps, labels, grid.means, grid.tokens, metric,
                                      view.step)

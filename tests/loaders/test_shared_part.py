@@ -23,6 +23,8 @@ def _table() -> pa.Table:
         "texts": pa.array(texts),
         "blobs": pa.array([None if i % 3 else bytes([i % 256]) * 9 for i in range(n)]),
         "codes": pa.array([f"file {i % 4}" for i in range(n)]).dictionary_encode(),
+        "nested": pa.array([[f"t{i % 3}"] * (i % 3) for i in range(n)],
+                           pa.list_(pa.dictionary(pa.int32(), pa.string()))),
         "nulls": pa.nulls(n)})
 
 
@@ -54,6 +56,17 @@ def test_a_table_from_another_process_is_the_same_and_leaves_no_map():
     assert got.to_pandas().equals(table.to_pandas())  # NaN where it was (Arrow's equals: never)
     assert got.column("codes").chunk(0).dictionary.to_pylist() == [f"file {i}" for i in range(4)]
     assert _mapped_parts() == []  # every column was copied out: the file's map is closed
+
+
+def test_what_ipc_cannot_write_or_no_column_goes_as_it_is():
+    """Chunks whose dictionaries differ (IPC files refuse them) and rows without columns
+    (a count only a table keeps) go by the pipe, before any file is made."""
+    differing = pa.chunked_array([pa.array(["a", "b"]).dictionary_encode(),
+                                  pa.array(["c"]).dictionary_encode()])
+    odd = pa.table({"codes": differing})
+    assert SP.shared(odd) is odd
+    empty = pa.table({"x": [1, 2, 3]}).drop_columns(["x"])
+    assert empty.num_rows == 3 and SP.shared(empty) is empty
 
 
 def test_without_memory_files_the_table_goes_as_it_is(monkeypatch):
