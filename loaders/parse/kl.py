@@ -39,7 +39,16 @@ def segment_sums(log_ratio: np.ndarray, starts: np.ndarray) -> dict[str, np.ndar
     else:
         r = np.where(finite, log_ratio, 0.0)
         counts = np.add.reduceat(finite.astype(np.int64), starts)
-    per_token = estimate(r)
-    sums = {name: np.add.reduceat(values, starts) for name, values in per_token.items()}
+    # estimate()'s values, each made in one scratch array and summed: the same operations
+    # in the same order, so the same bits, without a fresh array (and its page faults) each
+    scratch = np.empty_like(r)
+    sums = {S.K1: np.add.reduceat(r, starts)}
+    np.multiply(0.5, r, out=scratch)
+    sums[S.K2] = np.add.reduceat(np.multiply(scratch, r, out=scratch), starts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.expm1(np.negative(r, out=scratch), out=scratch)
+        sums[S.K3] = np.add.reduceat(np.add(scratch, r, out=scratch), starts)
+        np.expm1(r, out=scratch)
+        sums[S.K3_REVERSE] = np.add.reduceat(np.subtract(scratch, r, out=scratch), starts)
     sums["finite"] = counts
     return sums
