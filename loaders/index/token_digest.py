@@ -120,7 +120,9 @@ def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: Order,
     if len(order[0]):
         with np.errstate(over="ignore", invalid="ignore"):
             r = policy - reference
-            out["logprob"], out[S.K3] = (policy, order), (np.expm1(-r) + r, order)
+            k3 = np.negative(r)  # expm1(-r) + r, in one array
+            np.add(np.expm1(k3, out=k3), r, out=k3)
+            out["logprob"], out[S.K3] = (policy, order), (k3, order)
     for name, packed in extra.items():
         if packed:
             order = (np.fromiter(packed.keys(), np.int64, len(packed)),
