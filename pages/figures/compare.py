@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from loaders import schema as S
 from loaders.serve.groups import Texts
-from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR, win_rate_axis
-from pages.figures.smoothing import add_curve, column_values
+from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR
+from pages.figures.smoothing import column_values
+from pages.figures.step_panels import Curve, Panel, panel
 
 # ---- per-step table columns -------------------------------------------------------------
 RL_REWARD = "RL reward (mean)"
@@ -33,7 +32,7 @@ NEVER_BEATEN_COLUMNS = (S.PROMPT_ID, PROMPT_PREVIEW, SAMPLE_COUNT, STEPS_SEEN, M
                         MEAN_REF_REWARD, MEAN_GAP, LAST_STEP)
 
 SUBPLOT_TITLES = (S.REWARD, "response length (chars)",
-                  "win rate = wins / (wins + losses); tie share dotted")
+                  "win rate = wins / (wins + losses); tie share dotted")  # panel titles
 
 
 def _mean(stats: pd.DataFrame, column: str) -> np.ndarray:
@@ -57,30 +56,33 @@ def _shows(values: np.ndarray) -> bool:
     return bool(finite.size and np.any(finite != 0))
 
 
-def rl_vs_ref_figure(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
-    """Reward, response length and win rate stacked on one step axis, RL solid, ref dashed."""
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
-                        subplot_titles=SUBPLOT_TITLES)
+def rl_vs_ref_panels(stats: pd.DataFrame, smoothing: float = 0.0, step: int | None = None
+                     ) -> list[Panel]:
+    """Reward, response length and win rate, a panel each on the same steps, RL solid, the
+    reference dashed (a reference that logs nothing is left out)."""
     x = stats.index.to_numpy()
-    pairs = (((S.REWARD, S.REF_REWARD), "reward"), ((S.RESPONSE_CHARS, S.REF_RESPONSE_CHARS),
-                                                    "length (chars)"))
-    for row, ((rl_column, ref_column), what) in enumerate(pairs, start=1):
-        add_curve(fig, x, _mean(stats, rl_column), name=f"RL {what}", color=RL_COLOR,
-                  smoothing=smoothing, row=row, col=1)
+    panels = []
+    for (rl_column, ref_column), what, title, axis in (
+            ((S.REWARD, S.REF_REWARD), "reward", SUBPLOT_TITLES[0], "mean"),
+            ((S.RESPONSE_CHARS, S.REF_RESPONSE_CHARS), "length (chars)", SUBPLOT_TITLES[1],
+             "chars")):
+        curves = [Curve(f"RL {what}", _mean(stats, rl_column), RL_COLOR)]
         ref = _mean(stats, ref_column)
         if _shows(ref):
-            add_curve(fig, x, ref, name=f"ref {what}", color=REF_COLOR, dash="dash",
-                      smoothing=smoothing, row=row, col=1)
-    add_curve(fig, x, column_values(stats, S.WIN_RATE), name=WIN_RATE, color=WIN_COLOR,
-              smoothing=smoothing, row=3, col=1)
-    add_curve(fig, x, column_values(stats, S.TIE_SHARE), name=TIE_SHARE, color=EVEN_COLOR,
-              smoothing=smoothing, dash="dot", row=3, col=1)
-    win_rate_axis(fig, row=3, col=1)
+            curves.append(Curve(f"ref {what}", ref, REF_COLOR, "dash"))
+        panels.append(panel(x, curves, title=title, y_title=axis, step=step,
+                            smoothing=smoothing))
+    rates = [Curve(WIN_RATE, column_values(stats, S.WIN_RATE), WIN_COLOR),
+             Curve(TIE_SHARE, column_values(stats, S.TIE_SHARE), EVEN_COLOR, "dot")]
+    panels.append(panel(x, rates, title=SUBPLOT_TITLES[2], y_title="share", step=step,
+                        smoothing=smoothing, percent=True))
+    return panels
+
+
+def panels_title(smoothing: float) -> str:
+    """What the panels show (the plain words above them)."""
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
-    fig.update_layout(height=820, hovermode="x unified", legend={"orientation": "h", "y": -0.08},
-                      title=f"RL vs reference per step (means over each step's samples{ema_note})")
-    fig.update_xaxes(title_text=S.STEP, row=3, col=1)
-    return fig
+    return f"RL vs reference per step (means over each step's samples{ema_note})"
 
 
 # every column never_beaten_prompts reads (S.ROW: a row's preview is read by it)

@@ -6,7 +6,6 @@ import streamlit as st
 
 from loaders import schema as S
 from pages.figures import compare, tables
-from pages.figures.axes import mark_steps
 from pages.frame import state
 from pages.frame.view import View
 
@@ -15,9 +14,9 @@ def render(view: View) -> None:
     st.header("RL vs reference")
     stats = view.run.step_stats
     smoothing = st.slider("EMA smoothing", 0.0, 0.99, 0.0, 0.01, key="cmp_ema", bind="query-params")
-    st.plotly_chart(mark_steps(compare.rl_vs_ref_figure(stats, smoothing=smoothing),
-                               view.step), width="stretch",
-                    key="c_cmp")
+    st.caption(compare.panels_title(smoothing))
+    for i, (data, spec) in enumerate(compare.rl_vs_ref_panels(stats, smoothing, view.step)):
+        st.vega_lite_chart(data, spec, width="stretch", key=f"c_cmp_{i}")
     # drawn only once opened: a closed expander's contents still cost the browser
     box = st.expander("Per-step table", key="cmp_table", on_change="rerun",
                       bind="query-params")

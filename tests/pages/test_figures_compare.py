@@ -3,7 +3,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 from dump_files import make_sample, write_dump
 
@@ -47,31 +46,61 @@ def test_rl_vs_ref_table_without_columns_is_nan():
     assert table[C.REF_REWARD].isna().all() and table[C.REWARD_GAP].isna().all()
 
 
-def test_rl_vs_ref_figure_has_three_rows_on_one_step_axis(run):
+def _series(panel) -> dict[str, np.ndarray]:
+    data = panel.data
+    return {name: data.loc[data["series"] == name, "value"].to_numpy()
+            for name in dict.fromkeys(data["series"])}
+
+
+def _layers(panel) -> list[dict]:
+    return panel.spec["layer"]
+
+
+def test_rl_vs_ref_panels_share_the_steps_ref_dashed_win_rate_in_percent(run):
     loaded, _ = run
     stats = loaded.step_stats
-    fig = C.rl_vs_ref_figure(stats)
-    assert all(isinstance(t, go.Scatter) for t in fig.data)
-    rows = {t.name: t.yaxis for t in fig.data}
-    assert rows == {"RL reward": "y", "ref reward": "y", "RL length (chars)": "y2",
-                    "ref length (chars)": "y2", C.WIN_RATE: "y3", C.TIE_SHARE: "y3"}
-    assert fig.layout.xaxis.matches == fig.layout.xaxis2.matches == "x3"  # shared step axis
-    assert fig.layout.yaxis3.tickformat == ".0%"
-    by_name = {t.name: t for t in fig.data}
-    np.testing.assert_allclose(by_name["RL reward"].y, stats[S.stat(S.REWARD, "mean")])
-    np.testing.assert_allclose(by_name[C.WIN_RATE].y, stats[S.WIN_RATE])
-    assert by_name["ref length (chars)"].line.dash == "dash"
+    panels = C.rl_vs_ref_panels(stats, step=int(stats.index[-1]))
+    assert [list(_series(p)) for p in panels] == [
+        ["RL reward", "ref reward"], ["RL length (chars)", "ref length (chars)"],
+        [C.WIN_RATE, C.TIE_SHARE]]
+    for p in panels:  # one step axis: every series a value a step, at the same steps
+        for name in _series(p):
+            steps = p.data.loc[p.data["series"] == name, "step"].to_numpy()
+            np.testing.assert_array_equal(steps, stats.index.to_numpy())
+    np.testing.assert_allclose(_series(panels[0])["RL reward"], stats[S.stat(S.REWARD, "mean")])
+    np.testing.assert_allclose(_series(panels[2])[C.WIN_RATE], stats[S.WIN_RATE])
+    line = _layers(panels[1])[0]
+    dashes = line["encoding"]["strokeDash"]["scale"]
+    assert dict(zip(dashes["domain"], dashes["range"]))["ref length (chars)"] == [6, 4]
+    assert _layers(panels[2])[0]["encoding"]["y"]["axis"]["format"] == ".0%"
+    rules = [layer for layer in _layers(panels[0]) if layer["mark"]["type"] == "rule"]
+    assert rules[-1]["encoding"]["x"]["datum"] == int(stats.index[-1])  # the chosen step
 
 
-def test_rl_vs_ref_figure_smoothing_and_missing_refs(run):
+def test_rl_vs_ref_panels_smoothing_and_missing_refs(run):
     loaded, _ = run
     stats = loaded.step_stats.copy()
     stats[S.stat(S.REF_RESPONSE_CHARS, "mean")] = 0.0  # what a dump without ref texts holds
     stats[S.stat(S.REF_REWARD, "mean")] = np.nan
-    fig = C.rl_vs_ref_figure(stats, smoothing=0.5)
-    names = [t.name for t in fig.data]
-    assert "ref reward" not in names and "ref length (chars)" not in names
-    assert names.count("RL reward (raw)") == 1 and "EMA 0.5" in fig.layout.title.text
+    panels = C.rl_vs_ref_panels(stats, smoothing=0.5)
+    assert list(_series(panels[0])) == ["RL reward"]
+    assert list(_series(panels[1])) == ["RL length (chars)"]
+    first = panels[0]
+    assert _layers(first)[0]["encoding"]["y"]["field"] == "raw"  # the raw curve, faint
+    raw = first.data["raw"].to_numpy()
+    np.testing.assert_allclose(raw, stats[S.stat(S.REWARD, "mean")])
+    assert not np.allclose(first.data["value"].to_numpy()[1:], raw[1:])  # the EMA drawn
+    assert "EMA 0.5" in C.panels_title(0.5) and "EMA" not in C.panels_title(0.0)
+
+
+def test_a_panel_holds_no_text_from_the_dump():
+    """Series and titles are the board's words: the spec's strings are fixed ones."""
+    from pages.figures.step_panels import Curve, panel
+
+    made = panel(np.arange(3), [Curve("RL reward", np.ones(3), "#1f77b4")], title="reward",
+                 y_title="mean", step=1)
+    text = str(made.spec)
+    assert "expr" not in text and "signal" not in text and "url" not in text
 
 
 def _summary(rows: list[tuple]) -> pd.DataFrame:

@@ -9,7 +9,8 @@ from pages.figures import compare
 def test_curves_table_and_never_beaten_prompts(board_dump):
     at = board(board_dump, page="compare")
     assert not at.exception, at.exception
-    assert len(at.get("plotly_chart")) == 1
+    # reward, length and win rate, each a Vega-Lite chart (no Plotly on this page)
+    assert len(at.get("vega_lite_chart")) == 3 and not at.get("plotly_chart")
     never = at.dataframe(key="t_never").value
     assert list(never[compare.PROMPT_PREVIEW]) == [LOSING_PROMPT]
     assert len(at.dataframe) == 1  # the per-step table is drawn once its expander opens
