@@ -2,21 +2,20 @@
 
 A 32k-token response has far more tokens than the chart has pixels, so each strip shows per
 bin the min–max band and the mean: a single extreme token still widens its bin's band to
-its value, where a mean alone (or a one-in-N sample) would hide it.  Figures stay a few
-SVG line traces whatever the length (a path each: WebGL would cost a context per strip):
-no mark, element or label per token.
+its value, where a mean alone (or a one-in-N sample) would hide it.  A strip is a Vega-Lite
+chart on a canvas (Streamlit's own chart library: the Sample page then loads no Plotly,
+1.3 s of its first paint): a band, a line and at most BINS invisible hover points, no
+element a token.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
-import plotly.graph_objects as go
-
-from pages.figures.text import plot_text
+import pandas as pd
 
 BINS = 800  # about one bin per 1.5 px of a wide chart: what the eye resolves
-ROW_PX = 86
+ROW_PX = 100  # a strip's chart: its plot and token axis
 _WINDOW_FILL = "rgba(255,193,7,0.25)"
 
 
@@ -54,13 +53,16 @@ def binned(values: np.ndarray, bins: int = BINS) -> Binned:
 
 
 def position_of(selection: dict, n: int) -> int | None:
-    """The token a chart selection points at: a brushed box's left edge (or a selected
-    point's x); None when the selection names none.
+    """The token a strip's brush starts at (its left edge); None when it names none.
 
-    The strips are brushed, not clicked: Streamlit reports clicks only on points and only
-    outside select mode, and points along a 32k-token strip would be an element each."""
+    The strips are brushed, not clicked: a click on a 32k-token strip would need a mark a
+    token.  Vega-Lite's interval selection names its edges by field (`{"brush": {TOKEN:
+    [lo, hi]}}`); a point's x or a box (another chart library's selection) reads the same."""
+    brush = selection.get(BRUSH) or {}
     boxes = selection.get("box") or []
-    if boxes and boxes[0].get("x"):
+    if brush.get(TOKEN):
+        x = min(brush[TOKEN])
+    elif boxes and boxes[0].get("x"):
         x = min(boxes[0]["x"])
     elif selection.get("points"):
         x = selection["points"][0].get("x")
@@ -71,76 +73,91 @@ def position_of(selection: dict, n: int) -> int | None:
     return int(min(max(0, round(float(x))), max(0, n - 1)))
 
 
-def strip_figure(columns: dict[str, np.ndarray], window: tuple[int, int],
+TOKEN, START, END, LOW, HIGH, MEAN = "token", "first", "last", "low", "high", "mean"
+BRUSH = "brush"  # the interval selection's name: Streamlit reports it under this key
+
+
+class Strip(NamedTuple):
+    name: str  # the metric's, shown above the chart as text (the page's caption)
+    data: pd.DataFrame  # a row a bin: its middle token, first and last, low, high and mean
+    spec: dict
+
+
+def strip_charts(columns: dict[str, np.ndarray], window: tuple[int, int],
                  marks: list[tuple[int, str]] = (), hits: dict[str, np.ndarray] | None = None,
-                 bins: int = BINS) -> go.Figure:
-    """One strip per metric (rows share the token axis), the window shaded, marks (e.g.
-    <think>) as labelled lines, and `hits` (positions past a threshold) as dots.
+                 bins: int = BINS) -> list[Strip]:
+    """One Vega-Lite strip per metric (each with the whole response on its x axis): the
+    min–max band and mean of each bin, the window shaded, marks (e.g. <think>) as labelled
+    lines, and `hits` (positions past a threshold) as dots; brushing one selects a place.
 
-    Built as one dict and validated once: trace by trace, plotly's checks cost more than
-    the binning."""
-    names = list(columns)
-    rows = max(1, len(names))
-    gap = 0.04 if rows > 1 else 0.0
-    height = (1 - gap * (rows - 1)) / rows
+    Drawn on a canvas: a bin's hover is an invisible point (800 a strip), no DOM element.
+    Mark labels are data, never part of an expression (text on a canvas); the metric's name
+    is the page's to show above its strip."""
     n = max((len(v) for v in columns.values()), default=0)
-    traces, layout = [], {}
-    for i, name in enumerate(names):
-        axis = "" if i == 0 else str(i + 1)
-        top = 1 - i * (height + gap)
-        layout[f"yaxis{axis}"] = {"domain": [max(0.0, top - height), top], "fixedrange": True,
-                                  "title": {"text": plot_text(name)}, "zeroline": True}
-        traces += _strip(binned(columns[name], bins), f"y{axis}", name)
-        if hits and len(hits.get(name, ())):
-            traces.append(_hits(columns[name], hits[name], f"y{axis}", name))
-    layout.update(_decorations(n, window, marks, rows))
-    return go.Figure({"data": traces, "layout": layout})
+    out = []
+    for name, values in columns.items():
+        data = binned(values, bins)
+        frame = pd.DataFrame({TOKEN: (data.start + data.end - 1) / 2, START: data.start,
+                              END: data.end - 1, LOW: data.low, HIGH: data.high,
+                              MEAN: data.mean})
+        dots = _hit_values(values, (hits or {}).get(name, ()))
+        out.append(Strip(name, frame, _strip_spec(n, window, marks, dots)))
+    return out
 
 
-def _strip(data: Binned, yaxis: str, name: str) -> list[dict]:
-    x = (data.start + data.end - 1) / 2
-    band = {"type": "scatter", "x": x, "yaxis": yaxis, "mode": "lines",
-            "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False}
-    custom = np.column_stack([data.start, data.end - 1, data.low, data.high])
-    return [{**band, "y": data.high},
-            {**band, "y": data.low, "fill": "tonexty", "fillcolor": "rgba(31,119,180,0.35)"},
-            {"type": "scatter", "x": x, "y": data.mean, "yaxis": yaxis, "mode": "lines",
-             "showlegend": False, "line": {"width": 1, "color": "#1f77b4"},
-             "customdata": custom, "name": plot_text(name),
-             "hovertemplate": (f"{plot_text(name)} · tokens %{{customdata[0]}}–"
-                               "%{customdata[1]}<br>mean %{y:.4g} · min %{customdata[2]:.4g}"
-                               " · max %{customdata[3]:.4g}<extra></extra>")}]
+MAX_HIT_MARKS = 300  # dots a strip; beyond this, dots say no more than the band
 
 
-MAX_HIT_MARKS = 300  # an SVG element each; beyond this, dots say no more than the band
-
-
-def _hits(values: np.ndarray, positions: np.ndarray, yaxis: str, name: str) -> dict:
+def _hit_values(values: np.ndarray, positions: np.ndarray) -> list[dict]:
+    positions = np.asarray(positions, dtype=np.int64)
     shown = positions[:: max(1, -(-len(positions) // MAX_HIT_MARKS))]
-    return {"type": "scatter", "x": shown, "y": np.asarray(values)[shown], "yaxis": yaxis,
-            "mode": "markers", "showlegend": False,
-            "marker": {"size": 6, "color": "#d62728", "symbol": "diamond"},
-            "hovertemplate": f"#%{{x}} {plot_text(name)} = %{{y:.4g}} (past the threshold)"
-                             "<extra></extra>"}
+    return [{TOKEN: int(p), MEAN: float(v)} for p, v in zip(shown.tolist(),
+                                                            np.asarray(values)[shown].tolist())]
 
 
-def _decorations(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
-                 rows: int) -> dict:
-    shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": window[0] - 0.5,
-               "x1": window[1] - 0.5, "y0": 0, "y1": 1, "fillcolor": _WINDOW_FILL,
-               "line": {"width": 1, "color": "rgba(255,152,0,0.9)"}, "layer": "below"}]
-    notes = []
-    for position, label in marks:
-        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": position,
-                       "x1": position, "y0": 0, "y1": 1,
-                       "line": {"width": 1, "dash": "dot", "color": "#2ca02c"}})
-        notes.append({"x": position, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
-                      "text": plot_text(label), "showarrow": False,
-                      "font": {"size": 10, "color": "#2ca02c"}})
-    return {"shapes": shapes, "annotations": notes, "height": 40 + ROW_PX * rows,
-            "dragmode": "select", "selectdirection": "h", "hovermode": "x",
-            "hoverdistance": -1, "margin": {"l": 10, "r": 10, "t": 22, "b": 28},
-            "xaxis": {"range": [-0.5, max(n, 1) - 0.5], "fixedrange": True}}
+def _strip_spec(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
+                dots: list[dict]) -> dict:
+    x = {"field": TOKEN, "type": "quantitative", "title": None,
+         "scale": {"domain": [-0.5, max(n, 1) - 0.5], "nice": False, "zero": False},
+         "axis": {"format": "d"}}
+    y = {"type": "quantitative", "scale": {"zero": False}}
+    layers = [
+        {"data": {"values": [{"x0": window[0] - 0.5, "x1": window[1] - 0.5}]},
+         "mark": {"type": "rect", "color": _WINDOW_FILL, "stroke": "rgba(255,152,0,0.9)"},
+         "encoding": {"x": {"field": "x0", "type": "quantitative"},
+                      "x2": {"field": "x1"}}},
+        {"params": [{"name": BRUSH, "select": {"type": "interval", "encodings": ["x"]}}],
+         "mark": {"type": "area", "color": "rgba(31,119,180,0.35)"},
+         "encoding": {"x": x, "y": {**y, "field": LOW, "axis": _Y_AXIS},
+                      "y2": {"field": HIGH}}},
+        {"mark": {"type": "line", "color": "#1f77b4", "strokeWidth": 1},
+         "encoding": {"x": x, "y": {**y, "field": MEAN}}},
+        {"mark": {"type": "point", "opacity": 0, "size": 30},
+         "encoding": {"x": x, "y": {**y, "field": MEAN}, "tooltip": [
+             {"field": START, "title": "first token"}, {"field": END, "title": "last token"},
+             {"field": MEAN, "format": ".4g"}, {"field": LOW, "title": "min", "format": ".4g"},
+             {"field": HIGH, "title": "max", "format": ".4g"}]}}]
+    if dots:
+        layers.append({"data": {"values": dots},
+                       "mark": {"type": "point", "shape": "diamond", "filled": True,
+                                "color": "#d62728", "size": 40},
+                       "encoding": {"x": x, "y": {**y, "field": MEAN}, "tooltip": [
+                           {"field": TOKEN, "title": "token"},
+                           {"field": MEAN, "title": "value (past the threshold)",
+                            "format": ".4g"}]}})
+    if marks:
+        at = {"data": {"values": [{TOKEN: int(p), "label": str(label)} for p, label in marks]},
+              "encoding": {"x": x}}
+        layers += [{**at, "mark": {"type": "rule", "strokeDash": [2, 2], "color": "#2ca02c"}},
+                   {**at, "mark": {"type": "text", "color": "#2ca02c", "fontSize": 10,
+                                   "align": "left", "baseline": "top", "dx": 2, "y": 0},
+                    "encoding": {**at["encoding"], "text": {"field": "label"}}}]
+    return {"height": ROW_PX, "layer": layers,
+            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+
+
+# one width of y axis for every strip: their plots line up on the token axis
+_Y_AXIS = {"title": None, "tickCount": 3, "minExtent": 44, "maxExtent": 44}
 
 
 def think_marks(tokens: list[str], text_marks: tuple[str, ...] = ("<think>", "</think>"),

@@ -59,10 +59,10 @@ def test_brushing_the_strips_moves_the_window(server):
         page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
         page.locator("span.tok").first.wait_for(timeout=60_000)
         settle(page)
-        plot = page.locator(".js-plotly-plot .nsewdrag").first
+        plot = page.locator("[data-testid='stVegaLiteChart'] canvas").first
         plot.scroll_into_view_if_needed()
         box = plot.bounding_box()
-        y = box["y"] + box["height"] / 2
+        y = box["y"] + box["height"] * 0.4  # in the plot, between its title and axis
         page.mouse.move(box["x"] + box["width"] * 0.5, y)
         page.mouse.down()
         page.mouse.move(box["x"] + box["width"] * 0.55, y, steps=5)
@@ -134,7 +134,9 @@ def test_id_only_tokens_are_set_apart(small):
         assert all(d["gap"] > 2 for d in drawn) and min(d["ratio"] for d in drawn) >= 4.5
         page.get_by_text("token ids (no tokenizer set: set one in the sidebar to decode)"
                          ).first.wait_for(timeout=10_000)
-        assert page.locator(".js-plotly-plot").count() >= 1  # the strips are on by default
+        # the strips are on by default, Vega-Lite charts (the page loads no Plotly)
+        assert page.locator("[data-testid='stVegaLiteChart'] canvas").count() >= 1
+        assert page.locator(".js-plotly-plot").count() == 0
         assert page.get_by_text('["<|system|>').count() == 0
 
 
@@ -142,7 +144,8 @@ def test_quoted_metric_name_reads_literally_in_the_strips(small):
     query = "step=0&sample=r.jsonl:1&tm=" + QUOTED.replace("&", "%26").replace('"', "%22")
     with served(small / "quoted") as url, browser_page() as page:
         _open_sample(page, url, query.replace(" ", "%20"))
-        page.locator(".js-plotly-plot .ytitle").first.wait_for(timeout=30_000)
-        titles = page.locator(".js-plotly-plot .ytitle").all_text_contents()
-        assert QUOTED in titles, titles
-        assert not any("&quot;" in t or "&amp;" in t for t in titles)
+        # each strip's name is a caption above its chart, shown as text
+        page.locator("[data-testid='stVegaLiteChart'] canvas").first.wait_for(timeout=30_000)
+        captions = page.locator("[data-testid='stCaptionContainer']").all_text_contents()
+        assert QUOTED in captions, captions
+        assert not any("&quot;" in t or "&amp;" in t for t in captions)

@@ -59,11 +59,14 @@ def test_plot_text_escapes_only_what_plotly_decodes():
     assert plotly_decoded(plot_text("&quot; &lt;")) == "&quot; &lt;"
 
 
-def test_strip_labels_marks_and_hovers_are_literal():
-    fig = token_strip.strip_figure({NAME: np.arange(10.0)}, (0, 4), marks=[(3, NAME)],
-                                   hits={NAME: np.array([2])})
-    _assert_literal(fig, 4)  # axis title, hover of the mean, of the hits, the mark's label
-    assert fig.layout.yaxis.title.text == plot_text(NAME)
+def test_strip_names_and_marks_are_data_not_markup():
+    strip = token_strip.strip_charts({NAME: np.arange(10.0)}, (0, 4), marks=[(3, NAME)],
+                                     hits={NAME: np.array([2])})[0]
+    assert strip.name == NAME  # shown by the page as a caption (literal), not in the spec
+    texts = [layer for layer in strip.spec["layer"] if layer["mark"]["type"] == "text"]
+    assert texts[0]["data"]["values"] == [{"token": 3, "label": NAME}]
+    spec = json.dumps(strip.spec)
+    assert "expr" not in spec and "signal" not in spec and "href" not in spec
 
 
 def test_token_heatmap_labels_are_literal():

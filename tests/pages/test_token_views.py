@@ -52,27 +52,36 @@ def test_short_response_is_one_bin_per_token_and_empty_bins_are_nan():
     assert len(B.binned(np.zeros(0)).mean) == 0
 
 
-def test_strip_figure_stays_small_at_32k_tokens():
+def _layer(strip: B.Strip, mark: str) -> list[dict]:
+    return [layer for layer in strip.spec["layer"] if layer["mark"]["type"] == mark]
+
+
+def test_strips_stay_small_at_32k_tokens():
     frame = token_table(long_sample(N, spike=100))
     columns = {m: frame[m].to_numpy() for m in (S.LOG_RATIO, S.K3, S.VALUE, "entropy")}
     marks = B.think_marks(frame[S.TOKEN].tolist())
-    fig = B.strip_figure(columns, (1000, 1256), marks, {S.K3: np.arange(0, N, 3)})
-    assert len(fig.data) == 3 * 4 + 1  # the band (2 traces) and mean per strip, the hits
-    hits = [trace for trace in fig.data if trace.hovertemplate and "threshold" in
-            trace.hovertemplate]
-    assert len(hits) == 1 and B.MAX_HIT_MARKS // 2 < len(hits[0].x) <= B.MAX_HIT_MARKS
-    assert all(len(trace.x) <= B.BINS for trace in fig.data)
-    assert fig.layout.shapes[0].x0 == 999.5 and fig.layout.shapes[0].x1 == 1255.5
-    assert [a.text for a in fig.layout.annotations] == ["&lt;think&gt;", "&lt;/think&gt;"]
+    strips = B.strip_charts(columns, (1000, 1256), marks, {S.K3: np.arange(0, N, 3)})
+    assert [s.name for s in strips] == list(columns)
+    assert all(len(s.data) <= B.BINS for s in strips)  # a row a bin, whatever the length
+    dots = [layer["data"]["values"] for s in strips for layer in _layer(s, "point")
+            if "data" in layer]
+    assert len(dots) == 1 and B.MAX_HIT_MARKS // 2 < len(dots[0]) <= B.MAX_HIT_MARKS
+    window = _layer(strips[0], "rect")[0]["data"]["values"][0]
+    assert (window["x0"], window["x1"]) == (999.5, 1255.5)
+    labels = _layer(strips[0], "text")[0]["data"]["values"]
+    assert [v["label"] for v in labels] == ["<think>", "</think>"]  # text, drawn as text
+    spike = strips[0].data.iloc[int(np.argmax(strips[0].data[B.HIGH]))]  # the lone spike
+    assert spike[B.HIGH] >= SPIKE_LOG_RATIO * 0.99
 
 
-def test_strip_titles_are_escaped():
-    fig = B.strip_figure({"<img src=x>": np.ones(5)}, (0, 5))
-    assert fig.layout.yaxis.title.text == "&lt;img src=x&gt;"
-    assert all("<img" not in (trace.hovertemplate or "") for trace in fig.data)
+def test_a_strip_holds_no_name_in_its_spec():
+    strip = B.strip_charts({"<img src=x>": np.ones(5)}, (0, 5))[0]
+    assert strip.name == "<img src=x>" and "<img" not in str(strip.spec)  # the page's text
+    assert "expr" not in str(strip.spec) and "signal" not in str(strip.spec)
 
 
 def test_selection_to_position():
+    assert B.position_of({B.BRUSH: {B.TOKEN: [900.4, 300.2]}}, 1000) == 300  # Vega-Lite's
     assert B.position_of({"points": [{"x": 812.0}]}, 1000) == 812
     assert B.position_of({"box": [{"x": [900.4, 300.2]}], "points": []}, 1000) == 300
     assert B.position_of({"points": [{"x": 5e9}]}, 1000) == 999

@@ -8,6 +8,8 @@ move it, the last three through callbacks that run before the page is drawn.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -105,13 +107,16 @@ def _strips(frame: pd.DataFrame, texts: list[str], chosen: list[str], window: tu
     marks = token_strip.think_marks(texts)
     if S.TURN in frame:  # a multi-turn response: where each turn starts
         marks = sorted(marks + token_strip.turn_marks(frame[S.TURN].to_numpy()))
-    fig = token_strip.strip_figure(columns, window, marks, hits)
-    st.plotly_chart(fig, key="c_strip", on_select=_strip_selected, selection_mode=("points",
-                    "box"), width="stretch", config={"displayModeBar": False})
+    for i, (name, data, spec) in enumerate(token_strip.strip_charts(columns, window, marks,
+                                                                      hits)):
+        key = f"c_strip_{i}"
+        st.caption(literal(name))
+        st.vega_lite_chart(data, spec, key=key, on_select=partial(_strip_selected, key),
+                           selection_mode=token_strip.BRUSH, width="stretch")
 
 
-def _strip_selected() -> None:
-    selection = (st.session_state.get("c_strip") or {}).get("selection") or {}
+def _strip_selected(key: str) -> None:
+    selection = (st.session_state.get(key) or {}).get("selection") or {}
     n = st.session_state.get(_ROWS, (0, []))[0]
     row = token_strip.position_of(selection, n)
     if row is not None:
