@@ -77,15 +77,18 @@ def test_top_token_row_jumps_the_window_to_the_spike(long_dump):
     assert _param(at, "window") == str(SPIKE - 64)
 
 
-def test_strip_click_and_brush_move_the_window(long_dump):
+def _strips(at) -> list:
+    """The token strips: the Vega-Lite charts that can be brushed (not a turn chart)."""
+    return [e for e in at.main if getattr(e, "type", "") == "vega_lite_chart"
+            and '"brush"' in e.proto.spec]
+
+
+def test_brushing_a_strip_moves_the_window(long_dump):
     at = _open(long_dump)
-    chart = at.get("plotly_chart")[0]
-    at = _select(at, chart, {"selection": {"points": [{"x": 12_345.0}], "box": [],
-                                           "point_indices": [0]}})
+    at = _select(at, _strips(at)[0], {"selection": {"brush": {"token": [12_345.0, 12_400]}}})
     assert _window_positions(at)[0] == 12_345
-    chart = at.get("plotly_chart")[0]
-    at = _select(at, chart, {"selection": {"points": [], "point_indices": [],
-                                           "box": [{"x": [30_000.2, 25_000.7]}]}})
+    at = _select(at, _strips(at)[-1], {"selection": {"brush": {"token": [30_000.2,
+                                                                         25_000.7]}}})
     assert _window_positions(at)[0] == 25_001  # the first token whose centre is inside
 
 
@@ -151,6 +154,7 @@ def test_turn_starts_are_marked_on_the_strips(tmp_path):
     at = board(native_agent(tmp_path / "agent"), page="sample", step="0",
                sample="rollout_data_rank0.jsonl:1")
     assert not errors(at), errors(at)
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
-    notes = [(a["x"], a["text"]) for a in figure["layout"]["annotations"]]
-    assert notes == [(3, "turn 3"), (7, "turn 4")]
+    spec = json.loads(_strips(at)[0].proto.spec)
+    labels = [layer["data"]["values"] for layer in spec["layer"]
+              if layer["mark"]["type"] == "text"][0]
+    assert [(v["token"], v["label"]) for v in labels] == [(3, "turn 3"), (7, "turn 4")]
