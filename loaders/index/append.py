@@ -16,7 +16,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.index.parts import Part, part_of, steps_of
-from loaders.index.table import cap_of, cappable, combine, truncated_at
+from loaders.index.table import cap_of, cappable, combine, length_cap, truncated_at
 
 _TEXTS = {*S.READ_BY_ROW, S.KEY}  # a served frame holds none; a growth's rows bring theirs
 
@@ -34,7 +34,7 @@ def appended(held: pd.DataFrame, parts: list[Part], kept_files: set[str]
     middle = combine([part_of(redone), *parts])  # a list of its own: combine empties it
     cap = cap_of(np.concatenate([held[S.RESPONSE_LEN].to_numpy()[:split][
         cappable(before)], middle[S.RESPONSE_LEN].to_numpy()[cappable(middle)]]))
-    if cap != cap_of(held[S.RESPONSE_LEN].to_numpy()[cappable(held)]):
+    if cap != length_cap(held):
         return None  # every row's inferred truncation moves
     middle[S.TRUNCATED], middle[S.TRUNCATION_INFERRED] = truncated_at(middle, cap)
     return _joined(before, middle)

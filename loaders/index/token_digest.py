@@ -19,6 +19,7 @@ from loaders import schema as S
 from loaders.index.fields import column
 from loaders.index.hot_tokens import TokenLists, hot_entries
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
+from loaders.parse import kl
 from loaders.parse.arrays import BadField, pack_floats
 
 EXTRA = ("entropy", "mismatch_kl")  # token arrays stored besides logprob and k3
@@ -120,9 +121,7 @@ def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: Order,
     if len(order[0]):
         with np.errstate(over="ignore", invalid="ignore"):
             r = policy - reference
-            k3 = np.negative(r)  # expm1(-r) + r, in one array
-            np.add(np.expm1(k3, out=k3), r, out=k3)
-            out["logprob"], out[S.K3] = (policy, order), (k3, order)
+            out["logprob"], out[S.K3] = (policy, order), (kl.k3(r, np.empty_like(r)), order)
     for name, packed in extra.items():
         if packed:
             order = (np.fromiter(packed.keys(), np.int64, len(packed)),

@@ -9,6 +9,8 @@ KL(π_ref‖π), which is only unbiased for samples of π_ref.  It is offered as
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from loaders import schema as S
@@ -18,12 +20,22 @@ def estimate(log_ratio: np.ndarray) -> dict[str, np.ndarray]:
     """Per-token values of every estimator, keyed by schema name."""
     r = np.asarray(log_ratio, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        return {
-            S.K1: r,
-            S.K2: 0.5 * r * r,
-            S.K3: np.expm1(-r) + r,
-            S.K3_REVERSE: np.expm1(r) - r,
-        }
+        return dict(_each(r))
+
+
+def k3(r: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """exp(−r) − 1 + r a token, computed as expm1(−r) + r (in `out` when given)."""
+    return np.add(np.expm1(np.negative(r, out=out), out=out), r, out=out)
+
+
+def _each(r: np.ndarray, out: np.ndarray | None = None) -> Iterator[tuple[str, np.ndarray]]:
+    """Every estimator's per-token values in turn: each a new array, or each made in `out`
+    (one scratch array, to be used before the next is asked for).  The same operations in
+    the same order either way, so the same bits."""
+    yield S.K1, r
+    yield S.K2, np.multiply(np.multiply(0.5, r, out=out), r, out=out)
+    yield S.K3, k3(r, out)
+    yield S.K3_REVERSE, np.subtract(np.expm1(r, out=out), r, out=out)
 
 
 def segment_sums(log_ratio: np.ndarray, starts: np.ndarray) -> dict[str, np.ndarray]:
@@ -39,16 +51,10 @@ def segment_sums(log_ratio: np.ndarray, starts: np.ndarray) -> dict[str, np.ndar
     else:
         r = np.where(finite, log_ratio, 0.0)
         counts = np.add.reduceat(finite.astype(np.int64), starts)
-    # estimate()'s values, each made in one scratch array and summed: the same operations
-    # in the same order, so the same bits, without a fresh array (and its page faults) each
-    scratch = np.empty_like(r)
-    sums = {S.K1: np.add.reduceat(r, starts)}
-    np.multiply(0.5, r, out=scratch)
-    sums[S.K2] = np.add.reduceat(np.multiply(scratch, r, out=scratch), starts)
+    # each estimator made in one scratch array and summed before the next: no fresh array
+    # (and its page faults) each
     with np.errstate(over="ignore", invalid="ignore"):
-        np.expm1(np.negative(r, out=scratch), out=scratch)
-        sums[S.K3] = np.add.reduceat(np.add(scratch, r, out=scratch), starts)
-        np.expm1(r, out=scratch)
-        sums[S.K3_REVERSE] = np.add.reduceat(np.subtract(scratch, r, out=scratch), starts)
+        sums = {name: np.add.reduceat(values, starts)
+                for name, values in _each(r, np.empty_like(r))}
     sums["finite"] = counts
     return sums
