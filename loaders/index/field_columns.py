@@ -203,12 +203,9 @@ def groups(objs: list[dict], keys: set[str], prompt_ids: np.ndarray
     left = range(len(objs))
     for key in (k for k in S.GROUP_KEYS if k in keys):
         values, still, known = column(objs, key, keys), [], {}
-        texts = set(values) if set(map(type, values)) == {str} else None
-        if texts is not None and "" not in texts and len(left) == len(objs):
-            # every sample's id a text (a uid): each distinct one hashed, no loop a sample
-            known = {text: group_id(key, text) for text in texts}
-            return np.fromiter(map(known.__getitem__, values), np.int64, len(values)), [
-                key] * len(values)
+        if len(left) == len(objs) and kernel.all_strings(values) and "" not in values:
+            # every sample's id a text (a uid): no loop a sample
+            return _text_group_ids(key, values), [key] * len(values)
         for i in left:
             value = values[i]
             if not usable_group_id(value):
@@ -220,6 +217,15 @@ def groups(objs: list[dict], keys: set[str], prompt_ids: np.ndarray
             ids[i], sources[i] = known[seen], key
         left = still
     return ids, sources
+
+
+def _text_group_ids(key: str, values: list[str]) -> np.ndarray:
+    """group_id(key, value) of each text: in C when built, else each distinct one hashed."""
+    ids = kernel.text_ids(values, f"{key}\0", lambda text: group_id(key, text))
+    if ids is not None:
+        return ids
+    known = {text: group_id(key, text) for text in set(values)}
+    return np.fromiter(map(known.__getitem__, values), np.int64, len(values))
 
 
 _EXCLUSION_KEYS = frozenset(S.STATUS_KEYS + S.FILTER_FLAG_KEYS + S.LOSS_WEIGHT_KEYS

@@ -19,6 +19,7 @@ PAD_TOKENS = ("<PAD>", "<pad>", "[PAD]", "<|pad|>", "<|endoftext|>", "<|finetune
 
 _PAD_STARTS = frozenset(pad[0] for pad in PAD_TOKENS)
 _PAD_ENDS = frozenset(pad[-1] for pad in PAD_TOKENS)
+PAD_EDGES = ("".join(sorted(_PAD_STARTS)), "".join(sorted(_PAD_ENDS)))  # unpadded's, for C
 
 
 def unpadded(prompt: str) -> str:

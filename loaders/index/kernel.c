@@ -592,6 +592,145 @@ static PyObject *all_strings(PyObject *self, PyObject *values) {
     Py_RETURN_TRUE;
 }
 
+/* ---- text ids ------------------------------------------------------------------------ */
+
+/* BLAKE2b (RFC 7693) with an 8-byte digest, no key: hashlib.blake2b(data, digest_size=8),
+ * which text.text_id makes an id of.  Written out here so a batch's ids cost no Python call
+ * a text (tests/loaders/test_index_kernel.py compares it with hashlib on many inputs). */
+static const uint64_t B2_IV[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
+    0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+    0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+static const uint8_t B2_SIGMA[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+
+static inline uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+static inline uint64_t load64_le(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+#define B2_G(a, b, c, d, x, y)                                   \
+    do {                                                         \
+        v[a] = v[a] + v[b] + (x); v[d] = rotr64(v[d] ^ v[a], 32); \
+        v[c] = v[c] + v[d];       v[b] = rotr64(v[b] ^ v[c], 24); \
+        v[a] = v[a] + v[b] + (y); v[d] = rotr64(v[d] ^ v[a], 16); \
+        v[c] = v[c] + v[d];       v[b] = rotr64(v[b] ^ v[c], 63); \
+    } while (0)
+
+/* h updated by one 128-byte block; t: the bytes hashed so far, this block included. */
+static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
+    uint64_t v[16], m[16];
+    for (int i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = B2_IV[i]; }
+    v[12] ^= t;  /* the counter's high word stays 0: no text reaches 2^64 bytes */
+    if (last) v[14] = ~v[14];
+    for (int i = 0; i < 16; i++) m[i] = load64_le(block + 8 * i);
+    for (int r = 0; r < 12; r++) {
+        const uint8_t *s = B2_SIGMA[r];
+        B2_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
+        B2_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        B2_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
+        B2_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        B2_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
+        B2_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        B2_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
+        B2_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* BLAKE2b-64 of prefix then text, read as a little-endian int64 (text_id's id). */
+static int64_t blake2b_64(const uint8_t *prefix, size_t np, const uint8_t *text, size_t nt) {
+    uint64_t h[8];
+    memcpy(h, B2_IV, sizeof h);
+    h[0] ^= 0x01010000ULL ^ 8;  /* digest length 8, no key, fanout 1, depth 1 */
+    uint8_t block[128];
+    size_t total = np + nt, done = 0, fill = 0;
+    /* every full block but the last is compressed as it fills; the last (or an empty
+     * input's only block) is padded with zeros and flagged */
+    while (done < total || total == 0) {
+        size_t take = total - done < 128 - fill ? total - done : 128 - fill;
+        for (size_t k = 0; k < take; k++) {
+            size_t at = done + k;
+            block[fill + k] = at < np ? prefix[at] : text[at - np];
+        }
+        fill += take;
+        done += take;
+        if (done == total) break;
+        if (fill == 128) {
+            b2_compress(h, block, done, 0);
+            fill = 0;
+        }
+    }
+    memset(block + fill, 0, 128 - fill);
+    b2_compress(h, block, total, 1);
+    return (int64_t)h[0];  /* the digest's first 8 bytes are h[0] little-endian */
+}
+
+/* text_ids(texts, prefix, odd) -> int64 bytes: text.text_id(prefix + text) of each str, or
+ * odd(text) for one `odd` must read itself (a lone surrogate, which UTF-8 cannot hold, or
+ * with `edges` set, one that starts with a char in edges[0] or whitespace, or ends with
+ * one in edges[1] or whitespace: grouping.unpadded's cases).  A text equal to the one
+ * before it (a GRPO group's repeated prompt) reuses its id.  None when one is no str. */
+static PyObject *text_ids(PyObject *self, PyObject *args) {
+    PyObject *texts, *odd, *starts, *ends;
+    const char *prefix;
+    Py_ssize_t np_;
+    if (!PyArg_ParseTuple(args, "O!y#OUU", &PyList_Type, &texts, &prefix, &np_, &odd,
+                          &starts, &ends)) return NULL;
+    Py_ssize_t count = PyList_GET_SIZE(texts);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (!PyUnicode_CheckExact(PyList_GET_ITEM(texts, i))) Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    if (out == NULL) return NULL;
+    int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
+    int edges = PyUnicode_GET_LENGTH(starts) || PyUnicode_GET_LENGTH(ends);
+    PyObject *last = NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        if (last != NULL && (text == last || PyUnicode_Compare(text, last) == 0)) {
+            at[i] = at[i - 1];
+            continue;
+        }
+        last = text;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text), size;
+        int padded = 0;
+        if (edges) {
+            Py_UCS4 first = n ? PyUnicode_READ_CHAR(text, 0) : 0;
+            Py_UCS4 end = n ? PyUnicode_READ_CHAR(text, n - 1) : 0;
+            padded = n == 0 || Py_UNICODE_ISSPACE(first) || Py_UNICODE_ISSPACE(end)
+                     || PyUnicode_FindChar(starts, first, 0, PyUnicode_GET_LENGTH(starts), 1) >= 0
+                     || PyUnicode_FindChar(ends, end, 0, PyUnicode_GET_LENGTH(ends), 1) >= 0;
+        }
+        const char *utf8 = padded ? NULL : PyUnicode_AsUTF8AndSize(text, &size);
+        if (utf8 != NULL) {
+            at[i] = blake2b_64((const uint8_t *)prefix, (size_t)np_, (const uint8_t *)utf8,
+                               (size_t)size);
+            continue;
+        }
+        PyErr_Clear();  /* a lone surrogate: odd() encodes it as Python does */
+        PyObject *id = PyObject_CallOneArg(odd, text);
+        long long v = id == NULL ? -1 : PyLong_AsLongLong(id);
+        Py_XDECREF(id);
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(out); return NULL; }
+        at[i] = (int64_t)v;
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -604,6 +743,7 @@ static PyMethodDef methods[] = {
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
+    {"text_ids", text_ids, METH_VARARGS, "int64 bytes of each text's text_id"},
     {NULL, NULL, 0, NULL},
 };
 

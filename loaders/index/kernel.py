@@ -9,6 +9,7 @@ So with or without the build, a dump indexes to the same summary
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -106,6 +107,18 @@ def top_tokens(values: np.ndarray, lows: np.ndarray, highs: np.ndarray, ks: np.n
     out = _C.top_tokens(np.ascontiguousarray(values, np.float64),
                         *(np.ascontiguousarray(a, np.int64) for a in (lows, highs, ks)))
     return np.frombuffer(out, np.int64)
+
+
+def text_ids(texts: list, prefix: str, odd: Callable[[str], int], edges: tuple[str, str] = ("", "")
+             ) -> np.ndarray | None:
+    """text.text_id(prefix + text) of each text, odd(text) for one whose first char is in
+    edges[0] or whose last is in edges[1] or either is whitespace (or that UTF-8 cannot hold):
+    in one C pass, a text equal to the one before it hashed once; None without the build
+    or when one is no str."""
+    if _C is None or texts.__class__ is not list:
+        return None
+    out = _C.text_ids(texts, prefix.encode(), odd, *edges)
+    return None if out is None else np.frombuffer(out, dtype=np.int64)
 
 
 def column(objs: list[dict], key: str) -> list:

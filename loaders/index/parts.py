@@ -98,18 +98,18 @@ def sorted_parts(parts: list[Part]) -> pa.Table:
 
 
 def _taken(held: list[pa.Table], order: pa.Array) -> pa.Table:
-    """The table in `held` (taken out of it) sorted by `order`, TAKEN_AT_ONCE columns at a
-    time, the parts' columns let go as soon as their sorted copy is made: the run is held
-    once and a few columns, never twice (a whole-table take held both: 1.4 GB at the long
-    run's peak for 0.65 GB of parts)."""
+    """The table in `held` (taken out of it) sorted by `order`.  A large one TAKEN_AT_ONCE
+    columns at a time, the parts' columns let go as soon as their sorted copy is made: the
+    run is held once and a few columns, never twice (a whole-table take held both: 1.4 GB
+    at the long run's peak for 0.65 GB of parts)."""
     table = held.pop()
-    if table.nbytes < WHOLE_TAKE_BYTES:  # a small run: its chunks joined, one take, no trim
-        whole = table.combine_chunks()
-        del table  # two copies at most: the joined one and the sorted one
-        return whole.take(order)
     schema, columns = table.schema, []
     # a take is one thread's: two take two batches at once (the workers are done by now)
     with ThreadPoolExecutor(TAKERS) as takers:
+        if table.nbytes < WHOLE_TAKE_BYTES:  # a small run: a column a take, no trim (the
+            # chunks are not joined first: that copy cost as much as the take)
+            columns = list(takers.map(lambda column: column.take(order), table.columns))
+            return pa.Table.from_arrays(columns, schema=schema)
         while table.num_columns:
             names = table.column_names[:TAKEN_AT_ONCE * TAKERS]
             some = [table.select(names[at:at + TAKEN_AT_ONCE])

@@ -14,7 +14,7 @@ import numpy as np
 from loaders import schema as S
 from loaders.index import kernel
 from loaders.index.fields import column
-from loaders.index.grouping import prompt_id
+from loaders.index.grouping import PAD_EDGES, prompt_id
 from loaders.index.repetition import repetitions
 from loaders.index.signatures import signatures
 from loaders.parse.text import text_of
@@ -66,7 +66,8 @@ def texts(objs: list[dict], key: str, keys: set[str]) -> list[str]:
 def text_columns(objs: list[dict], keys: set[str], cols: dict) -> None:
     """Previews (PREVIEW_CHARS), lengths, the prompt id and the response's repetition."""
     prompts = texts(objs, S.PROMPT, keys)
-    cols[S.PROMPT_ID] = _PROMPT_IDS.of(prompts)
+    ids = kernel.text_ids(prompts, "", prompt_id, PAD_EDGES)  # no table of ids: hashed in C
+    cols[S.PROMPT_ID] = _PROMPT_IDS.of(prompts) if ids is None else ids
     # a prompt's question is at its end (after any system prompt), so keep its tail
     cols[S.PROMPT_CHARS], cols[S.PROMPT] = previews(prompts, tail=True)
     for key, chars in ((S.RESPONSE, S.RESPONSE_CHARS), (S.REF_RESPONSE, S.REF_RESPONSE_CHARS),

@@ -228,3 +228,39 @@ def test_all_strings_is_exactly_str_as_the_type_set_says():
     for values in cases:
         assert kernel.all_strings(values) == (set(map(type, values)) <= {str}), values
     assert kernel.all_strings(np.array(["a"], dtype=object))  # not a list: Python's check
+
+
+def test_text_ids_equal_the_python_ids_across_blake2b_blocks():
+    """BLAKE2b written out in C equals hashlib's on texts around its 128-byte blocks, after
+    a key's prefix, with lone surrogates, and with unpadded's edge cases left to Python."""
+    from loaders.index.grouping import PAD_EDGES, group_id, prompt_id
+
+    rng = random.Random(7)
+    pieces = ["a", " ", "\n", "é", "中", "😀", "<", ">", "|", "\t", "\u3000", "\ud800",
+              "<PAD>", "<|endoftext|>"]
+    texts = []
+    for size in (0, 1, 2, 50, 118, 119, 120, 127, 128, 129, 255, 256, 257, 1000):
+        for _ in range(8):
+            texts.append("".join(rng.choice(pieces) for _ in range(size)))
+            if rng.random() < 0.4:  # a GRPO group's repeat: the same object, or an equal one
+                texts.append(texts[-1] if rng.random() < 0.5 else "".join(texts[-1]))
+    prompts = kernel.text_ids(texts, "", prompt_id, PAD_EDGES)
+    assert prompts.tolist() == [prompt_id(text) for text in texts]
+    uids = kernel.text_ids(texts, "uid\0", lambda text: group_id("uid", text))
+    assert uids.tolist() == [group_id("uid", text) for text in texts]
+    assert kernel.text_ids(["a", 1], "", prompt_id) is None  # no str: the Python path
+    assert kernel.text_ids(("a",), "", prompt_id) is None  # no list
+
+
+def test_prompt_and_group_ids_are_the_same_with_and_without_the_kernel(monkeypatch):
+    from loaders.index.field_columns import _text_group_ids
+    from loaders.index.grouping import PAD_EDGES, prompt_id
+    from loaders.index.text_columns import _PromptIds
+
+    texts = [f"{i // 8}-x\ud800" if i % 50 == 0 else f" {i // 8}-{'é' * (i % 300)}<pad>"[
+        i % 2:] for i in range(2000)]
+    fast = _text_group_ids("uid", texts), kernel.text_ids(texts, "", prompt_id, PAD_EDGES)
+    monkeypatch.setattr(kernel, "_C", None)
+    assert kernel.text_ids(texts, "", prompt_id, PAD_EDGES) is None
+    assert fast[0].tolist() == _text_group_ids("uid", texts).tolist()
+    assert fast[1].tolist() == _PromptIds().of(texts).tolist()
