@@ -27,11 +27,16 @@ def empty_frame() -> pd.DataFrame:
     return typed(pd.DataFrame({name: pd.Series([], dtype="object") for name in S.SUMMARY_DTYPES}))
 
 
+_NO_MISSING = ("int64", "int32", "bool", "float64")  # dtypes whose columns hold no None
+
+
 def typed(frame: pd.DataFrame) -> pd.DataFrame:
     """Every schema column present with its dtype; extra columns numeric or string."""
     for name, dtype in S.SUMMARY_DTYPES.items():
         if name not in frame.columns:
             frame[name] = _FILLS[dtype]
+        elif dtype in _NO_MISSING and frame[name].dtype == dtype:
+            continue  # typed already (Arrow's ints, flags and floats): no copy of the column
         elif dtype in ("int64", "int32", "bool"):
             frame[name] = frame[name].fillna(_FILLS[dtype])
         elif dtype == "object":  # bytes or None, never the NaN a concat fills in
