@@ -4,9 +4,10 @@ pipe.
 Pickled into a pipe, an Arrow table is copied four times (into the pickle, into the pipe,
 out of it, out of the pickle): on the long run's 520 MB of rows, 1.5-2 s of CPU on two cores
 that parse.  Here the worker writes the table once into an anonymous memory file (memfd) as
-Arrow IPC and sends only a handle to it; the main process maps the file and copies each
-column out once, into a buffer of its own, so that the run's sort can still let each column
-go as soon as it is sorted (parts.sorted_parts).
+Arrow IPC and sends only a handle to it; the main process maps the file and reads the
+table where it lies.  Past the first MAPPED_BYTES of a run it copies each column out once,
+into a buffer of its own, so that a large run's sort can still let each column go as soon as
+it is sorted (parts.sorted_parts): a map goes only with the last of its columns.
 
 The handle is multiprocessing's own (reduction.DupFd): the worker keeps a duplicate of the
 file's descriptor until the main process asks for it over a Unix socket, so a file is never
@@ -35,8 +36,10 @@ class SharedPart:
         finally:
             os.close(fd)
 
-    def table(self) -> pa.Table:
-        """The table, each column in buffers of this process (call once)."""
+    def table(self, own: bool = True) -> pa.Table:
+        """The table (call once): each column in buffers of this process, or with `own`
+        false, all but dictionaries read where they are mapped (the map goes when the last
+        of those columns does)."""
         fd = self._handle.detach()
         try:
             source = pa.memory_map(f"/proc/self/fd/{fd}")
@@ -44,10 +47,13 @@ class SharedPart:
             os.close(fd)  # the map keeps the file
         with source:
             mapped = ipc.open_file(source).read_all()
+            # a dictionary is copied out even so: a sort's take keeps it, where it keeps
+            # nothing else of the column
             columns = [pa.chunked_array([_own(chunk) for chunk in column.chunks], column.type)
-                       for column in mapped.columns]
+                       if own or pa.types.is_dictionary(column.type) or pa.types.is_nested(
+                           column.type) else column for column in mapped.columns]
             table = pa.Table.from_arrays(columns, schema=mapped.schema)
-            del mapped, columns  # nothing of the map is left when it closes
+            del mapped, columns  # owned: nothing of the map is left when it closes
         return table
 
 
@@ -79,6 +85,7 @@ def shared(table: pa.Table) -> SharedPart | pa.Table:
         return table  # a table IPC cannot write (dictionaries that differ by chunk)
 
 
-def received(rows: object) -> object:
-    """A result's rows as the main process keeps them: a SharedPart's table read out."""
-    return rows.table() if isinstance(rows, SharedPart) else rows
+def received(rows: object, own: bool = True) -> object:
+    """A result's rows as the main process keeps them: a SharedPart's table read out (with
+    `own` false, left where it is mapped)."""
+    return rows.table(own) if isinstance(rows, SharedPart) else rows

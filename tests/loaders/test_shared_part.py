@@ -39,6 +39,26 @@ def _mapped_parts() -> list[str]:
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
+def test_a_table_left_in_its_map_reads_the_same_and_its_map_goes_with_it():
+    table = _table()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_send, args=(queue, table))
+    child.start()
+    try:
+        got = SP.received(queue.get(timeout=60), own=False)
+    finally:
+        queue.put(None)
+        child.join(60)
+    assert len(_mapped_parts()) == 1  # read where it lies
+    assert got.to_pandas().equals(table.to_pandas())
+    sorted_back = got.take(pa.array(range(got.num_rows - 1, -1, -1)))
+    del got  # a sort's copy holds nothing of the map
+    assert _mapped_parts() == []
+    assert sorted_back.to_pandas().iloc[::-1].reset_index(drop=True).equals(table.to_pandas())
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
 def test_a_table_from_another_process_is_the_same_and_leaves_no_map():
     table = _table()
     context = multiprocessing.get_context("fork")
@@ -97,8 +117,15 @@ def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
     monkeypatch.setattr(chunk, "SMALL_CHUNK_BYTES", 0)  # a task a file, not one bundle
     monkeypatch.setattr(pool, "_start_method", lambda: "fork")  # as the CLI's (one thread)
     original = SP.received
-    monkeypatch.setattr(SP, "received", lambda rows: seen.append(type(rows)) or original(rows))
-    shared = open_run(root, use_cache=False).samples
-    assert SP.SharedPart in seen and pa.Table not in seen
+    monkeypatch.setattr(SP, "received", lambda rows, own: seen.append((type(rows), own)) or
+                        original(rows, own))
+    mapped = open_run(root, use_cache=False).samples
+    assert seen and all(kind is SP.SharedPart and not own for kind, own in seen)
+    assert _mapped_parts() == []  # the sorted run holds nothing of the maps
+    seen.clear()
+    monkeypatch.setattr(pool, "MAPPED_BYTES", 0)  # past a run's first 64 MB: copied out
+    owned = open_run(root, use_cache=False).samples
+    assert seen and all(kind is SP.SharedPart and own for kind, own in seen)
     pd_columns = [c for c in inline.columns if c != S.KEY]
-    assert shared[pd_columns].equals(inline[pd_columns])
+    assert mapped[pd_columns].equals(inline[pd_columns])
+    assert owned[pd_columns].equals(inline[pd_columns])
