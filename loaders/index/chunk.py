@@ -11,6 +11,7 @@ import numpy as np
 from loaders import schema as S
 from loaders.find.remote import open_binary
 from loaders.formats import BY_NAME
+from loaders.index import kernel
 from loaders.index.extras import kept_extras
 
 CHUNK_BYTES = 16 << 20
@@ -158,6 +159,9 @@ _CODED = (S.FILE, S.GROUP_SOURCE, S.EXCLUDED_BY, S.TOOL_NAMES, S.LAST_FINISH, S.
 
 def coded(values: list) -> list | Coded:
     """A text column as codes when that is at most half as many texts; else as it is."""
+    fast = kernel.codes(values)
+    if fast is not None:
+        return values if fast is False else Coded(*fast)
     if len(values) > 1 and values[0].__class__ is str and values.count(values[0]) == len(
             values):  # one text in every row (a file, a group source): no dict a row
         return Coded(np.zeros(len(values), np.int32), [values[0]])

@@ -617,12 +617,6 @@ static const uint8_t B2_SIGMA[12][16] = {
 
 static inline uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
 
-static inline uint64_t load64_le(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
 #define B2_G(a, b, c, d, x, y)                                   \
     do {                                                         \
         v[a] = v[a] + v[b] + (x); v[d] = rotr64(v[d] ^ v[a], 32); \
@@ -630,25 +624,28 @@ static inline uint64_t load64_le(const uint8_t *p) {
         v[a] = v[a] + v[b] + (y); v[d] = rotr64(v[d] ^ v[a], 16); \
         v[c] = v[c] + v[d];       v[b] = rotr64(v[b] ^ v[c], 63); \
     } while (0)
+/* a round with its row of B2_SIGMA a constant: every message index folds at compile time */
+#define B2_ROUND(r)                                                            \
+    do {                                                                       \
+        B2_G(0, 4, 8, 12, m[B2_SIGMA[r][0]], m[B2_SIGMA[r][1]]);               \
+        B2_G(1, 5, 9, 13, m[B2_SIGMA[r][2]], m[B2_SIGMA[r][3]]);               \
+        B2_G(2, 6, 10, 14, m[B2_SIGMA[r][4]], m[B2_SIGMA[r][5]]);              \
+        B2_G(3, 7, 11, 15, m[B2_SIGMA[r][6]], m[B2_SIGMA[r][7]]);              \
+        B2_G(0, 5, 10, 15, m[B2_SIGMA[r][8]], m[B2_SIGMA[r][9]]);              \
+        B2_G(1, 6, 11, 12, m[B2_SIGMA[r][10]], m[B2_SIGMA[r][11]]);            \
+        B2_G(2, 7, 8, 13, m[B2_SIGMA[r][12]], m[B2_SIGMA[r][13]]);             \
+        B2_G(3, 4, 9, 14, m[B2_SIGMA[r][14]], m[B2_SIGMA[r][15]]);             \
+    } while (0)
 
 /* h updated by one 128-byte block; t: the bytes hashed so far, this block included. */
 static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
     uint64_t v[16], m[16];
+    memcpy(m, block, sizeof m);  /* little-endian words (the only byte order built for) */
     for (int i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = B2_IV[i]; }
     v[12] ^= t;  /* the counter's high word stays 0: no text reaches 2^64 bytes */
     if (last) v[14] = ~v[14];
-    for (int i = 0; i < 16; i++) m[i] = load64_le(block + 8 * i);
-    for (int r = 0; r < 12; r++) {
-        const uint8_t *s = B2_SIGMA[r];
-        B2_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
-        B2_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
-        B2_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
-        B2_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
-        B2_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
-        B2_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
-        B2_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
-        B2_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
-    }
+    B2_ROUND(0); B2_ROUND(1); B2_ROUND(2); B2_ROUND(3); B2_ROUND(4); B2_ROUND(5);
+    B2_ROUND(6); B2_ROUND(7); B2_ROUND(8); B2_ROUND(9); B2_ROUND(10); B2_ROUND(11);
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
@@ -659,20 +656,24 @@ static int64_t blake2b_64(const uint8_t *prefix, size_t np, const uint8_t *text,
     h[0] ^= 0x01010000ULL ^ 8;  /* digest length 8, no key, fanout 1, depth 1 */
     uint8_t block[128];
     size_t total = np + nt, done = 0, fill = 0;
-    /* every full block but the last is compressed as it fills; the last (or an empty
-     * input's only block) is padded with zeros and flagged */
-    while (done < total || total == 0) {
-        size_t take = total - done < 128 - fill ? total - done : 128 - fill;
-        for (size_t k = 0; k < take; k++) {
-            size_t at = done + k;
-            block[fill + k] = at < np ? prefix[at] : text[at - np];
-        }
-        fill += take;
-        done += take;
-        if (done == total) break;
-        if (fill == 128) {
-            b2_compress(h, block, done, 0);
-            fill = 0;
+    const uint8_t *parts[2] = {prefix, text};
+    size_t sizes[2] = {np, nt};
+    /* every full block but the last is compressed as the next byte arrives; the last (an
+     * empty input's only one too) is padded with zeros and flagged */
+    for (int k = 0; k < 2; k++) {
+        const uint8_t *from = parts[k];
+        size_t left = sizes[k];
+        while (left) {
+            if (fill == 128) {
+                b2_compress(h, block, done, 0);
+                fill = 0;
+            }
+            size_t take = left < 128 - fill ? left : 128 - fill;
+            memcpy(block + fill, from, take);
+            fill += take;
+            done += take;
+            from += take;
+            left -= take;
         }
     }
     memset(block + fill, 0, 128 - fill);
@@ -731,6 +732,61 @@ static PyObject *text_ids(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* codes(values) -> (int32 bytes of each value's code, the texts in first-seen order), False
+ * when the distinct values (None among them) are more than half the values, or None when one
+ * is neither str nor None: chunk.coded's Coded without a dict lookup a row (a value that is
+ * the one before it takes its code: a GRPO group's prompt, a file name). */
+static PyObject *codes(PyObject *self, PyObject *values) {
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "codes: a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(values, i);
+        if (item != Py_None && !PyUnicode_CheckExact(item)) Py_RETURN_NONE;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int32_t));
+    PyObject *texts = PyList_New(0), *index = PyDict_New();
+    if (out == NULL || texts == NULL || index == NULL) goto fail;
+    int32_t *at = (int32_t *)PyBytes_AS_STRING(out), code = -1;
+    int none_seen = 0;
+    PyObject *last = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(values, i);
+        if (item != last) {
+            if (item == Py_None) {
+                code = -1;
+                none_seen = 1;
+            } else {
+                PyObject *known = PyDict_GetItemWithError(index, item);
+                if (known != NULL) {
+                    code = (int32_t)PyLong_AsLong(known);
+                } else {
+                    if (PyErr_Occurred()) goto fail;
+                    code = (int32_t)PyList_GET_SIZE(texts);
+                    PyObject *number = PyLong_FromLong(code);
+                    int bad = number == NULL || PyDict_SetItem(index, item, number) < 0
+                              || PyList_Append(texts, item) < 0;
+                    Py_XDECREF(number);
+                    if (bad) goto fail;
+                }
+            }
+            if ((PyList_GET_SIZE(texts) + none_seen) * 2 > n) {  /* as dict.fromkeys counts */
+                Py_DECREF(out); Py_DECREF(texts); Py_DECREF(index);
+                Py_RETURN_FALSE;
+            }
+            last = item;
+        }
+        at[i] = code;
+    }
+    Py_DECREF(index);
+    return Py_BuildValue("(NN)", out, texts);
+fail:
+    Py_XDECREF(out); Py_XDECREF(texts); Py_XDECREF(index);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -744,6 +800,7 @@ static PyMethodDef methods[] = {
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {"text_ids", text_ids, METH_VARARGS, "int64 bytes of each text's text_id"},
+    {"codes", codes, METH_O, "int32 bytes of each text's code, and the texts"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -121,6 +121,16 @@ def text_ids(texts: list, prefix: str, odd: Callable[[str], int], edges: tuple[s
     return None if out is None else np.frombuffer(out, dtype=np.int64)
 
 
+def codes(values: list) -> tuple[np.ndarray, list[str]] | bool | None:
+    """(each value's code into the texts, -1 for None; the texts in first-seen order), or
+    False when the distinct values (None too) are more than half the values; None without
+    the build or when a value is neither str nor None (chunk.coded's Python path)."""
+    if _C is None or values.__class__ is not list:
+        return None
+    out = _C.codes(values)
+    return out if out is None or out is False else (np.frombuffer(out[0], np.int32), out[1])
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

@@ -264,3 +264,23 @@ def test_prompt_and_group_ids_are_the_same_with_and_without_the_kernel(monkeypat
     assert kernel.text_ids(texts, "", prompt_id, PAD_EDGES) is None
     assert fast[0].tolist() == _text_group_ids("uid", texts).tolist()
     assert fast[1].tolist() == _PromptIds().of(texts).tolist()
+
+
+def test_codes_equal_the_python_coded_columns(monkeypatch):
+    from loaders.index.chunk import Coded, coded
+
+    rng = random.Random(3)
+    texts = ["a", "b", "é", "", None, "x" * 50]
+    cases = [[], ["a"], [None, None], ["a", 1], ["a"] * 9 + [b"b"]] + [
+        [rng.choice(texts[:rng.randint(1, 6)]) for _ in range(rng.choice([2, 3, 5, 10, 100]))]
+        for _ in range(400)]
+    cases += [["".join(v) if v else v for v in case] for case in cases[5:100]]  # equal texts
+    fast = [coded(case) for case in cases]
+    monkeypatch.setattr(kernel, "_C", None)
+    for case, got in zip(cases, fast):
+        want = coded(case)
+        assert type(got) is type(want), case
+        if isinstance(want, Coded):
+            assert got.codes.tolist() == want.codes.tolist() and got.texts == want.texts, case
+        else:
+            assert got is case  # as it is
