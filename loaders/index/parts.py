@@ -75,10 +75,11 @@ def _has_value(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return valid
 
 
-def sorted_parts(parts: list[Part]) -> pa.Table:
+def sorted_parts(parts: list[Part], decoded: frozenset[str] = frozenset()) -> pa.Table:
     """The parts as one table sorted by schema.SORT_KEYS (stable: a tie keeps part order);
-    a column that is numbers in one part and text in another becomes text.  Empties
-    `parts`: each copy of the run is let go as soon as the next one is made."""
+    a column that is numbers in one part and text in another becomes text, and one named in
+    `decoded` that came as codes becomes its text.  Empties `parts`: each copy of the run is
+    let go as soon as the next one is made."""
     plain = [_plain(part) for part in parts]
     parts.clear()
     table = concatenated(plain).unify_dictionaries()
@@ -94,25 +95,29 @@ def sorted_parts(parts: list[Part]) -> pa.Table:
     order = pc.sort_indices(table, sort_keys=keys)
     held = [table]
     del table  # _taken holds the only reference: each column goes once it is sorted
-    return _taken(held, order)
+    return _taken(held, order, decoded)
 
 
-def _taken(held: list[pa.Table], order: pa.Array) -> pa.Table:
+def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa.Table:
     """The table in `held` (taken out of it) sorted by `order`, a column at a time on TAKERS
-    threads, each column let go as soon as its sorted copy is made, and a large run's freed
-    memory given back every TAKEN_AT_ONCE columns: the run is held once and a few columns,
-    never twice (a whole-table take held both: 1.4 GB at the long run's peak for 0.65 GB of
-    parts)."""
+    threads (the `decoded` ones' codes then made text), each column let go as soon as its
+    sorted copy is made, and a large run's freed memory given back every TAKEN_AT_ONCE
+    columns: the run is held once and a few columns, never twice (a whole-table take held
+    both: 1.4 GB at the long run's peak for 0.65 GB of parts)."""
     table = held.pop()
-    schema, columns = table.schema, list(table.columns)
+    fields, columns, metadata = list(table.schema), list(table.columns), table.schema.metadata
     trim = table.nbytes >= WHOLE_TAKE_BYTES
     del table  # `columns` holds the only references
+    for at, field in enumerate(fields):
+        if field.name in decoded and pa.types.is_dictionary(field.type):
+            fields[at] = field.with_type(field.type.value_type)
 
     def take(at: int) -> pa.Array:
         column, columns[at] = columns[at], None
         # joined first: a take over a column's chunks finds each row's chunk, which costs
         # more than the join's copy (the long run: 0.50 -> 0.30 s)
-        return column.combine_chunks().take(order)
+        out = column.combine_chunks().take(order)
+        return out if out.type == fields[at].type else out.cast(fields[at].type)
 
     taken: list[pa.Array] = []
     with ThreadPoolExecutor(TAKERS) as takers:  # a take is one thread's; the workers are done
@@ -120,7 +125,7 @@ def _taken(held: list[pa.Table], order: pa.Array) -> pa.Table:
             taken.append(array)
             if trim and len(taken) % TAKEN_AT_ONCE == 0:
                 give_back()  # glibc keeps what the columns freed otherwise: no lower peak
-    return pa.Table.from_arrays(taken, schema=schema)
+    return pa.Table.from_arrays(taken, schema=pa.schema(fields, metadata))
 
 
 TAKEN_AT_ONCE = 8  # columns sorted between two returns of freed memory to the system

@@ -71,7 +71,7 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
         return empty_frame()
     # a block a column: no consolidating copy of the run (a wide run's many blocks are only
     # slower to add a column to, which pandas warns of)
-    frame = _ints_filled(_text_decoded(sorted_parts(tables))).to_pandas(
+    frame = _ints_filled(sorted_parts(tables, _DECODED)).to_pandas(
         self_destruct=True, split_blocks=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
@@ -83,6 +83,9 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
 
 
 _WHOLE = {"int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_()}
+# the schema's text columns, which come as codes where few texts repeat (a prompt preview, a
+# finish reason): made text by Arrow as they are sorted, or pandas makes a str of each value
+_DECODED = frozenset(name for name, kind in S.SUMMARY_DTYPES.items() if kind == "string")
 
 
 def _ints_filled(table: pa.Table) -> pa.Table:
@@ -94,16 +97,6 @@ def _ints_filled(table: pa.Table) -> pa.Table:
         if kind in _WHOLE and field.type == _WHOLE[kind] and table.column(at).null_count:
             table = table.set_column(at, field.name, pc.fill_null(table.column(at),
                                                                   _FILLS[kind]))
-    return table
-
-
-def _text_decoded(table: pa.Table) -> pa.Table:
-    """The schema's text columns that came as codes (a prompt preview, a finish reason) as
-    text, decoded by Arrow: pandas would make each value a Python str to type them."""
-    for at, field in enumerate(table.schema):
-        if S.SUMMARY_DTYPES.get(field.name) == "string" and pa.types.is_dictionary(field.type):
-            table = table.set_column(at, field.name, table.column(at).cast(
-                field.type.value_type))
     return table
 
 
