@@ -1,5 +1,6 @@
 """loaders.index.parts: chunks met as Arrow tables, coded texts, mixed kinds, one sorted run."""
 import pandas as pd
+import pytest
 from dump_files import keyed, make_sample, write_dump
 
 from loaders import open_run
@@ -40,21 +41,34 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
     assert set(parts[S.FILE].astype(str)) == {f"rollout_data_rank_{r}.jsonl" for r in range(3)}
 
 
-def test_a_run_sorted_a_few_columns_at_a_time_equals_one_whole_take():
+@pytest.mark.parametrize("trimmed", [False, True])
+def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, trimmed):
+    """Columns of many chunks, taken on two threads (freed memory given back as they go, for
+    a large run) equal one take of the whole table; `decoded` codes come back as text."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from loaders.index import parts
 
+    monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0 if trimmed else 1 << 40)
     rng = np.random.default_rng(4)
     columns = {f"c{i}": rng.normal(size=50) for i in range(2 * parts.TAKEN_AT_ONCE + 3)}
     columns["text"] = [f"t{i}" for i in range(50)]
     columns["codes"] = pa.array([f"k{i % 3}" for i in range(50)]).dictionary_encode()
-    table = pa.table(columns)
+    columns["kept"] = pa.array([f"k{i % 2}" for i in range(50)]).dictionary_encode()
+    whole = pa.table(columns).replace_schema_metadata({"pandas": "{}"})
+    table = pa.concat_tables([whole.slice(0, 20), whole.slice(20, 7), whole.slice(27)])
+    assert table.column("c0").num_chunks == 3
     order = pc.sort_indices(table, sort_keys=[("c0", "ascending")])
     held = [table]
-    assert parts._taken(held, order).equals(table.take(order)) and held == []
+    got = parts._taken(held, order, frozenset({"codes", "text"}))
+    want = whole.take(order)
+    want = want.set_column(want.schema.get_field_index("codes"), "codes",
+                           want.column("codes").cast(pa.string()))
+    assert got.equals(want) and held == []
+    assert got.schema.metadata == whole.schema.metadata
+    assert got.schema.field("kept").type == whole.schema.field("kept").type  # not decoded
 
 
 def test_stored_text_beside_new_coded_text_is_decoded_by_arrow_not_made_text_in_python():
