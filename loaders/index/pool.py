@@ -81,17 +81,14 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
             workers < 2):
         return scan_inline(chunks, total, progress, convert)
     results: list[ChunkResult | None] = [None] * len(chunks)
-    done = mapped = 0
+    done = 0
 
     def keep(i: int, result: ChunkResult) -> None:
-        nonlocal done, mapped
+        nonlocal done
         if "pyarrow" in sys.modules:  # only a worker that has it sends shared rows
             from loaders.index.shared_part import received
 
-            # a small run's parts are read where they are mapped: copied out, they cost
-            # this process a core's share while the workers parse
-            result.rows = received(result.rows, own=mapped >= MAPPED_BYTES)
-            mapped += getattr(result.rows, "nbytes", 0)
+            result.rows = received(result.rows)
         result.rows = convert(result.rows)
         results[i] = result
         done += chunks[i].nbytes
@@ -124,9 +121,6 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
 
 IN_FLIGHT = 2  # chunks a worker holds at once: the next is at hand when one is done
-# a run's first parts left in the workers' maps (shared_part): a sort then holds at most this
-# much more than one that lets each column go as it takes it
-MAPPED_BYTES = 64 << 20
 
 
 def _start_method() -> str:

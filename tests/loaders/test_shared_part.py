@@ -38,29 +38,7 @@ def _mapped_parts() -> list[str]:
         return [line for line in handle if "rl-board-part" in line]
 
 
-@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
-def test_a_table_left_in_its_map_reads_the_same_and_its_map_goes_with_it():
-    table = _table()
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_send, args=(queue, table))
-    child.start()
-    try:
-        got = SP.received(queue.get(timeout=60), own=False)
-    finally:
-        queue.put(None)
-        child.join(60)
-    assert len(_mapped_parts()) == 1  # read where it lies
-    assert got.to_pandas().equals(table.to_pandas())
-    sorted_back = got.take(pa.array(range(got.num_rows - 1, -1, -1)))
-    del got  # a sort's copy holds nothing of the map
-    assert _mapped_parts() == []
-    assert sorted_back.to_pandas().iloc[::-1].reset_index(drop=True).equals(table.to_pandas())
-
-
-@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
-def test_a_table_from_another_process_is_the_same_and_leaves_no_map():
-    table = _table()
+def _received_from_a_child(table: pa.Table) -> pa.Table:
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_send, args=(queue, table))
@@ -68,14 +46,54 @@ def test_a_table_from_another_process_is_the_same_and_leaves_no_map():
     try:
         sent = queue.get(timeout=60)
         assert isinstance(sent, SP.SharedPart) and sent.rows == table.num_rows
-        got = SP.received(sent)
+        return SP.received(sent)
     finally:
         queue.put(None)
         child.join(60)
+
+
+def _map_rss_kb() -> int:
+    """Resident kB of this process's maps of parts (/proc/self/smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as handle:
+        for line in handle:
+            if "-" in line.split(" ", 1)[0]:
+                inside = "rl-board-part" in line
+            elif inside and line.startswith("Rss:"):
+                total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
+def test_a_table_from_another_process_is_read_in_place_and_its_map_goes_with_it():
+    table = _table()
+    got = _received_from_a_child(table)
+    assert len(_mapped_parts()) == 1  # read where it lies
     assert got.schema == table.schema
     assert got.to_pandas().equals(table.to_pandas())  # NaN where it was (Arrow's equals: never)
     assert got.column("codes").chunk(0).dictionary.to_pylist() == [f"file {i}" for i in range(4)]
-    assert _mapped_parts() == []  # every column was copied out: the file's map is closed
+    backwards = got.take(pa.array(range(got.num_rows - 1, -1, -1)))
+    del got  # a sort's copy holds nothing of the map (a dictionary was copied out)
+    assert _mapped_parts() == []
+    assert backwards.to_pandas().iloc[::-1].reset_index(drop=True).equals(table.to_pandas())
+    assert SP.received(table) is table
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
+def test_a_sorted_column_hands_its_pages_back_and_leaves_the_others_whole():
+    rng = np.random.default_rng(1)
+    table = pa.table({f"c{i}": rng.normal(size=200_000) for i in range(4)})  # 1.6 MB each
+    got = _received_from_a_child(table)
+    for name in table.column_names:  # each column read: its pages come in
+        assert got.column(name).to_numpy().sum() == table.column(name).to_numpy().sum()
+    before = _map_rss_kb()
+    assert before >= 4 * 1500
+    for name in ("c0", "c1"):
+        SP.hand_back(got.column(name))
+    assert _map_rss_kb() <= before - 2 * 1500  # two columns' pages gone
+    for name in ("c2", "c3"):  # the others read as they were
+        assert got.column(name).equals(table.column(name))
+    SP.hand_back(pa.chunked_array([pa.array(np.ones(100_000))]))  # no part's: left alone
 
 
 def test_what_ipc_cannot_write_or_no_column_goes_as_it_is():
@@ -117,15 +135,9 @@ def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
     monkeypatch.setattr(chunk, "SMALL_CHUNK_BYTES", 0)  # a task a file, not one bundle
     monkeypatch.setattr(pool, "_start_method", lambda: "fork")  # as the CLI's (one thread)
     original = SP.received
-    monkeypatch.setattr(SP, "received", lambda rows, own: seen.append((type(rows), own)) or
-                        original(rows, own))
-    mapped = open_run(root, use_cache=False).samples
-    assert seen and all(kind is SP.SharedPart and not own for kind, own in seen)
+    monkeypatch.setattr(SP, "received", lambda rows: seen.append(type(rows)) or original(rows))
+    shared = open_run(root, use_cache=False).samples
+    assert seen and set(seen) == {SP.SharedPart}
     assert _mapped_parts() == []  # the sorted run holds nothing of the maps
-    seen.clear()
-    monkeypatch.setattr(pool, "MAPPED_BYTES", 0)  # past a run's first 64 MB: copied out
-    owned = open_run(root, use_cache=False).samples
-    assert seen and all(kind is SP.SharedPart and own for kind, own in seen)
     pd_columns = [c for c in inline.columns if c != S.KEY]
-    assert mapped[pd_columns].equals(inline[pd_columns])
-    assert owned[pd_columns].equals(inline[pd_columns])
+    assert shared[pd_columns].equals(inline[pd_columns])
