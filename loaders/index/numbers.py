@@ -23,7 +23,8 @@ import pandas as pd
 import pyarrow as pa
 
 from loaders import schema as S
-from loaders.index.previews import FilePreviews, Previews, served
+from loaders.index.file_previews import FilePreviews
+from loaders.index.previews import Previews, served
 from loaders.index.trust import has_dtype
 
 T = TypeVar("T")

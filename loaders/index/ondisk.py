@@ -28,11 +28,11 @@ from loaders.index.cachedir import (
     replace_first,
     user_cache_dir,
 )
+from loaders.index.file_previews import FilePreviews
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
 from loaders.index.numbers import IndexColumns, number_columns
 from loaders.index.previews import (
     ROW_GROUP_ROWS,
-    FilePreviews,
     Previews,
     held,
     stored_frame,

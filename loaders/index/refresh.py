@@ -7,25 +7,18 @@ by content: unchanged, only the new bytes are parsed; changed, the whole file is
 from __future__ import annotations
 
 import functools
-import os
-import stat as st
-import time
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Collection
+from dataclasses import replace
 
 import pandas as pd
 
 from loaders import schema as S
-from loaders.find.kind import METRICS, UNKNOWN, classify
-from loaders.find.remote import stat_of
-from loaders.find.walk import DumpFile, escapes
-from loaders.formats import BY_NAME
+from loaders.find.kind import METRICS, UNKNOWN
+from loaders.find.walk import DumpFile
 from loaders.index.append import appended, kept
 from loaders.index.arrow_part import table_of
-from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult, Progress, bundled, plan_chunks
-from loaders.index.group_stat import joined_stat
-from loaders.index.line_checks import Places, lines_unchanged, stored_places
+from loaders.index.chunk import ChunkResult, Progress, bundled
+from loaders.index.line_checks import stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.parts import (
@@ -39,96 +32,10 @@ from loaders.index.parts import (
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import next_row
 from loaders.index.table import combine, length_cap
+from loaders.index.work import Work, work_for
 
-PlacesOf = Callable[[str], Places]  # a file's indexed lines (line_checks.stored_places)
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
-
-
-@dataclass
-class Work:
-    """What one file needs: nothing (kept), its new bytes (grown) or a full parse."""
-    dump: DumpFile
-    stat: os.stat_result | None  # None when even the stat failed (a broken link)
-    base: FileState | None  # the state parsing continues from; None for a full parse
-    format: str = UNKNOWN
-    chunks: list[Chunk] = field(default_factory=list)
-    reason: str = ""  # a problem with the whole file: skipped, unreadable, a split vote
-    checked_ns: int = 0  # when the stat was taken
-
-
-def _unchanged(path: Path, old: FileState) -> bool:
-    """The part of the file parsed before still holds the bytes it held then."""
-    return content_hashes(path, old.parsed_until) == old.hashes()
-
-
-def _edited_in_place(dump: DumpFile, stat: os.stat_result, old: FileState,
-                     places: PlacesOf | None) -> bool:
-    """A local file of the same size with another stat, some indexed line of which no longer
-    has its bytes (loaders.index.line_checks)."""
-    if places is None or stat.st_size != old.size or not isinstance(dump.path, Path):
-        return False
-    return not lines_unchanged(dump.path, places(dump.rel))
-
-
-def _plan(dump: DumpFile, stat: os.stat_result, old: FileState | None, checked: int,
-          places: PlacesOf | None = None) -> Work:
-    if old is not None and old.same_stat(stat):
-        if not old.racy:
-            return Work(dump, stat, old, old.format, checked_ns=checked)
-        if old.format in BY_NAME and _unchanged(dump.path, old):
-            # checked by content; out of the racy window, the stat alone will do again once
-            # this renewed state is saved (with the next change: see _same_states)
-            renewed = replace(old, checked_ns=checked)
-            return Work(dump, stat, old if renewed.racy else renewed, old.format,
-                        checked_ns=checked)
-    kind = classify(dump.path, dump.rel)
-    fmt = kind.format
-    if fmt not in BY_NAME:
-        return Work(dump, stat, None, fmt, reason=kind.reason, checked_ns=checked)
-    tabular = BY_NAME[fmt].tabular
-    grown = (old is not None and old.format == fmt and not tabular
-             and stat.st_size >= old.parsed_until and _unchanged(dump.path, old)
-             and not _edited_in_place(dump, stat, old, places))
-    base = old if grown else None
-    start = base.parsed_until if base else 0
-    if fmt == "board_parquet":  # whole row groups a chunk: imported here (pyarrow)
-        from loaders.index.scan_board import plan_row_groups
-
-        chunks = plan_row_groups(str(dump.path), dump.rel, dump.rank, stat.st_size,
-                                 CHUNK_BYTES)
-    else:
-        chunks = plan_chunks(str(dump.path), dump.rel, dump.rank, start, stat.st_size,
-                             continues_line=bool(base and base.ends_mid_line), fmt=fmt,
-                             target=stat.st_size + 1 if tabular else CHUNK_BYTES)
-    return Work(dump, stat, base, fmt, chunks, kind.reason, checked)
-
-
-def _work_for(dump: DumpFile, old: FileState | None, places: PlacesOf | None = None
-              ) -> Work | None:
-    """The work for one file; None when it was deleted since discovery (not part of the run).
-
-    A file that exists but cannot be read is kept as "unknown", with the reason as a problem.
-    """
-    checked = time.time_ns()
-    stat = None
-    try:
-        stat = stat_of(dump.path)  # a RemoteStat for a URL (loaders.find.remote)
-        if not st.S_ISREG(stat.st_mode):  # a FIFO would block the first read forever
-            return Work(dump, stat, None, reason="not a regular file; file skipped")
-        if not dump.confined and escapes(dump):  # a link out (since its walk, maybe)
-            return Work(dump, stat, None, checked_ns=checked,
-                        reason="a link to a file outside the dump dir; file skipped")
-        stat = joined_stat(dump.path, dump.rel, stat)
-        return _plan(dump, stat, old, checked, places)
-    except OSError as err:
-        local = isinstance(dump.path, Path)
-        if isinstance(err, FileNotFoundError) and not (local and os.path.lexists(dump.path)):
-            return None
-        why = ("a broken link" if stat is None and local and os.path.islink(dump.path)
-               else err.strerror)
-        return Work(dump, stat, None, reason=f"cannot read: {why or err}; file skipped",
-                    checked_ns=checked if stat is not None else 0)
 
 
 def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | None = None,
@@ -144,7 +51,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     """
     old_files = stored.files if stored else {}
     places = functools.partial(stored_places, stored) if stored is not None else None
-    works = [work for dump in files if (work := _work_for(
+    works = [work for dump in files if (work := work_for(
         dump, None if dump.rel in stale else old_files.get(dump.rel), places)) is not None]
     tasks = bundled([c for w in works for c in w.chunks])
     # looked up at call time: the default is this module's scan_all as it is now

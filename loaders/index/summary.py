@@ -15,6 +15,7 @@ import numpy as np
 
 from loaders import schema as S
 from loaders.index import field_columns as F
+from loaders.index import group_columns as G
 from loaders.index import turn_columns as T
 from loaders.index.block_fields import BlockFields
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
@@ -176,13 +177,13 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, fields: Fields |
     cols[S.STEP] = np.array(column(objs, S.STEP, keys), dtype=np.int64)
     cols[S.POLICY_LAG], cols[S.POLICY_SPAN] = F.policy_lag(objs, keys, cols[S.STEP], report)
     cols[S.IMAGES] = F.image_counts(objs, keys)
-    cols[S.VALIDATION] = F.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
+    cols[S.VALIDATION] = G.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)
     cols[S.RESPONSE_LEN], cols[S.LENGTH_MISMATCH] = F.aligned(objs, keys)
     bad = F.scalars(objs, keys, cols, report) + F.critic(objs, keys, cols[S.RESPONSE_LEN],
                                                           cols, report)
     text_columns(objs, keys, cols)
-    cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = F.groups(objs, keys, cols[S.PROMPT_ID])
-    cols[S.EXCLUDED_BY] = F.exclusions(objs, keys, report)
+    cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = G.groups(objs, keys, cols[S.PROMPT_ID])
+    cols[S.EXCLUDED_BY] = G.exclusions(objs, keys, report)
     cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)
     cols.update(extra_columns(objs, keys, report))
     cols.update(T.conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))

@@ -14,11 +14,11 @@ from loaders.formats.notes import run_notes
 from loaders.health.check import DumpFacts, Health
 from loaders.health.signals import HEALTH_COLUMNS
 from loaders.index.derived import DerivedTables
-from loaders.index.numbers import Condition, Numbers, stacked
-from loaders.index.ondisk import FileState
 
 # raised by a read by row; the pages catch it from here (they import no index module)
-from loaders.index.previews import IndexWrittenOver as IndexWrittenOver
+from loaders.index.file_previews import IndexWrittenOver as IndexWrittenOver
+from loaders.index.numbers import Condition, Numbers, stacked
+from loaders.index.ondisk import FileState
 from loaders.index.previews import Previews, with_texts
 from loaders.index.stale_marks import mark_stale
 from loaders.index.steps import STEP_STATS_COLUMNS, step_stats

@@ -253,7 +253,7 @@ def test_text_ids_equal_the_python_ids_across_blake2b_blocks():
 
 
 def test_prompt_and_group_ids_are_the_same_with_and_without_the_kernel(monkeypatch):
-    from loaders.index.field_columns import _text_group_ids
+    from loaders.index.group_columns import _text_group_ids
     from loaders.index.grouping import PAD_EDGES, prompt_id
     from loaders.index.text_columns import _PromptIds
 

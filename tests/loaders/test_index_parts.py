@@ -5,7 +5,7 @@ from dump_files import keyed, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.index import refresh
+from loaders.index import work
 
 
 def test_a_key_that_is_a_number_in_one_file_and_text_in_another_is_text(tmp_path):
@@ -29,7 +29,7 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
                    [make_sample(s, n=4, finish_reason=("stop", "length", None)[s % 3])
                     for s in range(40)])
     whole = open_run(tmp_path, use_cache=False).samples
-    monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # many chunks a file
+    monkeypatch.setattr(work, "CHUNK_BYTES", 4 << 10)  # many chunks a file
     parts = open_run(tmp_path, use_cache=False).samples
     keys = list(zip(parts[S.STEP], parts[S.RANK], parts[S.FILE].astype(str), parts[S.LINE]))
     assert keys == sorted(keys) and len(keys) == 120

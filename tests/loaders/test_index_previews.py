@@ -10,7 +10,7 @@ from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.index import ondisk, previews
+from loaders.index import file_previews, ondisk, previews
 from loaders.serve.grow import grown, saved
 
 
@@ -43,7 +43,7 @@ def test_reopened_run_reads_the_previews_a_parse_holds(tmp_path, small_groups):
         assert not set(S.TEXT_PREVIEWS) & set(run.samples.columns)
         pd.testing.assert_frame_equal(_texts(run), _texts(parsed))
     assert isinstance(parsed.previews, previews.HeldPreviews)
-    assert isinstance(again.previews, previews.FilePreviews)
+    assert isinstance(again.previews, file_previews.FilePreviews)
     assert pq.ParquetFile(again.index_path).num_row_groups == 17  # 84 rows, 5 a group
 
 
@@ -118,7 +118,7 @@ def test_an_index_written_over_in_place_is_never_read_as_the_run_s(tmp_path, sma
     with open(run.index_path, "r+b") as handle:
         handle.truncate(0)
         handle.write(other.read_bytes())
-    with pytest.raises(previews.IndexWrittenOver, match="Refresh"):
+    with pytest.raises(file_previews.IndexWrittenOver, match="Refresh"):
         run.step_rows(2)
     again = open_run(root)  # a new open reads the new file through the trust checks
     assert not again.samples.empty and again.step_rows(2)[S.PROMPT].str.startswith("p2-").all()

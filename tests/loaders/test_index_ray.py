@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from loaders import open_run
-from loaders.index import refresh as refreshing
+from loaders.index import work
 from loaders.index.ondisk import load_index
 from loaders.writer import DumpWriter
 
@@ -56,7 +56,7 @@ def index_table(root: Path) -> tuple[pd.DataFrame, dict]:
 def test_ray_build_is_the_local_build_row_for_row(tmp_path, local_ray, monkeypatch):
     from loaders.index.on_ray import ray_scanner
 
-    monkeypatch.setattr(refreshing, "CHUNK_BYTES", 64 << 10)  # several chunks a file
+    monkeypatch.setattr(work, "CHUNK_BYTES", 64 << 10)  # several chunks a file
     local = odd_dump(tmp_path / "local")
     remote = tmp_path / "ray"
     shutil.copytree(local, remote)

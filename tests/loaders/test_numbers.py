@@ -17,7 +17,7 @@ from loaders.health import views
 from loaders.health.check import check
 from loaders.index import numbers as N
 from loaders.index import ondisk
-from loaders.index.previews import IndexDamaged
+from loaders.index.file_previews import IndexDamaged
 from loaders.index.steps import step_stats
 from loaders.serve.groups import GroupOptions, Groups
 from loaders.serve.runset import _curve_stats, curve_stats

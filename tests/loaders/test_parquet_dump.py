@@ -194,7 +194,7 @@ def test_id_lists_are_int64(value):
 
 
 def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
-    from loaders.index import refresh
+    from loaders.index import work
     from loaders.index.scan_board import plan_row_groups
     from loaders.writer import parquet as writer_parquet
 
@@ -209,7 +209,7 @@ def test_row_group_chunks_index_as_one_file_does(tmp_path, monkeypatch):
     chunks = plan_row_groups(str(path), path.name, 1, size, 4 << 10)
     assert len(chunks) > 1 and chunks[0].start == 0 and chunks[-1].end == size
     assert all(a.end == b.start for a, b in zip(chunks, chunks[1:]))
-    monkeypatch.setattr(refresh, "CHUNK_BYTES", 4 << 10)  # a task per few row groups
+    monkeypatch.setattr(work, "CHUNK_BYTES", 4 << 10)  # a task per few row groups
     parts = open_run(parquet, use_cache=False)
     assert parts.samples[S.LINE].tolist() == list(range(1, 21))
     # digests are made per parse batch, as for a jsonl file's chunks: one per chunk here

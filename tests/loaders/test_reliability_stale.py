@@ -176,15 +176,18 @@ def test_a_fresh_state_is_checked_by_content_until_it_is_old_enough(big, monkeyp
     import time
 
     from loaders.index import refresh as R
+    from loaders.index import work as W
 
     other = write_dump(big / "rollout_data_rank_1.jsonl", [make_sample(0)])
     open_run(big)
     reads = []
     real = R.content_hashes
-    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a[0].name) or real(*a))
+    for module in (R, W):  # a file's content read to plan its work, and to save its state
+        monkeypatch.setattr(module, "content_hashes",
+                            lambda *a: reads.append(a[0].name) or real(*a))
     assert open_run(big).cache == "hit" and NAME in reads
     later = time.time_ns() + 10 * ondisk.RACY_NS
-    monkeypatch.setattr(R.time, "time_ns", lambda: later)
+    monkeypatch.setattr(W.time, "time_ns", lambda: later)
     assert open_run(big).cache == "hit"  # renewing alone rewrites no index
     with open(other, "ab") as handle:
         handle.write(line_of(make_sample(1)))
@@ -192,5 +195,7 @@ def test_a_fresh_state_is_checked_by_content_until_it_is_old_enough(big, monkeyp
     assert renewed.cache == "partial" and not renewed.files[NAME].racy
     monkeypatch.undo()
     reads.clear()
-    monkeypatch.setattr(R, "content_hashes", lambda *a: reads.append(a[0].name) or real(*a))
+    for module in (R, W):  # a file's content read to plan its work, and to save its state
+        monkeypatch.setattr(module, "content_hashes",
+                            lambda *a: reads.append(a[0].name) or real(*a))
     assert open_run(big).cache == "hit" and NAME not in reads
