@@ -8,7 +8,7 @@ before any of it is used, since anyone who can write the dump dir can plant one.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -25,16 +25,13 @@ from loaders.index.cachedir import (
     INDEX_NAME,
     locate,
     read_index,
-    replace_first,
     user_cache_dir,
 )
 from loaders.index.file_previews import FilePreviews
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
 from loaders.index.numbers import IndexColumns, number_columns
 from loaders.index.previews import (
-    ROW_GROUP_ROWS,
     Previews,
-    held,
     stored_frame,
     without_texts,
 )
@@ -61,9 +58,8 @@ _READ_BY_ROW_TYPES = {
                                               S.TRAINED_SHARE)},
     **{name: lambda kind: any(test(kind) for test in _TEXT) or pa.types.is_null(kind)
        for name in (S.TOOL_NAMES, S.LAST_FINISH)}}
-__all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index",
-           "save_index"]
-_META_KEY = b"rl_logging_board"
+__all__ = ["EDGE_BYTES", "SAMPLED_BLOCKS", "FileState", "Stored", "content_hashes", "load_index"]
+META_KEY = b"rl_logging_board"  # the index file's own metadata (index_file.py)
 # file times come from a coarse clock: a write in the same tick as our stat leaves the stat
 # unchanged, so a state taken this soon after the file's last change is re-checked by content
 RACY_NS = 2_000_000_000
@@ -182,7 +178,7 @@ def _from_file(handle: BinaryIO, root: Path, place: Path) -> Stored | None:
     row later, through a descriptor of their own (the file replaced on disk meanwhile does
     not change them)."""
     schema = pq.read_schema(handle)
-    meta = orjson.loads((schema.metadata or {}).get(_META_KEY, b"null"))
+    meta = orjson.loads((schema.metadata or {}).get(META_KEY, b"null"))
     if not isinstance(meta, dict):
         raise Untrusted("no board metadata")
     if meta.get("version") != INDEX_VERSION:
@@ -241,56 +237,3 @@ def _check_no_nulls(meta: pq.FileMetaData, names: list[str]) -> None:
             stats = meta.row_group(group).column(at[name]).statistics
             if stats is None or not stats.has_null_count or stats.null_count:
                 raise Untrusted(f"column {name!r} has nulls (or no statistics)")
-
-
-def save_index(root: Path, stored: Stored) -> Path | None:
-    """Write the index atomically; returns its path, or None when no cache dir is writable."""
-    return save_kept(root, stored)[0]
-
-
-def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
-    """save_index, and the text previews of the frame written: read from the file written
-    (held open), or held in memory when no cache dir took it.  The dump's own cache dir
-    first, then the user cache dir (the first may have become a link or a file since it was
-    located, or its disk be full); a write that failed is a note in stored.problems, and the
-    run loads all the same."""
-    frame = stored_frame(stored.frame, stored.previews)
-    table = _table(stored, frame)
-    kept: list[BinaryIO] = []
-
-    def write(handle: BinaryIO) -> None:
-        try:
-            pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS,
-                           use_dictionary=_dictionaries(table))
-        except pa.ArrowException as err:
-            raise OSError(str(err)) from err
-        handle.flush()
-        kept.append(os.fdopen(os.dup(handle.fileno()), "rb"))  # this very file, renamed or not
-
-    root = root if is_url(root) else Path(root).resolve()
-    path, failed = replace_first([locate(root).path, user_cache_dir(root)], write)
-    for handle in kept[:-1] if path is not None else kept:  # files of failed writes
-        handle.close()
-    then = f"kept in {path.parent}" if path is not None else "the run is loaded without a cache"
-    stored.problems.extend(index_note(where, f"index not written ({why}); {then}")
-                           for where, why in failed)
-    return (path, FilePreviews(kept[-1], path)) if path is not None else (None, held(frame))
-
-
-def _dictionaries(table: pa.Table) -> list[str]:
-    """The columns written dictionary-encoded: the categories (file names, group sources)
-    only.  Parquet's dictionary pages cost the long run's write a third of its time and
-    saved no byte over zstd alone (1.61 s, 159 MB, against 1.11 s, 138 MB)."""
-    return [field.name for field in table.schema if pa.types.is_dictionary(field.type)]
-
-
-def _table(stored: Stored, frame: pd.DataFrame) -> pa.Table:
-    """frame as Arrow, with the file states and problems in its metadata."""
-    states = list(stored.files.values())
-    # by field, not by file: a tenth of the size to parse for a dir of many small files
-    columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
-    meta = {"version": INDEX_VERSION, "files": columns,
-            "problems": [p for p in stored.problems if not p.get("index")]}
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    return table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                          _META_KEY: orjson.dumps(meta)})

@@ -15,8 +15,9 @@ from pathlib import Path
 from loaders import schema as S
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
+from loaders.index.index_file import save_index, save_kept
 from loaders.index.numbers import Numbers, served_numbers
-from loaders.index.ondisk import Stored, save_index, save_kept
+from loaders.index.ondisk import Stored
 from loaders.index.pool import scan_all, scan_inline
 from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.refresh import refresh

@@ -10,8 +10,9 @@ from loaders.find.remote_walk import scan_url
 from loaders.find.walk import Listing, scan
 from loaders.formats import BY_NAME, no_known_format
 from loaders.index.chunk import Progress
+from loaders.index.index_file import save_kept
 from loaders.index.numbers import served_numbers
-from loaders.index.ondisk import index_dir, load_index, save_kept
+from loaders.index.ondisk import index_dir, load_index
 from loaders.index.pool import Scanner
 from loaders.index.refresh import refresh
 from loaders.serve.run import Run

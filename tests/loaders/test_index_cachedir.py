@@ -48,7 +48,7 @@ def test_a_link_swapped_in_after_the_check_is_not_followed(dump_dir, tmp_path, u
             os.symlink(target, dump_dir / ".rl_board_cache")
         return place
 
-    monkeypatch.setattr("loaders.index.ondisk.locate", swapped)
+    monkeypatch.setattr("loaders.index.index_file.locate", swapped)
     run = open_run(dump_dir)
     assert list(target.iterdir()) == []
     assert run.index_path is not None and user_cache in run.index_path.parents

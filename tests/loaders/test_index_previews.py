@@ -10,7 +10,7 @@ from dump_files import line_of, make_sample, write_dump
 
 from loaders import open_run
 from loaders import schema as S
-from loaders.index import file_previews, ondisk, previews
+from loaders.index import file_previews, index_file, ondisk, previews
 from loaders.serve.grow import grown, saved
 
 
@@ -31,7 +31,7 @@ def _texts(run) -> pd.DataFrame:
 @pytest.fixture
 def small_groups(monkeypatch):
     """Row groups of 5 rows: every step's rows straddle several of them."""
-    monkeypatch.setattr(ondisk, "ROW_GROUP_ROWS", 5)
+    monkeypatch.setattr(index_file, "ROW_GROUP_ROWS", 5)
 
 
 def test_reopened_run_reads_the_previews_a_parse_holds(tmp_path, small_groups):

@@ -15,8 +15,8 @@ from loaders.groups.history import prompt_steps
 from loaders.groups.table import passed
 from loaders.health import views
 from loaders.health.check import check
+from loaders.index import index_file
 from loaders.index import numbers as N
-from loaders.index import ondisk
 from loaders.index.file_previews import IndexDamaged
 from loaders.index.steps import step_stats
 from loaders.serve.groups import GroupOptions, Groups
@@ -43,7 +43,7 @@ def runs(tmp_path, monkeypatch):
     for rank in range(RANKS):
         write_dump(tmp_path / "run" / f"rollout_data_rank_{rank}.jsonl",
                    [_sample(step, rank, i) for step in range(STEPS) for i in range(GROUP * 2)])
-    monkeypatch.setattr(ondisk, "ROW_GROUP_ROWS", 7)
+    monkeypatch.setattr(index_file, "ROW_GROUP_ROWS", 7)
     monkeypatch.setattr(N, "CHUNK_ROWS", 10)
     open_run(tmp_path / "run")  # writes the index
     served = open_run(tmp_path / "run")

@@ -15,7 +15,8 @@ from loaders import schema as S
 from loaders.index import hot_tokens as H
 from loaders.index import pool
 from loaders.index import token_digest as D
-from loaders.index.ondisk import Stored, load_index, save_index
+from loaders.index.index_file import save_index
+from loaders.index.ondisk import Stored, load_index
 from loaders.index.previews import stored_frame
 from loaders.serve import token_summary as T
 
