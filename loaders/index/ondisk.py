@@ -29,7 +29,8 @@ from loaders.index.cachedir import (
 )
 from loaders.index.file_previews import FilePreviews
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
-from loaders.index.numbers import IndexColumns, number_columns
+from loaders.index.index_columns import IndexColumns
+from loaders.index.numbers import number_columns
 from loaders.index.previews import (
     Previews,
     stored_frame,

@@ -18,6 +18,7 @@ from loaders.health.check import check
 from loaders.index import index_file
 from loaders.index import numbers as N
 from loaders.index.file_previews import IndexDamaged
+from loaders.index.index_columns import StepRanges
 from loaders.index.steps import step_stats
 from loaders.serve.groups import GroupOptions, Groups
 from loaders.serve.runset import _curve_stats, curve_stats
@@ -123,7 +124,7 @@ def test_one_prompts_samples_are_read_by_their_row_groups(runs):
 
 
 def test_step_ranges_and_chunks_of_whole_steps():
-    ranges = N.StepRanges.of(np.array([0, 0, 0, 2, 2, 5, 5, 5, 5, 9]))
+    ranges = StepRanges.of(np.array([0, 0, 0, 2, 2, 5, 5, 5, 5, 9]))
     assert ranges.rows(2) == (3, 5) and ranges.rows(9) == (9, 10) and ranges.rows(3) == (0, 0)
     assert N._chunks(ranges, 4) == [(0, 5), (5, 9), (9, 10)]
     assert N._chunks(ranges, 100) == [(0, 10)]
