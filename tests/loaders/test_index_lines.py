@@ -64,7 +64,7 @@ def _odd_lines() -> list[str]:
         sample.update(changes)
         return json.dumps(sample, ensure_ascii=False)
 
-    plain = [line(1, i) for i in range(6)]
+    plain = [line(1, i, label="é" * 300 + str(i)) for i in range(6)]  # a long extra text
     return [
         *plain[:3], "", "   ", line(1, 10, values=None), line(1, 11, logprobs=[-0.1, None, -0.3]),
         line(1, 12, response="héllo ✓ 𝄞 \"q\" \\ / \n\t", prompt="\u00e9\x7f"),
