@@ -1,0 +1,75 @@
+"""The Responses page's filters: a reward range, flags, a policy-lag range and a range of
+any numeric column (what a histogram bar clicked on the Rewards page opens)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from loaders import schema as S
+from pages.figures import tables
+
+NO_COLUMN = "(no column)"
+
+
+def column_range(rows: pd.DataFrame) -> pd.Series | None:
+    """Keep the rows whose chosen column is in a range: what a click on a histogram bar of
+    the Rewards page (a reward component, the reference reward) opens.  None: no filter."""
+    numeric = [c for c in rows.columns if c not in (S.FILE, S.KEY, S.ROW)
+               and pd.api.types.is_numeric_dtype(rows[c]) and not pd.api.types.is_bool_dtype(
+                   rows[c]) and rows[c].notna().any()]
+    asked_for = st.session_state.get("fcol") not in (None, NO_COLUMN)
+    box = st.expander("Filter by any column", expanded=asked_for)
+    chosen = box.selectbox("Only samples with a column in a range", [NO_COLUMN, *numeric],
+                           key="fcol", bind="query-params")
+    if chosen == NO_COLUMN:
+        return None
+    values = rows[chosen].astype(float)
+    lo, hi = float(values.min()), float(values.max())
+    _clamp("frange", lo, hi)  # a clicked bar's bounds, kept inside the column's range
+    if lo == hi:
+        return values == lo
+    low, high = box.slider(f"{chosen} range", lo, hi, (lo, hi), key="frange",
+                           bind="query-params")
+    return values.between(low, high)
+
+
+def _clamp(key: str, lo: float, hi: float) -> None:
+    """A range asked for before its slider is drawn (a clicked histogram bar), kept inside
+    the slider's bounds: a bar's edge may pass them."""
+    asked = st.session_state.get(key)
+    if isinstance(asked, (list, tuple)) and len(asked) == 2:
+        st.session_state[key] = (min(max(float(asked[0]), lo), hi),
+                                 max(min(float(asked[1]), hi), lo))
+
+
+def lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
+    """A policy-lag range to keep, offered when this step's samples are of several lags."""
+    lag = rows[S.POLICY_LAG].dropna() if S.POLICY_LAG in rows else rows[S.REWARD].iloc[:0]
+    if lag.empty or lag.min() == lag.max():
+        return None
+    lo, hi = int(lag.min()), int(lag.max())
+    chosen = st.slider("Policy lag", lo, hi, (lo, hi), key="lag", bind="query-params",
+                       help="updates between the weights that drew a sample and the step "
+                            "that trains on it (async RL)")
+    return None if chosen == (lo, hi) else chosen
+
+
+def reward_and_flags(rows: pd.DataFrame
+                     ) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
+    """The reward range to keep (offered when the step's rewards differ) and the flags asked
+    for."""
+    reward = rows[S.REWARD][np.isfinite(rows[S.REWARD].to_numpy(dtype=float))]
+    left, right = st.columns(2)
+    reward_range = None
+    if len(reward) and reward.min() < reward.max():
+        lo = float(math.floor(reward.min() * 100) / 100)
+        hi = float(math.ceil(reward.max() * 100) / 100)
+        _clamp("reward", lo, hi)  # a clicked histogram bar's bounds may pass the step's
+        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward",
+                                   bind="query-params")
+    flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
+                              format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")
+    return reward_range, tuple(flags)
