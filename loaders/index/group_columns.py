@@ -32,8 +32,8 @@ def validation(objs: list[dict], files: Sequence[str], keys: set[str],
 def groups(objs: list[dict], keys: set[str], prompt_ids: np.ndarray
            ) -> tuple[np.ndarray, list[str]]:
     """(group id, the key it came from) of every sample: the first of schema.GROUP_KEYS it
-    has a usable id under (grouping.group_id), else its prompt.  A key at a time, each
-    distinct trainer id hashed once (a group's samples share it)."""
+    has a usable id under (grouping.group_id), else its prompt.  A key at a time, a
+    trainer's id hashed once for the samples in a row that share it (a group's)."""
     ids, sources = prompt_ids.copy(), [S.GROUP_BY_PROMPT] * len(objs)
     left = range(len(objs))
     for key in (k for k in S.GROUP_KEYS if k in keys):

@@ -15,6 +15,7 @@ gone before it is read, and it is freed once both sides close it.
 """
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import threading
@@ -85,7 +86,8 @@ class _Maps:
         first = -(-(address - start) // page) * page  # pages wholly inside the buffer only:
         last = (address + size - start) // page * page  # its neighbours' stay
         if mapped is not None and last > first:
-            mapped.madvise(mmap.MADV_REMOVE, first, last - first)
+            with contextlib.suppress(OSError):  # refused: the pages go with the map instead
+                mapped.madvise(mmap.MADV_REMOVE, first, last - first)
 
 
 _MAPS = _Maps()
