@@ -38,7 +38,8 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     def write(handle: BinaryIO) -> None:
         try:
             pq.write_table(table, handle, compression="zstd", row_group_size=ROW_GROUP_ROWS,
-                           use_dictionary=_dictionaries(table))
+                           use_dictionary=_dictionaries(table),
+                           write_statistics=_with_statistics(table))
         except pa.ArrowException as err:
             raise OSError(str(err)) from err
         handle.flush()
@@ -59,6 +60,15 @@ def _dictionaries(table: pa.Table) -> list[str]:
     only.  Parquet's dictionary pages cost the long run's write a third of its time and
     saved no byte over zstd alone (1.61 s, 159 MB, against 1.11 s, 138 MB)."""
     return [field.name for field in table.schema if pa.types.is_dictionary(field.type)]
+
+
+def _with_statistics(table: pa.Table) -> list[str]:
+    """The columns written with statistics: all but texts and bytes, whose minimum and
+    maximum nothing reads (the load checks the numbers' null counts: ondisk._check_no_nulls)
+    and cost the long run's write a fifth of its time (1.59 against 1.26 s)."""
+    return [field.name for field in table.schema if not (
+        pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+        or pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type))]
 
 
 def _table(stored: Stored, frame: pd.DataFrame) -> pa.Table:

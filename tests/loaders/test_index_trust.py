@@ -217,3 +217,18 @@ def test_every_format_reopens_as_a_trusted_hit(tmp_path, make):
     again = open_run(root)
     assert again.cache == "hit"
     assert not [p for p in again.problems if "index ignored" in p["reason"]]
+
+
+def test_the_index_keeps_statistics_of_its_numbers_and_none_of_its_texts(dump_dir):
+    """The load checks every number column's null count in every row group's statistics;
+    the texts' minimum and maximum, which nothing reads, are not written."""
+    open_run(dump_dir)
+    meta = pq.ParquetFile(_index(dump_dir)).metadata
+    columns = {meta.schema.column(i).name: i for i in range(meta.num_columns)}
+    group = meta.row_group(0)
+    for name in (S.STEP, S.LINE, S.LINE_CHECK, S.REWARD, S.VALIDATION):
+        stats = group.column(columns[name]).statistics
+        assert stats is not None and stats.has_null_count and stats.null_count == 0, name
+    for name in (S.RESPONSE, S.PROMPT, S.TOKEN_DIGEST):
+        assert group.column(columns[name]).statistics is None, name
+    assert open_run(dump_dir).cache == "hit"  # and such an index is trusted
