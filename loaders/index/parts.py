@@ -85,18 +85,38 @@ def sorted_parts(parts: list[Part], decoded: frozenset[str] = frozenset()) -> pa
     parts.clear()
     table = concatenated(plain).unify_dictionaries()
     del plain
+    sort_by: dict[str, pa.ChunkedArray] = {}
     for key, fill in _SORT_FILLS.items():  # Arrow sorts neither nulls as typed() fills
         if key not in table.column_names:  # them nor dictionaries
             continue
         at, column = table.schema.get_field_index(key), table.column(key)
+        ranks = _text_ranks(column)
+        if ranks is not None:  # the file names stay codes: sorted by their ranks
+            sort_by[key] = ranks
+            continue
         if pa.types.is_dictionary(column.type):
             column = column.cast(column.type.value_type)
         table = table.set_column(at, key, pc.fill_null(column, fill))
-    keys = [(key, "ascending") for key in S.SORT_KEYS if key in table.column_names]
-    order = pc.sort_indices(table, sort_keys=keys)
+        sort_by[key] = table.column(key)
+    keys = [(key, "ascending") for key in S.SORT_KEYS if key in sort_by]
+    order = pc.sort_indices(pa.table({key: sort_by[key] for key, _ in keys}), sort_keys=keys)
+    del sort_by
     held = [table]
     del table  # _taken holds the only reference: each column goes once it is sorted
     return _taken(held, order, decoded)
+
+
+def _text_ranks(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """Each row's rank among the texts of a coded column without nulls (all its chunks
+    sharing one dictionary: unify_dictionaries'), so the sort compares numbers, not the
+    texts a row (the long run's sort 0.12 -> 0.06 s); None for any other column."""
+    if not pa.types.is_dictionary(column.type) or not column.num_chunks or column.null_count:
+        return None
+    texts = column.chunk(0).dictionary
+    if not all(chunk.dictionary.equals(texts) for chunk in column.chunks[1:]):
+        return None
+    ranks = pc.rank(texts, sort_keys="ascending", tiebreaker="dense")
+    return pa.chunked_array([pc.take(ranks, chunk.indices) for chunk in column.chunks])
 
 
 def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa.Table:

@@ -84,3 +84,29 @@ def test_stored_text_beside_new_coded_text_is_decoded_by_arrow_not_made_text_in_
     assert same[1].column(S.FILE).to_pylist() == ["b.jsonl"]
     mixed = pa.table({S.FILE: pa.array([7]), "n": pa.array([5])})  # numbers beside text
     assert same_types([stored, mixed])[1].column(S.FILE).to_pylist() == ["7"]
+
+
+def test_coded_file_names_sort_by_their_ranks_as_their_texts_do():
+    """A coded sort key (the file names) is sorted by the ranks of its texts: the order a
+    sort of the texts gives, the names kept as codes until they are taken."""
+    import pyarrow as pa
+
+    from loaders.index import parts
+
+    names = ["rank_10.jsonl", "rank_2.jsonl", "a.jsonl", "rank_10.jsonl", "b.jsonl", "a.jsonl"]
+    chunks = [pa.array(names[:3]).dictionary_encode(), pa.array(names[3:]).dictionary_encode()]
+    table = pa.table({S.STEP: pa.chunked_array([pa.array([1, 0, 1]), pa.array([0, 1, 0])]),
+                      S.FILE: pa.chunked_array(chunks), "n": pa.chunked_array(
+                          [pa.array([0, 1, 2]), pa.array([3, 4, 5])])})
+    table = table.unify_dictionaries()
+    ranks = parts._text_ranks(table.column(S.FILE))
+    assert ranks is not None
+    by_rank = sorted(range(6), key=lambda i: (ranks.to_pylist()[i], i))
+    assert [names[i] for i in by_rank] == sorted(names)
+    got = parts.sorted_parts([table], frozenset({S.FILE}))
+    want = sorted(zip([1, 0, 1, 0, 1, 0], names, range(6)))
+    assert got.column(S.FILE).to_pylist() == [name for _, name, _ in want]
+    assert got.column("n").to_pylist() == [n for _, _, n in want]
+    assert got.schema.field(S.FILE).type == pa.string()  # decoded as it was taken
+    with_null = pa.chunked_array([pa.array(["a", None]).dictionary_encode()])
+    assert parts._text_ranks(with_null) is None  # nulls: sorted as filled text instead
