@@ -9,6 +9,7 @@ element a token.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -57,20 +58,15 @@ def position_of(selection: dict, n: int) -> int | None:
 
     The strips are brushed, not clicked: a click on a 32k-token strip would need a mark a
     token.  Vega-Lite's interval selection names its edges by field (`{"brush": {TOKEN:
-    [lo, hi]}}`); a point's x or a box (another chart library's selection) reads the same."""
-    brush = selection.get(BRUSH) or {}
-    boxes = selection.get("box") or []
-    if brush.get(TOKEN):
-        x = min(brush[TOKEN])
-    elif boxes and boxes[0].get("x"):
-        x = min(boxes[0]["x"])
-    elif selection.get("points"):
-        x = selection["points"][0].get("x")
-    else:
+    [lo, hi]}}`); an edge that is no number names no token."""
+    edges = (selection.get(BRUSH) or {}).get(TOKEN) or []
+    try:
+        x = min(float(edge) for edge in edges) if edges else math.nan
+    except (TypeError, ValueError):
         return None
-    if x is None:
+    if not math.isfinite(x):
         return None
-    return int(min(max(0, round(float(x))), max(0, n - 1)))
+    return int(min(max(0, round(x)), max(0, n - 1)))
 
 
 TOKEN, START, END, LOW, HIGH, MEAN = "token", "first", "last", "low", "high", "mean"

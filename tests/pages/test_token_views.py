@@ -81,12 +81,17 @@ def test_a_strip_holds_no_name_in_its_spec():
 
 
 def test_selection_to_position():
-    assert B.position_of({B.BRUSH: {B.TOKEN: [900.4, 300.2]}}, 1000) == 300  # Vega-Lite's
-    assert B.position_of({"points": [{"x": 812.0}]}, 1000) == 812
-    assert B.position_of({"box": [{"x": [900.4, 300.2]}], "points": []}, 1000) == 300
-    assert B.position_of({"points": [{"x": 5e9}]}, 1000) == 999
-    assert B.position_of({"points": [{"x": -4}]}, 1000) == 0
-    assert B.position_of({"points": [], "box": []}, 1000) is None
+    """A brush's left edge, kept within the response; nothing else names a token."""
+    def brushed(*edges: object) -> dict:
+        return {B.BRUSH: {B.TOKEN: list(edges)}}
+
+    assert B.position_of(brushed(900.4, 300.2), 1000) == 300  # Vega-Lite's interval
+    assert B.position_of(brushed(5e9, 6e9), 1000) == 999
+    assert B.position_of(brushed(-4, 10), 1000) == 0
+    assert B.position_of(brushed(3, 7), 0) == 0
+    for odd in (brushed(), brushed(None, 3), brushed("x", 2), brushed(float("nan"), 2),
+                {B.BRUSH: {}}, {}, {"points": [{"x": 812.0}]}, {"box": [{"x": [1, 2]}]}):
+        assert B.position_of(odd, 1000) is None, odd
 
 
 def test_think_marks_also_when_split_over_tokens():
