@@ -1,10 +1,27 @@
 """The fixtures every part of the suite shares: small dump dirs written by the test."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 from dump_files import LOSING_PROMPT, line_of, make_sample, write_dump
+
+
+def _scan_components_once() -> None:
+    """Each new AppTest scans every installed distribution for Streamlit components (0.4 s
+    for the 535 of the test venv); the installed set does not change while the tests run,
+    so one scan a process serves them all.  The real server scans once, at its start."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # a Streamlit without v2 components: nothing scanned
+        return
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
+
+
+_scan_components_once()
 
 
 @pytest.fixture
