@@ -62,7 +62,16 @@ def _noise(hist_y: np.ndarray, slope: np.ndarray) -> np.ndarray:
     # winsorized at CLIP MADs: as robust to one jump, and steadier than the MAD alone
     clipped = np.clip(centred, -CLIP * mad[:, None], CLIP * mad[:, None])
     with np.errstate(invalid="ignore"):
-        return np.sqrt(np.nanmean(clipped ** 2, axis=1) / WINSOR_VAR) / np.sqrt(2)
+        return np.sqrt(_row_means(clipped ** 2) / WINSOR_VAR) / np.sqrt(2)
+
+
+def _row_means(a: np.ndarray) -> np.ndarray:
+    """np.nanmean by row, the same sums and division, NaN for a row without a value, and no
+    "Mean of empty slice" warning (a short window has such rows; the warning, raised from
+    the thread that warms the health signals, is no error)."""
+    count = np.sum(~np.isnan(a), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nansum(a, axis=1) / count
 
 
 def _nanmedian(a: np.ndarray) -> np.ndarray:
@@ -145,7 +154,7 @@ class _Fit:
         process = np.maximum(mad ** 2 - self.typical[at], 0.0)
         # the line itself is estimated from the window: its error at the step (OLS form)
         with np.errstate(invalid="ignore", divide="ignore"):
-            centre = np.nanmean(hist_x, axis=1)
+            centre = _row_means(hist_x)
             leverage = 1.0 / count + centre ** 2 / np.nansum(
                 (hist_x - centre[:, None]) ** 2, axis=1)
         # a spread from few steps is itself uncertain: widen it as a t quantile would

@@ -138,3 +138,25 @@ def test_cli_alerts_on_an_empty_dir_fails_with_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "loaders", str(tmp_path), "--alerts"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_row_means_are_nanmean_bit_for_bit_and_warn_of_no_empty_row():
+    """The robust spread's row means: np.nanmean's sums and division, NaN for a row with no
+    value, and no warning (raised from the health thread, it read as an error)."""
+    import warnings
+
+    import numpy as np
+
+    from loaders.health.robust import _row_means
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(50, 30)) * 10.0 ** rng.integers(-5, 5, size=(50, 1))
+    a[rng.random(a.shape) < 0.4] = np.nan
+    a[0], a[1, 0] = np.nan, np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.nanmean(a, axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _row_means(a)
+    assert got.tobytes() == want.tobytes() and np.isnan(got[0]) and np.isinf(got[1])
