@@ -2,8 +2,9 @@
 
 A text field that is a string (the usual case) is read as it is, for the whole batch in one
 list comprehension; anything else (a chat message list, a number) goes through text_of one
-sample at a time.  A prompt is hashed once per distinct text: a GRPO group of 8 (and every
-later step that asks it again) shares one.
+sample at a time.  A prompt is hashed in C once for the samples in a row that share it (a
+GRPO group of 8: kernel.text_ids); without the build, once per distinct text this process
+has seen (_PromptIds), so a later step that asks it again shares it too.
 """
 from __future__ import annotations
 
