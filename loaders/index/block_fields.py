@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import numpy as np
 
 from loaders.index.fields import Fields
-from loaders.index.lines import MISSING, ORDERED_SUMS, Block, NumberColumn, flat_sums
+from loaders.index.lines import MISSING, ORDERED_SUMS, Block, NumberColumn, TokenSpans, flat_sums
 
 
 class Row(Mapping):
@@ -69,10 +69,16 @@ class BlockFields(Fields):
         if key not in self._raw:
             value = self.block.columns.get(key)
             self._raw[key] = (_lists(*value) if isinstance(value, tuple)
+                              else value.lists(MISSING) if isinstance(value, TokenSpans)
                               else value if value is not None else [MISSING] * self.size)
         return self._raw[key]
 
-    def column(self, key: str) -> list:
+    def column(self, key: str) -> list | TokenSpans:
+        """The key's value in every sample, None where it has none (a token list column as
+        it is: a list is read when asked for)."""
+        spans = self.block.columns.get(key)
+        if isinstance(spans, TokenSpans):
+            return spans
         if key not in self._plain:
             raw = self.raw(key)  # a key every sample has (the usual case) is its list as is
             gaps = self.block.gaps
@@ -82,7 +88,11 @@ class BlockFields(Fields):
         return self._plain[key]
 
     def lengths(self, key: str) -> np.ndarray | None:
-        """Each sample's list length (-1: no list), for a number list column; else None."""
+        """Each sample's list length (-1: no list), for a number or token list column; else
+        None."""
+        value = self.block.columns.get(key)
+        if isinstance(value, TokenSpans):
+            return value.lengths
         value = self.numbers(key)
         return None if value is None else value[1]
 

@@ -787,6 +787,86 @@ fail:
     return NULL;
 }
 
+/* ---- the run's sort ------------------------------------------------------------------ */
+
+/* gather(chunks, chunk_starts, sources, lengths, out, itemsize) -> None: copies run r of a
+ * sorted column, lengths[r] rows from the row sources[r] of the chunks laid end to end (chunk
+ * c holds the rows chunk_starts[c] on, int64s), to the next rows of out; a row is itemsize
+ * bytes of each buffer.  A sort of parts each in order is a few thousand such runs: one copy each,
+ * not a join of the chunks and a take of every row (parts.py).  The GIL is let go while it
+ * copies: a column a thread. */
+static PyObject *gather(PyObject *self, PyObject *args) {
+    PyObject *chunks;
+    Py_buffer starts, sources, lengths, out;
+    Py_ssize_t item;
+    if (!PyArg_ParseTuple(args, "O!y*y*y*w*n", &PyTuple_Type, &chunks, &starts, &sources,
+                          &lengths, &out, &item)) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(chunks), runs = lengths.len / 8;
+    Py_buffer *views = PyMem_Calloc(count ? count : 1, sizeof(Py_buffer));
+    Py_ssize_t got = 0;
+    PyObject *result = NULL;
+    const int64_t *first = starts.buf, *from = sources.buf, *size = lengths.buf;
+    if (views == NULL) { PyErr_NoMemory(); goto done; }
+    if (starts.len != (count + 1) * 8 || sources.len != lengths.len || item <= 0) {
+        PyErr_SetString(PyExc_ValueError, "gather: chunk starts or runs of other lengths");
+        goto done;
+    }
+    for (; got < count; got++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(chunks, got), &views[got], PyBUF_C_CONTIGUOUS) < 0)
+            goto done;
+        if (views[got].len != (first[got + 1] - first[got]) * item) {
+            PyErr_SetString(PyExc_ValueError, "gather: a chunk of another size");
+            got++;
+            goto done;
+        }
+    }
+    int64_t total = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        if (size[r] < 0 || from[r] < 0 || from[r] + size[r] > first[count]) {
+            PyErr_SetString(PyExc_ValueError, "gather: a run out of the chunks");
+            goto done;
+        }
+        total += size[r];
+    }
+    if (total * item != out.len) {
+        PyErr_SetString(PyExc_ValueError, "gather: runs of another length than out");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    char *to = out.buf;
+    Py_ssize_t c = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        int64_t row = from[r], left = size[r];
+        if (left == 0) continue;
+        if (row < first[c] || row >= first[c + 1]) {  /* the next run's chunk: searched */
+            Py_ssize_t lo = 0, hi = count - 1;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi + 1) / 2;
+                if (first[mid] <= row) lo = mid; else hi = mid - 1;
+            }
+            c = lo;
+        }
+        while (left > 0) {
+            while (row >= first[c + 1]) c++;  /* empty chunks, or a run across chunks */
+            int64_t n = first[c + 1] - row < left ? first[c + 1] - row : left;
+            memcpy(to, (char *)views[c].buf + (row - first[c]) * item, (size_t)(n * item));
+            to += n * item;
+            row += n;
+            left -= n;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&views[i]);
+    PyMem_Free(views);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&sources);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -801,6 +881,7 @@ static PyMethodDef methods[] = {
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {"text_ids", text_ids, METH_VARARGS, "int64 bytes of each text's text_id"},
     {"codes", codes, METH_O, "int32 bytes of each text's code, and the texts"},
+    {"gather", gather, METH_VARARGS, "a sorted column's runs copied out of its chunks"},
     {NULL, NULL, 0, NULL},
 };
 

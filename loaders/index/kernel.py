@@ -131,6 +131,20 @@ def codes(values: list) -> tuple[np.ndarray, list[str]] | bool | None:
     return out if out is None or out is False else (np.frombuffer(out[0], np.int32), out[1])
 
 
+def gather(chunks: list[np.ndarray], sources: np.ndarray, lengths: np.ndarray,
+           out: memoryview) -> bool:
+    """Fill `out` (a writable buffer) with runs of rows, in order: lengths[r] rows from the
+    row sources[r] of the chunks (1-D arrays of one dtype) laid end to end; False without
+    the build."""
+    if _C is None:
+        return False
+    starts = np.zeros(len(chunks) + 1, np.int64)
+    np.cumsum([len(chunk) for chunk in chunks], out=starts[1:])
+    _C.gather(tuple(chunks), starts, sources.astype(np.int64), lengths.astype(np.int64), out,
+              chunks[0].itemsize if chunks else 1)
+    return True
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

@@ -4,8 +4,9 @@
  * walks them again to build its columns.  For a line of the board's own format whose values
  * are of the plain kinds, this reads the bytes once and writes each key's column: scalars
  * (strings, numbers, true/false/null) as the objects orjson would make, the per-token number
- * lists laid end to end as float64 with each sample's length, the token lists as lists of
- * str.  Any other line (a nested value, an escape that makes a lone surrogate, a number out
+ * lists laid end to end as float64 with each sample's length, the token lists as each one's
+ * length and its span of the data (each string checked, none kept: lines.TokenSpans reads
+ * a list when it is asked for).  Any other line (a nested value, an escape that makes a lone surrogate, a number out
  * of range, a key twice, a BOM, a stray byte, no newline yet) ends the run before it: the
  * caller reads that line with orjson as always.  So both ways give the same values
  * (tests/loaders/test_index_lines.py).
@@ -55,9 +56,10 @@ typedef struct {
     int kind;            /* SCALAR, NUMBERS or STRINGS; fixed by its first value in the run */
     int list_kind;       /* NUMBERS or STRINGS: the lists this key may hold; 0: none */
     int is_step;
-    PyObject *column;    /* SCALAR, STRINGS: a list, one item a sample (missing: the marker) */
+    PyObject *column;    /* SCALAR: a list, one item a sample (missing: the marker) */
     Buf values;          /* NUMBERS: float64s end to end */
-    Buf lengths;         /* NUMBERS: int64 a sample, -1 where missing */
+    Buf lengths;         /* NUMBERS, STRINGS: int64 a sample, -1 where missing */
+    Buf spans;           /* STRINGS: int64 start and end of each sample's list in the data */
     const char *last_raw;  /* SCALAR: the raw bytes of its last string (into the data) */
     Py_ssize_t last_len;
     PyObject *last;      /* and the str made of them */
@@ -65,15 +67,15 @@ typedef struct {
     Py_ssize_t padded;   /* of them, samples without the key (the marker, or length -1) */
 } Key;
 
-/* A token list's strings repeat ("\n", " the"): the str made for a token's raw bytes is
- * kept in a direct-mapped table for the rest of the scan, so a repeat is a hash and a memcmp,
- * not a decode and an allocation (a str is immutable: one object serves every list). */
+/* A token list's strings repeat ("\n", " the"): a token's raw bytes read good are kept in a
+ * direct-mapped table for the rest of the scan, so a repeat is a hash and a memcmp, not a
+ * decode. */
 #define TOKEN_SLOTS 2048
 #define TOKEN_MAX 32  /* raw bytes of a token kept; a longer one is decoded each time */
 typedef struct {
     const char *raw;  /* into the scanned data, which outlives the scan */
     Py_ssize_t len;
-    PyObject *text;
+    int good;         /* these bytes read as a string */
 } Token;
 
 typedef struct {
@@ -87,8 +89,9 @@ typedef struct {
 /* one value of the line being read, kept until the whole line proves plain */
 typedef struct {
     int key, kind;
-    PyObject *object;          /* SCALAR, STRINGS */
+    PyObject *object;          /* SCALAR */
     Py_ssize_t first, count;   /* NUMBERS: into the line's scratch float64s */
+    const char *open, *close;  /* STRINGS: the list's bytes, [ to ] */
 } Staged;
 
 typedef struct {
@@ -401,29 +404,36 @@ static void unstage(Line *l) {
     l->nstaged = 0;
 }
 
-/* A string in a token list at l->p (its opening quote): read_string's str, from the
- * table of tokens when these raw bytes were read before in this scan.  A new reference. */
-static PyObject *read_token(Run *r, Line *l) {
+/* A string in a token list at l->p (its opening quote) read past, as read_string reads it:
+ * 1 when it is a string orjson reads alike, 0 not.  The list is kept as its bytes (a hot
+ * token's strings are read again by orjson when a digest wants them: a few a group), so
+ * no str is kept; but raw bytes read before in this scan are known good without a decode. */
+static int check_token(Run *r, Line *l) {
     const char *raw = l->p + 1, *q = raw;
     while (q < l->end && q - raw <= TOKEN_MAX && *q != '"') q += *q == '\\' ? 2 : 1;
     Py_ssize_t len = q - raw;
-    if (q >= l->end || *q != '"' || len > TOKEN_MAX) return read_string(l);
-    if (r->tokens == NULL && (r->tokens = PyMem_Calloc(TOKEN_SLOTS, sizeof(Token))) == NULL)
-        return read_string(l);
-    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-    for (Py_ssize_t i = 0; i < len; i++) h = (h ^ (unsigned char)raw[i]) * 1099511628211ULL;
-    Token *slot = &r->tokens[h & (TOKEN_SLOTS - 1)];
-    if (slot->text != NULL && slot->len == len && memcmp(slot->raw, raw, len) == 0) {
-        l->p = q + 1;
-        return Py_NewRef(slot->text);
+    int cached = q < l->end && *q == '"' && len <= TOKEN_MAX;
+    if (cached && r->tokens == NULL
+        && (r->tokens = PyMem_Calloc(TOKEN_SLOTS, sizeof(Token))) == NULL) cached = 0;
+    Token *slot = NULL;
+    if (cached) {
+        uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+        for (Py_ssize_t i = 0; i < len; i++) h = (h ^ (unsigned char)raw[i]) * 1099511628211ULL;
+        slot = &r->tokens[h & (TOKEN_SLOTS - 1)];
+        if (slot->good && slot->len == len && memcmp(slot->raw, raw, len) == 0) {
+            l->p = q + 1;
+            return 1;
+        }
     }
     PyObject *s = read_string(l);
-    if (s != NULL) {
-        Py_XSETREF(slot->text, Py_NewRef(s));
+    if (s == NULL) return 0;
+    Py_DECREF(s);
+    if (slot != NULL) {
+        slot->good = 1;
         slot->raw = raw;
         slot->len = len;
     }
-    return s;
+    return 1;
 }
 
 /* A list value of key k: numbers (a number key) or strings (a string key), staged.  1 read,
@@ -431,13 +441,13 @@ static PyObject *read_token(Run *r, Line *l) {
 static int read_list(Run *r, Line *l, int k, Staged *st) {
     int numbers = r->keys[k].list_kind == NUMBERS, strings = r->keys[k].list_kind == STRINGS;
     if (!numbers && !strings) return 0;
+    st->open = l->p;  /* its [ */
     l->p++;
     skip_ws(l);
     st->kind = numbers ? NUMBERS : STRINGS;
     st->first = l->numbers.size / (Py_ssize_t)sizeof(double);
     st->count = 0;
-    if (strings && (st->object = PyList_New(0)) == NULL) { PyErr_Clear(); return 0; }
-    if (l->p < l->end && *l->p == ']') { l->p++; return 1; }
+    if (l->p < l->end && *l->p == ']') { st->close = ++l->p; return 1; }
     for (;;) {
         skip_ws(l);
         if (l->p >= l->end) return 0;
@@ -454,17 +464,12 @@ static int read_list(Run *r, Line *l, int k, Staged *st) {
             }
             if (buf_put(&l->numbers, &v, sizeof v) < 0) { PyErr_Clear(); return 0; }
         } else {
-            if (*l->p != '"') return 0;
-            PyObject *s = read_token(r, l);
-            if (s == NULL) return 0;
-            int bad = PyList_Append(st->object, s);
-            Py_DECREF(s);
-            if (bad) { PyErr_Clear(); return 0; }
+            if (*l->p != '"' || !check_token(r, l)) return 0;
         }
         st->count++;
         skip_ws(l);
         if (l->p < l->end && *l->p == ',') { l->p++; continue; }
-        if (l->p < l->end && *l->p == ']') { l->p++; return 1; }
+        if (l->p < l->end && *l->p == ']') { st->close = ++l->p; return 1; }
         return 0;
     }
 }
@@ -559,29 +564,34 @@ static int read_line(Run *r, Line *l) {
 static int pad(Run *r, Key *key, Py_ssize_t count) {
     for (; key->filled < count; key->filled++) {
         key->padded++;
-        if (key->kind == NUMBERS) {
-            int64_t none = -1;
-            if (buf_put(&key->lengths, &none, sizeof none) < 0) return -1;
+        if (key->kind == NUMBERS || key->kind == STRINGS) {
+            int64_t none[2] = {-1, 0};
+            if (buf_put(&key->lengths, none, sizeof none[0]) < 0) return -1;
+            if (key->kind == STRINGS && buf_put(&key->spans, none, sizeof none) < 0) return -1;
         } else if (PyList_Append(key->column, r->missing) < 0) return -1;
     }
     return 0;
 }
 
-/* The staged line as sample `n` of the run.  0, or -1 with an error set. */
-static int commit(Run *r, Line *l, Py_ssize_t n) {
+/* The staged line as sample `n` of the run (data: where the scan's offsets count from).  0,
+ * or -1 with an error set. */
+static int commit(Run *r, Line *l, Py_ssize_t n, const char *data) {
     for (int s = 0; s < l->nstaged; s++) {
         Staged *st = &l->staged[s];
         Key *key = &r->keys[st->key];
         if (key->kind == 0) {
             key->kind = st->kind;
-            if (st->kind != NUMBERS && (key->column = PyList_New(0)) == NULL) return -1;
+            if (st->kind == SCALAR && (key->column = PyList_New(0)) == NULL) return -1;
         }
         if (pad(r, key, n) < 0) return -1;
+        int64_t count = st->count, span[2] = {st->open - data, st->close - data};
         if (st->kind == NUMBERS) {
-            int64_t count = st->count;
             if (buf_put(&key->values, l->numbers.data + st->first * sizeof(double),
                         st->count * (Py_ssize_t)sizeof(double)) < 0
                 || buf_put(&key->lengths, &count, sizeof count) < 0) return -1;
+        } else if (st->kind == STRINGS) {
+            if (buf_put(&key->lengths, &count, sizeof count) < 0
+                || buf_put(&key->spans, span, sizeof span) < 0) return -1;
         } else if (PyList_Append(key->column, st->object) < 0) return -1;
         key->filled = n + 1;
     }
@@ -593,8 +603,10 @@ static PyObject *bytes_of(Buf *b) {
     return PyBytes_FromStringAndSize(b->data ? b->data : "", b->size);
 }
 
-/* The run's columns: {key: list} for scalars and token lists, {key: (float64 bytes, int64
- * lengths bytes)} for number lists, every column padded to n samples. */
+/* The run's columns: {key: list} for scalars, {key: (float64 bytes, int64 lengths bytes)}
+ * for number lists, {key: (int64 lengths bytes, int64 spans bytes, None)} for token lists
+ * (each list's start and end in the data, a pair a sample: 0 0 where missing), every column
+ * padded to n samples. */
 static PyObject *columns_of(Run *r, Py_ssize_t n) {
     PyObject *out = PyDict_New();
     if (out == NULL) return NULL;
@@ -605,6 +617,8 @@ static PyObject *columns_of(Run *r, Py_ssize_t n) {
         PyObject *name = PyUnicode_DecodeUTF8(key->name, key->len, "strict");
         PyObject *value = key->kind == NUMBERS
             ? Py_BuildValue("(NN)", bytes_of(&key->values), bytes_of(&key->lengths))
+            : key->kind == STRINGS
+            ? Py_BuildValue("(NNO)", bytes_of(&key->lengths), bytes_of(&key->spans), Py_None)
             : Py_NewRef(key->column);
         if (name == NULL || value == NULL || PyDict_SetItem(out, name, value) < 0) {
             Py_XDECREF(name); Py_XDECREF(value); Py_DECREF(out);
@@ -635,9 +649,8 @@ static void run_free(Run *r) {
         Py_XDECREF(r->keys[k].last);
         PyMem_Free(r->keys[k].values.data);
         PyMem_Free(r->keys[k].lengths.data);
+        PyMem_Free(r->keys[k].spans.data);
     }
-    if (r->tokens != NULL)
-        for (int i = 0; i < TOKEN_SLOTS; i++) Py_XDECREF(r->tokens[i].text);
     PyMem_Free(r->tokens);
 }
 
@@ -676,7 +689,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             l.end = nl;
             if (!read_line(&r, &l)) { unstage(&l); break; }
             int64_t s = at, e = nl - data, number = lines;
-            if (commit(&r, &l, n) < 0 || buf_put(&starts, &s, sizeof s) < 0
+            if (commit(&r, &l, n, data) < 0 || buf_put(&starts, &s, sizeof s) < 0
                 || buf_put(&ends, &e, sizeof e) < 0 || buf_put(&numbers, &number, sizeof number) < 0)
                 goto done;
             if (line_hasher != NULL) {

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from loaders import schema as S
 
@@ -98,6 +99,31 @@ ORDERED_SUMS = sys.version_info < (3, 12)
 NumberColumn = tuple[np.ndarray, np.ndarray]  # (values end to end, length a sample, -1: none)
 
 
+class TokenSpans:
+    """A token list column as lines.c leaves it: each sample's list length (-1: none) and
+    its bytes in the data, every string in it checked.  A list is read (by orjson, as a
+    line's other values are) only when asked for: a digest's hot tokens want a few a group,
+    and a million lists of str cost more to make and let go than the rest of their lines."""
+
+    def __init__(self, data: bytes, lengths: np.ndarray, spans: np.ndarray) -> None:
+        self.data, self.lengths, self._spans = data, lengths, spans.reshape(-1, 2)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitem__(self, i: int) -> list | None:
+        """Sample i's list; None where it has none."""
+        if self.lengths[i] < 0:
+            return None
+        start, end = self._spans[i].tolist()
+        return orjson.loads(self.data[start:end])
+
+    def lists(self, missing: object) -> list:
+        """Every sample's list, `missing` where it has none."""
+        return [missing if value is None else value for value in map(self.__getitem__,
+                                                                     range(len(self)))]
+
+
 @dataclass
 class Block:
     end: int  # where the next line starts
@@ -105,7 +131,7 @@ class Block:
     starts: np.ndarray  # each sample's line, as a span of the data
     ends: np.ndarray
     line_numbers: np.ndarray  # its line among those read, from 0
-    columns: dict[str, list | NumberColumn]
+    columns: dict[str, list | NumberColumn | TokenSpans]
     checks: np.ndarray | None = None  # each line's record.line_check, when the C scan made it
     gaps: set[str] | None = None  # the keys some sample lacks (None: not known)
 
@@ -127,7 +153,10 @@ def read_block(data: bytes, pos: int, max_samples: int, max_bytes: int) -> Block
         return None
     end, lines, starts, ends, numbers, columns, checks, gaps = found
     for key, value in columns.items():
-        if isinstance(value, tuple):
+        if isinstance(value, tuple) and len(value) == 3:  # a token list column
+            columns[key] = TokenSpans(data, np.frombuffer(value[0], np.int64),
+                                      np.frombuffer(value[1], np.int64))
+        elif isinstance(value, tuple):
             columns[key] = (np.frombuffer(value[0], np.float64),
                             np.frombuffer(value[1], np.int64))
     return Block(end, lines, np.frombuffer(starts, np.int64), np.frombuffer(ends, np.int64),

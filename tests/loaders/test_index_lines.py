@@ -173,3 +173,32 @@ def test_a_repeated_string_is_the_same_text_and_a_near_one_is_read_anew():
         assert column == [orjson_value["prompt"] for orjson_value in map(json.loads,
                                                                         data.splitlines())]
         assert column[0] is column[1] and column[4] is column[5] and column[2] is not column[1]
+
+
+def test_a_token_list_is_kept_as_its_bytes_and_read_as_orjson_reads_it():
+    """The C scan keeps each token list as its length and its span of the data (every
+    string checked); a list asked for is the one orjson makes of the line, a sample without
+    one has none, and a bad string in a list ends the run before its line."""
+    tokens = [["a", " b"], [], ["é", "\\n", '"q"', "𝄞"], None, ["x" * 40, "x" * 40], [" b", "a"]]
+    rows = [make_sample(1, seed=i) for i in range(len(tokens))]
+    for row, listed in zip(rows, tokens):
+        row.pop("response_tokens", None)
+        if listed is not None:
+            row["response_tokens"] = listed
+    for ascii_only in (True, False):
+        lines_ = [json.dumps(r, ensure_ascii=ascii_only) for r in rows]
+        lines_[2] = lines_[2].replace('"response_tokens": [', '"response_tokens" :  [ ')
+        data = ("\n".join(lines_) + "\n").encode()
+        block = lines.read_block(data, 0, 1024, 1 << 20)
+        assert block is not None and len(block) == len(rows)
+        spans = block.columns["response_tokens"]
+        assert isinstance(spans, lines.TokenSpans) and len(spans) == len(rows)
+        assert [spans[i] for i in range(len(rows))] == tokens
+        assert spans.lengths.tolist() == [-1 if t is None else len(t) for t in tokens]
+        fields = block_fields.BlockFields(block)
+        assert fields.lengths("response_tokens") is spans.lengths
+        assert fields.raw("response_tokens")[3] is lines.MISSING
+        assert fields.raw("response_tokens")[2] == tokens[2]
+    bad = data.replace(b'"x', b'"\\ud800x', 1)  # a lone surrogate: orjson refuses the line
+    block = lines.read_block(bad, 0, 1024, 1 << 20)
+    assert block is not None and len(block) == 4

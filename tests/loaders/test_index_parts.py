@@ -110,3 +110,35 @@ def test_coded_file_names_sort_by_their_ranks_as_their_texts_do():
     assert got.schema.field(S.FILE).type == pa.string()  # decoded as it was taken
     with_null = pa.chunked_array([pa.array(["a", None]).dictionary_encode()])
     assert parts._text_ranks(with_null) is None  # nulls: sorted as filled text instead
+
+
+def test_a_sort_of_parts_in_order_copies_their_runs_and_equals_a_take():
+    """Parts each in order sort as runs of rows: the number columns without nulls are
+    copied run by run out of their chunks (kernel.gather), a run across chunks too, and
+    equal a take; a column with nulls, flags and text are taken as before."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from loaders.index import kernel, parts
+
+    if kernel.MISSING:
+        pytest.skip(kernel.MISSING)
+    rng = np.random.default_rng(5)
+    steps = np.concatenate([np.repeat(np.arange(20), 16), np.repeat(np.arange(20), 16)])
+    whole = pa.table({S.STEP: steps, "x": rng.normal(size=640), "n": np.arange(640),
+                      "i32": pa.array(np.arange(640, dtype=np.int32)),
+                      "nulls": pa.array([None if i % 7 else 1.0 for i in range(640)]),
+                      "flag": np.arange(640) % 3 == 0, "text": [f"t{i}" for i in range(640)]})
+    table = pa.concat_tables([whole.slice(0, 100), whole.slice(100, 0), whole.slice(100, 350),
+                              whole.slice(450)])  # runs that cross chunks, an empty chunk
+    order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
+    runs = parts._runs(order)
+    assert runs is not None and len(runs[0]) == 40 and runs[1].sum() == 640
+    for name in ("x", "n", "i32"):
+        want = whole.column(name).take(order).combine_chunks()
+        assert parts._gathered(table.column(name), runs).equals(want)
+    for name in ("nulls", "flag", "text"):
+        assert parts._gathered(table.column(name), runs) is None
+    assert parts._taken([table], order, frozenset()).equals(whole.take(order))
+    assert parts._runs(pa.array(rng.permutation(640).astype(np.uint64))) is None  # a take
