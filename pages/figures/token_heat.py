@@ -2,11 +2,12 @@
 step's hottest token strings as a table."""
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
-from pages.figures.text import plot_text
 from pages.figures.token_text import shown_token, token_style
 
 # where lower is "hotter" the colours are flipped so the eye always goes to the red
@@ -21,32 +22,105 @@ def bin_labels(starts: list[float], relative: bool, abs_tokens: int = 512) -> li
     return [f"{int(s)}–{int(s) + abs_tokens - 1}" for s in starts]
 
 
-def position_step_figure(steps: list[int], labels: list[str], means: np.ndarray,
-                         tokens: np.ndarray, metric: str, step: int | None) -> go.Figure:
-    """One heatmap (one trace whatever the steps); hover shows the bin, mean and token
-    count; the chosen step is outlined."""
-    name = plot_text(metric)
-    fig = go.Figure(go.Heatmap(
-        z=means, x=labels, y=steps, customdata=tokens, colorscale="RdBu_r",
-        reversescale=metric in _LOW_IS_HOT, colorbar={"title": {"text": name}},
-        hovertemplate=(f"step %{{y}} · position %{{x}}<br>{name} mean %{{z:.4g}}"
-                       "<br>%{customdata:,.0f} tokens<extra></extra>")))
-    if step is not None and step in steps:
-        fig.add_shape(type="rect", xref="paper", x0=0, x1=1, y0=step - 0.5, y1=step + 0.5,
-                      line={"color": "#111", "width": 1.5})
-    fig.update_layout(height=min(900, 160 + 5 * len(steps)),
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      title=f"{name} by position (x) and step (y)",
-                      xaxis={"title": "position in the response", "type": "category"},
-                      yaxis={"title": "step", "autorange": "reversed"})
-    return fig
+MAX_ROWS = 200  # rows of the heatmap at most: a longer run's steps are drawn in windows
+ROW, FIRST, LAST, BIN, ORDER, MEAN, TOKENS, TOP, BOTTOM = (
+    "row", "first", "last", "bin", "order", "mean", "tokens", "top", "bottom")
+PICK = "pick"  # the click selection's name: Streamlit reports it under this key
 
 
-def step_of_click(points: list[dict]) -> int | None:
-    """The step of a clicked heatmap cell."""
-    if not points or points[0].get("y") is None:
+class Heat(NamedTuple):
+    data: pd.DataFrame  # a cell a row: its steps, bin, token-weighted mean and tokens
+    spec: dict
+    steps_a_row: int  # 1, or the steps each row holds (a run longer than MAX_ROWS steps)
+
+
+def windows(steps: list[int], means: np.ndarray, tokens: np.ndarray
+            ) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
+    """The steps in at most MAX_ROWS rows of consecutive steps: each row's first and last
+    step, its token-weighted mean a bin (the cells are token-weighted means: so is a row's)
+    and its tokens.  A run of 1,000 steps drawn at 900 pixels has no pixel a step anyway."""
+    per_row = max(1, -(-len(steps) // MAX_ROWS))
+    if per_row == 1:
+        return list(steps), list(steps), means, tokens
+    starts = np.arange(0, len(steps), per_row)
+    weight = np.where(np.isfinite(means) & (tokens > 0), tokens, 0.0)
+    total = np.add.reduceat(weight, starts, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.add.reduceat(np.where(weight > 0, means, 0.0) * weight, starts, axis=0) / total
+    last = np.minimum(starts + per_row, len(steps)) - 1
+    return ([steps[i] for i in starts], [steps[i] for i in last], mean,
+            np.add.reduceat(np.nan_to_num(tokens), starts, axis=0))
+
+
+def position_step_chart(steps: list[int], labels: list[str], means: np.ndarray,
+                        tokens: np.ndarray, metric: str, step: int | None) -> Heat:
+    """The metric by position bin (x) and step (y) as a Vega-Lite heatmap: a row a step, or
+    a window of steps past MAX_ROWS; the chosen step's row outlined; a click on a row picks
+    its first step.  The metric's name is a title drawn on the canvas: literal text."""
+    firsts, lasts, mean, count = windows(steps, means, tokens)
+    rows, bins = mean.shape if np.ndim(mean) == 2 else (0, 0)
+    data = pd.DataFrame({
+        ROW: np.repeat(np.arange(rows), bins), FIRST: np.repeat(firsts, bins).astype(np.int64),
+        LAST: np.repeat(lasts, bins).astype(np.int64), BIN: np.tile(labels[:bins], rows),
+        ORDER: np.tile(np.arange(bins), rows), MEAN: np.asarray(mean, np.float64).ravel(),
+        TOKENS: np.asarray(count, np.float64).ravel()})
+    data[TOP], data[BOTTOM] = data[FIRST] - 0.5, data[LAST] + 0.5
+    data = data[np.isfinite(data[MEAN])]
+    per_row = max(1, -(-len(steps) // MAX_ROWS))
+    return Heat(data, _heat_spec(metric, labels[:bins], _outline(firsts, lasts, step),
+                                 rows), per_row)
+
+
+def _outline(firsts: list[int], lasts: list[int], step: int | None) -> tuple[float, float] | None:
+    """The chosen step's row, as its top and bottom edge; None when it is no row's."""
+    for first, last in zip(firsts, lasts):
+        if step is not None and first <= step <= last:
+            return first - 0.5, last + 0.5
+    return None
+
+
+def _heat_spec(metric: str, labels: list[str], outline: tuple[float, float] | None,
+               rows: int) -> dict:
+    y = {"field": TOP, "type": "quantitative", "title": "step", "axis": {"format": "d"},
+         "scale": {"reverse": True, "zero": False, "nice": False}}
+    heat = {"mark": {"type": "rect"},
+            "params": [{"name": PICK, "select": {"type": "point", "fields": [FIRST],
+                                                 "on": "click", "clear": "dblclick"}}],
+            "encoding": {
+                "x": {"field": BIN, "type": "ordinal", "sort": labels,
+                      "title": "position in the response", "axis": {"labelAngle": -45}},
+                "y": y, "y2": {"field": BOTTOM},
+                "color": {"field": MEAN, "type": "quantitative", "title": None,
+                          "scale": {"scheme": "redblue", "reverse": metric not in _LOW_IS_HOT}},
+                "tooltip": [{"field": FIRST, "type": "quantitative", "title": "first step"},
+                            {"field": LAST, "type": "quantitative", "title": "last step"},
+                            {"field": BIN, "type": "ordinal", "title": "position"},
+                            {"field": MEAN, "type": "quantitative", "title": "mean",
+                             "format": ".4g"},
+                            {"field": TOKENS, "type": "quantitative", "title": "tokens",
+                             "format": ",.0f"}]}}
+    layers = [heat]
+    if outline is not None:  # a rect without x spans the plot's width
+        layers.append({"mark": {"type": "rect", "fill": None, "stroke": "#111",
+                                "strokeWidth": 1.5},
+                       "encoding": {"y": {"datum": outline[0], "type": "quantitative"},
+                                    "y2": {"datum": outline[1]}}})
+    row = max(4, min(24, 600 // max(rows, 1)))  # pixels a row: a few steps' rows stay big
+    return {"height": min(900, 160 + rows * row), "layer": layers,
+            "title": {"text": f"{metric} by position (x) and step (y)", "anchor": "start",
+                      "fontSize": 13},
+            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+
+
+def step_of_pick(selection: dict) -> int | None:
+    """The first step of the row a click picked (Vega-Lite's point selection names it by
+    field: `{"pick": [{"first": 12}]}`); None when it names none."""
+    picked = selection.get(PICK) or []
+    try:
+        step = float(picked[0][FIRST]) if picked else math.nan
+    except (KeyError, TypeError, ValueError):
         return None
-    return int(points[0]["y"])
+    return int(step) if math.isfinite(step) else None
 
 
 def hot_table(table: pd.DataFrame) -> pd.DataFrame:

@@ -53,12 +53,15 @@ def _heatmap(view: View, metrics: list[str]) -> None:
                                     required=True) or T.RELATIVE
     grid = G.grid_of(_grids(view, scale), metric, scale)
     labels = build.bin_labels(grid.starts, scale == T.RELATIVE)
-    fig = build.position_step_figure(grid.steps, labels, grid.means, grid.tokens, metric,
+    heat = build.position_step_chart(grid.steps, labels, grid.means, grid.tokens, metric,
                                      view.step)
-    st.caption("Token-weighted mean over the step's samples; click a row to choose its step.")
-    event = st.plotly_chart(fig, key="c_tok_heat", on_select="rerun", selection_mode="points",
-                            width="stretch")
-    step = build.step_of_click((event or {}).get("selection", {}).get("points", []))
+    rows = (f"each row {heat.steps_a_row} steps, their token-weighted mean; click a row to "
+            "choose its first step" if heat.steps_a_row > 1
+            else "click a row to choose its step")
+    st.caption(f"Token-weighted mean over the step's samples; {rows}.")
+    event = st.vega_lite_chart(heat.data, heat.spec, key="c_tok_heat", on_select="rerun",
+                               selection_mode=build.PICK, width="stretch")
+    step = build.step_of_pick((event or {}).get("selection") or {})
     if state.fresh("c_tok_heat", step) and step is not None and step != view.step:
         state.select(step=step)
 

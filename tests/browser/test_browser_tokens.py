@@ -1,5 +1,6 @@
 """A 32,768-token response in a real browser: the Sample page stays within 5,000 DOM nodes,
-its window moves by the pager and by a brush on the strips, and the Tokens page draws.
+its window moves by the pager and by a brush on the strips, and the Tokens page draws (its
+heatmap a Vega-Lite canvas whose rows a click picks).
 Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
 names from data shown literally in Plotly labels."""
 import re
@@ -149,3 +150,39 @@ def test_quoted_metric_name_reads_literally_in_the_strips(small):
         captions = page.locator("[data-testid='stCaptionContainer']").all_text_contents()
         assert QUOTED in captions, captions
         assert not any("&quot;" in t or "&amp;" in t for t in captions)
+
+
+@pytest.fixture(scope="module")
+def steps_server(tmp_path_factory):
+    """Six steps of samples with logprobs: a heatmap of six rows."""
+    root = tmp_path_factory.mktemp("steps") / "run"
+    write_dump(root / "rollout_data_rank_0.jsonl",
+               [make_sample(step, n=40, seed=i) for step in range(6) for i in range(4)])
+    with served(root) as url:
+        yield url
+
+
+def test_a_click_on_a_heatmap_row_chooses_its_step(steps_server):
+    """The Tokens page's heatmap is a Vega-Lite canvas (no Plotly on the page); a click on a
+    row below the chosen step's picks a later step for every page."""
+    with browser_page() as page:
+        page.goto(f"{steps_server}/tokens?step=0")
+        page.get_by_role("heading", name="Tokens · step 0").first.wait_for(timeout=60_000)
+        plot = page.locator(".st-key-c_tok_heat canvas").first
+        plot.wait_for(timeout=60_000)
+        settle(page)
+        assert page.locator(".js-plotly-plot").count() == 0
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        for share in (0.55, 0.5, 0.6, 0.45):  # the rows lie between the title and the axis
+            page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * share)
+            try:
+                page.wait_for_function("(new URLSearchParams(location.search).get('step') "
+                                       "|| '0') !== '0'", timeout=5_000)
+                break
+            except Exception:  # a click between rows: the next one
+                continue
+        step = page.evaluate("new URLSearchParams(location.search).get('step')")
+        assert step in {"1", "2", "3", "4", "5"}
+        page.get_by_role("heading", name=f"Tokens · step {step}").first.wait_for(
+            timeout=60_000)

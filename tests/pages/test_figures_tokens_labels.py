@@ -70,10 +70,14 @@ def test_strip_names_and_marks_are_data_not_markup():
 
 
 def test_token_heatmap_labels_are_literal():
-    fig = token_heat.position_step_figure([0, 1], ["0–3 %"], np.ones((2, 1)),
+    heat = token_heat.position_step_chart([0, 1], ["0–3 %"], np.ones((2, 1)),
                                           np.ones((2, 1)), NAME, 1)
-    _assert_literal(fig, 3)  # title, colour bar, hover
-    assert fig.layout.title.text.startswith(plot_text(NAME))
+    # the name is the title's text, drawn on the canvas as it is; never a tooltip's field
+    assert heat.spec["title"]["text"] == f"{NAME} by position (x) and step (y)"
+    tooltip = json.dumps(heat.spec["layer"][0]["encoding"]["tooltip"])
+    assert NAME not in tooltip and "<" not in tooltip
+    spec = json.dumps(heat.spec)
+    assert "expr" not in spec and "signal" not in spec and "href" not in spec
 
 
 def test_metric_chart_title_and_hover_are_literal():

@@ -1,0 +1,63 @@
+"""The Tokens page's heatmap (pages/figures/token_heat.py): a row a step, or a window of
+steps past MAX_ROWS, each window's means weighted by its tokens; a click picks a row."""
+import math
+
+import numpy as np
+import pytest
+
+from pages.figures import token_heat as H
+
+
+def _grid(steps: int, bins: int = 4, seed: int = 0) -> tuple[list[int], np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    means = rng.normal(size=(steps, bins))
+    tokens = rng.integers(0, 50, size=(steps, bins)).astype(float)
+    means[tokens == 0] = math.nan  # a bin no token of the step fell in
+    return list(range(0, 3 * steps, 3)), means, tokens
+
+
+def test_a_short_run_draws_a_row_a_step():
+    steps, means, tokens = _grid(12)
+    heat = H.position_step_chart(steps, ["a", "b", "c", "d"], means, tokens, "k3", 9)
+    assert heat.steps_a_row == 1
+    assert sorted(set(heat.data[H.FIRST])) == steps
+    assert (heat.data[H.FIRST] == heat.data[H.LAST]).all()
+    assert len(heat.data) == int(np.isfinite(means).sum())  # a cell without tokens: none
+    assert heat.spec["layer"][1]["encoding"]["y"]["datum"] == 8.5  # step 9's row outlined
+
+
+def test_a_long_run_draws_windows_of_steps_weighted_by_their_tokens():
+    steps, means, tokens = _grid(1000)
+    firsts, lasts, mean, count = H.windows(steps, means, tokens)
+    assert len(firsts) == H.MAX_ROWS and firsts[1] - firsts[0] == 15  # 5 steps a row
+    assert (firsts[0], lasts[0], lasts[-1]) == (0, 12, steps[-1])
+    window = slice(5, 10)  # the second row, by hand
+    weight = np.where(np.isfinite(means[window]), tokens[window], 0.0)
+    want = (np.nan_to_num(means[window]) * weight).sum(axis=0) / weight.sum(axis=0)
+    np.testing.assert_allclose(mean[1], want)
+    np.testing.assert_array_equal(count[1], tokens[window].sum(axis=0))
+    heat = H.position_step_chart(steps, list("abcd"), means, tokens, "k3", 20)
+    assert heat.steps_a_row == 5 and heat.data[H.ROW].max() == H.MAX_ROWS - 1
+    outline = heat.spec["layer"][1]["encoding"]
+    assert (outline["y"]["datum"], outline["y2"]["datum"]) == (14.5, 27.5)  # steps 15-27
+    assert heat.spec["height"] <= 900
+
+
+def test_a_run_of_a_few_more_steps_than_rows_keeps_its_last_row_short():
+    steps, means, tokens = _grid(H.MAX_ROWS + 1)
+    firsts, lasts, mean, _ = H.windows(steps, means, tokens)
+    assert len(firsts) == H.MAX_ROWS // 2 + 1 and firsts[-1] == lasts[-1] == steps[-1]
+    np.testing.assert_array_equal(mean[-1], means[-1])  # a row of one step: its own means
+
+
+@pytest.mark.parametrize("selection, step", [
+    ({"pick": [{"first": 12}]}, 12), ({"pick": [{"first": 12.0}]}, 12), ({"pick": []}, None),
+    ({}, None), ({"pick": [{"other": 3}]}, None), ({"pick": [{"first": "x"}]}, None),
+    ({"pick": [{"first": None}]}, None), ({"pick": [{"first": float("nan")}]}, None)])
+def test_a_click_names_its_rows_first_step_or_none(selection, step):
+    assert H.step_of_pick(selection) == step
+
+
+def test_no_grid_draws_no_cell():
+    heat = H.position_step_chart([], [], np.zeros((0, 0)), np.zeros((0, 0)), "k3", None)
+    assert heat.data.empty and len(heat.spec["layer"]) == 1
