@@ -1,22 +1,28 @@
 """Pure builders of the Rewards page: step curves with std bands, and one step's rewards.
 
 Every curve is drawn from the per-step aggregates (Run.step_stats), so the browser gets one
-point per step and per curve, never one point per sample.
+point per step and per curve, never one point per sample.  Each is a Vega-Lite chart (data,
+spec: pages.figures.step_panels), so the page's first paint loads no Plotly; a click on a
+curve picks the nearest step, a click on a histogram bar its bin.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
-from pages.figures.axes import integer_steps
-from pages.figures.smoothing import add_band, add_curve, column_values, first_value, has_data, where
+from pages.figures.smoothing import column_values, ema, first_value, has_data
+from pages.figures.step_panels import PICK, Curve, Marks, Panel, panel
 
 RL_COLOR, REF_COLOR, WIN_COLOR = "#1f77b4", "#ff7f0e", "#9467bd"
 VALID_COLOR, REF_VALID_COLOR = "#2ca02c", "#d62728"
 GAIN_COLOR, LOSS_COLOR, EVEN_COLOR = "#2ca02c", "#d62728", "#9e9e9e"
 HIST_OPACITY = 0.55
+CURVE_HEIGHT = 420
+BIN = "bin"  # a histogram click's point selection: Streamlit reports it under this key
+COLUMN, SERIES, LOW, HIGH, COUNT = "column", "series", "low", "high", "count"
 
 
 def _samples_note(stats: pd.DataFrame) -> str:
@@ -39,113 +45,141 @@ def curve_note(stats: pd.DataFrame, band_k: float, smoothing: float, zero_shift:
     return "(" + "; ".join(parts) + ")"
 
 
-def _layout(fig: go.Figure, title: str, y_title: str, steps: pd.Index) -> None:
-    fig.update_layout(title=title, xaxis_title=S.STEP, yaxis_title=y_title, hovermode="x unified",
-                      legend={"orientation": "h", "y": -0.2})
-    integer_steps(fig, steps)
-
-
-def _add_mean(fig: go.Figure, stats: pd.DataFrame, column: str, color: str, smoothing: float,
-              zero_shift: bool, dash: str | None = None) -> None:
+def _mean(stats: pd.DataFrame, column: str, zero_shift: bool) -> np.ndarray:
     y = column_values(stats, S.stat(column, "mean"))
-    add_curve(fig, stats.index.to_numpy(), y, name=f"{column} mean", color=color,
-              smoothing=smoothing, offset=first_value(y) if zero_shift else 0.0, dash=dash)
+    return y - first_value(y) if zero_shift else y
+
+
+def _band(stats: pd.DataFrame, column: str, k: float, smoothing: float, offset: float
+          ) -> tuple[np.ndarray, np.ndarray] | None:
+    """mean ± k·std a step (each edge smoothed alike); None without a band."""
+    if k <= 0:
+        return None
+    mean = column_values(stats, S.stat(column, "mean"))
+    std = column_values(stats, S.stat(column, "std"))
+    low, high = mean - k * std - offset, mean + k * std - offset
+    return (ema(low, smoothing), ema(high, smoothing)) if smoothing > 0 else (low, high)
 
 
 def step_curve(stats: pd.DataFrame, column: str, *, band_k: float = 1.0, smoothing: float = 0.0,
-               zero_shift: bool = False, ref_column: str | None = None,
-               title: str = "") -> go.Figure:
-    """Per-step mean of a summary column with a ±k·std band, optionally against a reference."""
-    x = stats.index.to_numpy()
+               zero_shift: bool = False, ref_column: str | None = None, title: str = "",
+               step: int | None = None, alerts: tuple[int, ...] = (),
+               extra: tuple[Curve, ...] = ()) -> Panel:
+    """Per-step mean of a summary column with a ±k·std band, optionally against a reference
+    (dashed) and `extra` curves; the chosen step and the alert steps marked; a click picks
+    the nearest step."""
     mean = column_values(stats, S.stat(column, "mean"))
     offset = first_value(mean) if zero_shift else 0.0
-    fig = go.Figure()
-    if band_k > 0:
-        add_band(fig, x, mean, column_values(stats, S.stat(column, "std")), k=band_k,
-                 name=f"{column} ± {band_k:g}·std", color=RL_COLOR, smoothing=smoothing,
-                 offset=offset)
-    add_curve(fig, x, mean, name=f"{column} mean", color=RL_COLOR, smoothing=smoothing,
-              offset=offset)
+    curves = [Curve(f"{column} mean", mean - offset, RL_COLOR)]
     if ref_column and has_data(stats, ref_column):
-        _add_mean(fig, stats, ref_column, REF_COLOR, smoothing, zero_shift, dash="dash")
+        curves.append(Curve(f"{ref_column} mean", _mean(stats, ref_column, zero_shift),
+                            REF_COLOR, "dash"))
+    marks = Marks(step, tuple(alerts), _band(stats, column, band_k, smoothing, offset), True)
     note = curve_note(stats, band_k, smoothing, zero_shift)
-    _layout(fig, f"{title or column} {note}", title or column, stats.index)
-    return fig
+    return panel(stats.index.to_numpy(), curves + list(extra), title=f"{title or column} {note}",
+                 y_title=title or column, smoothing=smoothing, height=CURVE_HEIGHT,
+                 marks=marks)
 
 
 def reward_curves(stats: pd.DataFrame, *, band_k: float = 1.0, smoothing: float = 0.0,
-                  zero_shift: bool = False) -> go.Figure:
+                  zero_shift: bool = False, step: int | None = None,
+                  alerts: tuple[int, ...] = ()) -> Panel:
     """Reward with its band against ref_reward, plus the valid rewards when they were logged."""
-    fig = step_curve(stats, S.REWARD, band_k=band_k, smoothing=smoothing, zero_shift=zero_shift,
-                     ref_column=S.REF_REWARD, title=S.REWARD)
-    for column, color, dash in ((S.VALID_REWARD, VALID_COLOR, None),
-                                (S.REF_VALID_REWARD, REF_VALID_COLOR, "dash")):
-        if has_data(stats, column):
-            _add_mean(fig, stats, column, color, smoothing, zero_shift, dash=dash)
-    return fig
+    extra = tuple(Curve(f"{column} mean", _mean(stats, column, zero_shift), color, dash)
+                  for column, color, dash in ((S.VALID_REWARD, VALID_COLOR, "solid"),
+                                              (S.REF_VALID_REWARD, REF_VALID_COLOR, "dash"))
+                  if has_data(stats, column))
+    return step_curve(stats, S.REWARD, band_k=band_k, smoothing=smoothing,
+                      zero_shift=zero_shift, ref_column=S.REF_REWARD, title=S.REWARD,
+                      step=step, alerts=alerts, extra=extra)
 
 
-def win_rate_axis(fig: go.Figure, row: int | None = None, col: int | None = None) -> None:
-    """A share axis in percent with the 50% line: above it RL beats the reference."""
-    fig.update_yaxes(tickformat=".0%", range=[-0.02, 1.02], **where(row, col))
-    fig.add_hline(y=0.5, line_dash="dot", line_color="grey", annotation_text="50%",
-                  **where(row, col))
-
-
-def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0) -> go.Figure:
+def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0, step: int | None = None
+                   ) -> Panel:
     """Win rate wins / (wins + losses) against the reference, with the tie and loss shares
     of all pairs beside it: with discrete rewards many pairs tie, and a tie is no loss."""
-    fig = go.Figure()
-    x = stats.index.to_numpy()
-    add_curve(fig, x, column_values(stats, S.WIN_RATE), name="win rate (ties excluded)",
-              color=WIN_COLOR, smoothing=smoothing)
+    curves = [Curve("win rate (ties excluded)", column_values(stats, S.WIN_RATE), WIN_COLOR)]
     for column, name, color in ((S.TIE_SHARE, "tie share", EVEN_COLOR),
                                 (S.LOSS_SHARE, "loss share", LOSS_COLOR)):
         values = column_values(stats, column)
         if np.isfinite(values).any():
-            add_curve(fig, x, values, name=name, color=color, smoothing=smoothing, dash="dot")
-    win_rate_axis(fig)
+            curves.append(Curve(name, values, color, "dot"))
     ema_note = f"; EMA {smoothing:g}, raw faint" if smoothing > 0 else ""
-    _layout(fig, f"win rate = wins / (wins + losses) of {S.REWARD} vs {S.REF_REWARD}; ties "
-                 f"beside it ({_samples_note(stats)}{ema_note})", "share", stats.index)
-    return fig
+    title = (f"win rate = wins / (wins + losses) of {S.REWARD} vs {S.REF_REWARD}; ties "
+             f"beside it ({_samples_note(stats)}{ema_note})")
+    return panel(stats.index.to_numpy(), curves, title=title, y_title="share",
+                 smoothing=smoothing, percent=True, height=CURVE_HEIGHT,
+                 marks=Marks(step, pick=True))
 
 
 def histogram_columns(rows: pd.DataFrame) -> list[str]:
-    """The columns reward_histogram draws, in its traces' order."""
+    """The columns reward_histogram draws, in its bars' order."""
     return [c for c in (S.REWARD, S.REF_REWARD) if np.isfinite(column_values(rows, c)).any()]
 
 
-def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> go.Figure:
-    """reward and ref_reward counts on shared bin edges, so the two bars line up."""
-    series = {c: column_values(rows, c) for c in (S.REWARD, S.REF_REWARD)}
-    series = {c: v[np.isfinite(v)] for c, v in series.items() if np.isfinite(v).any()}
-    fig = go.Figure()
+def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> Panel | None:
+    """reward and ref_reward counts on shared bin edges, so the two bars line up; a bar a
+    bin with samples (a click picks its column and bin); None without a finite reward."""
+    series = {c: column_values(rows, c) for c in histogram_columns(rows)}
+    series = {c: v[np.isfinite(v)] for c, v in series.items()}
     if not series:
-        fig.add_annotation(text="no finite rewards at this step", showarrow=False)
-        return fig
+        return None
     edges = np.histogram_bin_edges(np.concatenate(list(series.values())), bins=bins)
-    bounds = np.column_stack([edges[:-1], edges[1:]])
+    frames, names = [], []
     for column, values in series.items():
         counts, _ = np.histogram(values, bins=edges)
-        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
-                             name=f"{column} ({values.size})", opacity=HIST_OPACITY,
-                             marker_color=RL_COLOR if column == S.REWARD else REF_COLOR,
-                             customdata=bounds, hovertemplate="[%{customdata[0]:.4g}, "
-                             "%{customdata[1]:.4g}]: %{y} samples<extra></extra>"))
+        names.append(f"{column} ({values.size})")
+        frames.append(pd.DataFrame({COLUMN: column, SERIES: names[-1], LOW: edges[:-1],
+                                    HIGH: edges[1:], COUNT: counts})[counts > 0])
     shown = " vs ".join(series)  # a dump without ref_reward draws, and names, reward alone
-    fig.update_layout(barmode="overlay", bargap=0, xaxis_title=S.REWARD, yaxis_title="samples",
-                      title=f"{shown} distribution ({bins} bins"
-                            f"{' on shared edges' if len(series) > 1 else ''}; counts of samples)")
-    return fig
+    title = (f"{shown} distribution ({bins} bins{' on shared edges' if len(series) > 1 else ''}"
+             "; counts of samples; click a bar to open its samples)")
+    return Panel(pd.concat(frames, ignore_index=True), _histogram_spec(names, title))
 
 
-def selected_step(event_points: list[dict]) -> int | None:
-    """The step a chart click picked: the first selected point's x, rounded to a step."""
-    if not event_points:
-        return None
+def _histogram_spec(names: list[str], title: str) -> dict:
+    colors = [RL_COLOR, REF_COLOR][:len(names)]
+    return {"height": CURVE_HEIGHT, "title": {"text": title, "anchor": "start", "fontSize": 13},
+            "mark": {"type": "bar", "opacity": HIST_OPACITY},
+            "params": [{"name": BIN, "select": {"type": "point", "on": "click",
+                                                "fields": [COLUMN, LOW, HIGH]}}],
+            "encoding": {
+                "x": {"field": LOW, "type": "quantitative", "title": S.REWARD,
+                      "scale": {"zero": False}},
+                "x2": {"field": HIGH},
+                "y": {"field": COUNT, "type": "quantitative", "title": "samples",
+                      "stack": None},
+                "y2": {"datum": 0},  # with x2 and no y2, a bar would lie across at its count
+                "color": {"field": SERIES, "type": "nominal", "title": None,
+                          "scale": {"domain": names, "range": colors},
+                          "legend": {"orient": "top-right"}},
+                "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
+                            {"field": LOW, "type": "quantitative", "format": ".4g"},
+                            {"field": HIGH, "type": "quantitative", "format": ".4g"},
+                            {"field": COUNT, "type": "quantitative", "title": "samples"}]},
+            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+
+
+def selected_step(selection: dict) -> int | None:
+    """The step a curve click picked (Vega-Lite's point selection by field: `{"pick":
+    [{"step": 12}]}`), rounded to a step; None when it names none."""
+    picked = selection.get(PICK) or []
     try:
-        x = float(event_points[0].get("x"))
-    except (TypeError, ValueError):
+        x = float(picked[0]["step"]) if picked else math.nan
+    except (KeyError, TypeError, ValueError):
         return None
-    return int(round(x)) if np.isfinite(x) else None
+    return int(round(x)) if math.isfinite(x) else None
+
+
+def picked_bin(selection: dict) -> tuple[str, float, float] | None:
+    """(column, low, high) of the histogram bar a click picked; None when it names none, or
+    a column the histogram does not draw."""
+    picked = selection.get(BIN) or []
+    try:
+        column, low, high = (picked[0][COLUMN], float(picked[0][LOW]),
+                             float(picked[0][HIGH])) if picked else (None, math.nan, math.nan)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if column not in (S.REWARD, S.REF_REWARD) or not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return column, low, high

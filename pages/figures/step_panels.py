@@ -17,8 +17,10 @@ import pandas as pd
 from pages.figures.smoothing import RAW_OPACITY, ema
 from pages.figures.traces import MARKERS_UP_TO
 
-STEP, SERIES, VALUE, RAW = "step", "series", "value", "raw"
+STEP, SERIES, VALUE, RAW, LOW, HIGH = "step", "series", "value", "raw", "low", "high"
 DASHES = {"solid": [1, 0], "dash": [6, 4], "dot": [2, 3]}
+PICK = "pick"  # a click's point selection: Streamlit reports it under this key
+BAND_OPACITY, ALERT_COLOR, ALERT_OPACITY = 0.2, "#d62728", 0.12
 
 
 class Curve(NamedTuple):
@@ -33,26 +35,39 @@ class Panel(NamedTuple):
     spec: dict
 
 
+class Marks(NamedTuple):
+    """What a panel marks besides its curves."""
+    step: int | None = None  # the chosen step: a dotted rule
+    alerts: tuple[int, ...] = ()  # steps of strong alerts: faint red bands
+    band: tuple[np.ndarray, np.ndarray] | None = None  # the first curve's low and high a step
+    pick: bool = False  # a click picks the nearest step (PICK)
+
+
 def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
           step: int | None = None, smoothing: float = 0.0, percent: bool = False,
-          height: int = 240) -> Panel:
+          height: int = 240, marks: Marks | None = None) -> Panel:
     """The curves on one step axis (x: the steps), an EMA of `smoothing` over each; `title`
     above the panel, `y_title` (a word or two) beside its axis; `height` the whole chart's
-    (Streamlit fits title, axes and plot in it)."""
+    (Streamlit fits title, axes and plot in it).  `marks`: a band, alert steps and a click
+    (the chosen step may come as `step` or in `marks`)."""
+    marks = marks or Marks()
+    if step is not None:
+        marks = marks._replace(step=step)
     frames = []
-    for curve in curves:
+    for i, curve in enumerate(curves):
         raw = np.asarray(curve.y, dtype=np.float64)
-        frames.append(pd.DataFrame({STEP: np.asarray(x), SERIES: curve.name,
-                                    VALUE: ema(raw, smoothing) if smoothing > 0 else raw,
-                                    RAW: raw}))
+        frame = pd.DataFrame({STEP: np.asarray(x), SERIES: curve.name,
+                              VALUE: ema(raw, smoothing) if smoothing > 0 else raw, RAW: raw})
+        low, high = marks.band if marks.band is not None and i == 0 else (np.nan, np.nan)
+        frames.append(frame.assign(**{LOW: low, HIGH: high}))
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        {STEP: [], SERIES: [], VALUE: [], RAW: []})
+        {STEP: [], SERIES: [], VALUE: [], RAW: [], LOW: [], HIGH: []})
     # a short run's steps as dots too (a lone step has no line)
-    return Panel(data, _spec(curves, (title, y_title), step, smoothing > 0, percent, height,
+    return Panel(data, _spec(curves, (title, y_title), marks, smoothing > 0, percent, height,
                              len(x) <= MARKERS_UP_TO))
 
 
-def _spec(curves: list[Curve], titles: tuple[str, str], step: int | None, faint: bool,
+def _spec(curves: list[Curve], titles: tuple[str, str], marks: Marks, faint: bool,
           percent: bool, height: int, points: bool) -> dict:
     title, y_title = titles
     names = [c.name for c in curves]
@@ -65,22 +80,57 @@ def _spec(curves: list[Curve], titles: tuple[str, str], step: int | None, faint:
                            "scale": {"domain": names,
                                      "range": [DASHES[c.dash] for c in curves]}}}
     x = {"field": STEP, "type": "quantitative", "title": STEP, "axis": {"format": "d"}}
-    layers = [{"mark": {"type": "line", "opacity": RAW_OPACITY},
-               "encoding": {"x": x, "y": {"field": RAW, "type": "quantitative"}, **keys}}
-              ] if faint else []
+    y = {"field": VALUE, "type": "quantitative", "axis": axis, "scale": y_scale}
+    layers = _alert_layers(marks.alerts) + _band_layers(curves, marks, x)
+    if faint:
+        layers.append({"mark": {"type": "line", "opacity": RAW_OPACITY},
+                       "encoding": {"x": x, "y": {"field": RAW, "type": "quantitative"},
+                                    **keys}})
+    tooltip = [{"field": STEP, "type": "quantitative"}, {"field": SERIES, "type": "nominal"},
+               {"field": VALUE, "type": "quantitative", "format": ".4g"}]
     layers.append({"mark": {"type": "line", "point": points},
-                   "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative",
-                                              "axis": axis, "scale": y_scale}, **keys,
-                                "tooltip": [{"field": STEP, "type": "quantitative"},
-                                            {"field": SERIES, "type": "nominal"},
-                                            {"field": VALUE, "type": "quantitative",
-                                             "format": ".4g"}]}})
+                   "encoding": {"x": x, "y": y, **keys, "tooltip": tooltip}})
+    if marks.pick:  # a click anywhere picks the nearest step's point
+        layers.append({"mark": {"type": "point", "opacity": 0},
+                       "params": [{"name": PICK, "select": {
+                           "type": "point", "fields": [STEP], "on": "click", "nearest": True,
+                           "clear": "dblclick"}}],
+                       "encoding": {"x": x, "y": y, "tooltip": tooltip}})
     if percent:  # above the 50% line, RL beats the reference
         layers.append({"mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"},
                        "encoding": {"y": {"datum": 0.5}}})
-    if step is not None:
+    if marks.step is not None:
         layers.append({"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
-                       "encoding": {"x": {"datum": int(step)}}})
+                       "encoding": {"x": {"datum": int(marks.step)}}})
     return {"height": height, "layer": layers, "title": {"text": title, "anchor": "start",
                                                           "fontSize": 13},
             "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+
+
+def _alert_layers(alerts: tuple[int, ...]) -> list[dict]:
+    """The strong alerts' steps as faint red bands a step wide, under the curves."""
+    if not alerts:
+        return []
+    values = [{"from": step - 0.5, "to": step + 0.5} for step in sorted(set(map(int, alerts)))]
+    return [{"data": {"values": values},
+             "mark": {"type": "rect", "color": ALERT_COLOR, "opacity": ALERT_OPACITY},
+             "encoding": {"x": {"field": "from", "type": "quantitative"},
+                          "x2": {"field": "to"}}}]
+
+
+def _band_layers(curves: list[Curve], marks: Marks, x: dict) -> list[dict]:
+    """The first curve's band, in its colour (a lone step's as a bar: an area of one point
+    has no width)."""
+    if marks.band is None or not curves:
+        return []
+    low, high = (np.asarray(edge, dtype=np.float64) for edge in marks.band)
+    shown = int((np.isfinite(low) & np.isfinite(high)).sum())
+    if not shown:
+        return []
+    mark = {"type": "area", "opacity": BAND_OPACITY, "color": curves[0].color} if shown > 1 \
+        else {"type": "rule", "strokeWidth": 6, "opacity": BAND_OPACITY,
+              "color": curves[0].color}
+    return [{"transform": [{"filter": {"field": SERIES, "equal": curves[0].name}}],
+             "mark": mark,
+             "encoding": {"x": x, "y": {"field": LOW, "type": "quantitative"},
+                          "y2": {"field": HIGH}}}]

@@ -1,5 +1,5 @@
 """A histogram bar clicked on the Rewards page, in a real browser (the real server, headless
-Chromium): the reward histogram's bar opens Responses with the Reward range set to that bar,
+Chromium): the reward histogram's bar (a Vega-Lite canvas) opens Responses with the Reward range set to that bar,
 a component histogram's bar opens it filtered on that column ("Filter by any column"); the
 table then holds only that bar's samples."""
 import re
@@ -45,6 +45,29 @@ def _bars(page, chart: str) -> list:
     drawn = [paths.nth(i) for i in range(paths.count())
              if not re.match(r"M[\d.]+,([\d.]+)V\1H", paths.nth(i).get_attribute("d") or "")]
     return drawn
+
+
+def _vega_bars(page, chart: str, series: str) -> list[tuple[float, float]]:
+    """Where the bars of one series of a Vega-Lite histogram lie, left to right: the chart
+    is a canvas, so the mouse sweeps it just above its x axis, and each bar is known by the
+    tooltip Vega shows over it (its series and bounds)."""
+    canvas = page.locator(f".st-key-{chart} canvas").first
+    canvas.wait_for(timeout=60_000)
+    canvas.scroll_into_view_if_needed()
+    settle(page)
+    box = canvas.bounding_box()
+    tip = page.locator("#vg-tooltip-element")
+    for above in (100, 90, 110, 80, 120):  # the axis and its labels below the plot
+        found: dict[str, tuple[float, float]] = {}
+        y = box["y"] + box["height"] - above
+        for x in range(int(box["x"]) + 30, int(box["x"] + box["width"]) - 5, 5):
+            page.mouse.move(x, y)
+            if tip.count() and tip.is_visible() and re.search(
+                    rf"(^|\s){re.escape(series)}\s*$", tip.inner_text(), re.M):
+                found.setdefault(tip.inner_text(), (x, y))
+        if found:
+            return sorted(found.values())
+    return []
 
 
 def _click(page, bar) -> None:
@@ -100,9 +123,10 @@ def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
         page.goto(f"{server}/rewards?step=1&dist=Histogram")
         page.get_by_role("heading", name="Step 1: 24 samples").wait_for(timeout=60_000)
         settle(page)
-        bars = _bars(page, "c_hist")
-        assert len(bars) == 4  # rewards 0.5, 1.0, 1.5, 2.0
-        _click(page, bars[2])  # the bar of reward 1.5
+        assert page.locator(".js-plotly-plot").count() == 0  # the page's charts: Vega-Lite
+        bars = _vega_bars(page, "c_hist", f"reward ({N})")
+        assert len(bars) == 4  # rewards 0.5, 1.0, 1.5, 2.0 (ref_reward's 0.25 apart)
+        page.mouse.click(*bars[2])  # the bar of reward 1.5
         _opened_responses(page, 1)
         low, high = _slider(page, "Reward range")
         assert low <= 1.5 <= high and high - low < 0.1  # one bar of 30 over [0.25, 2]
@@ -135,3 +159,18 @@ def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server)
         # whose reward is their accuracy (0 or 1) plus 1
         assert {_seed(row["prompt"]) for row in rows} == FORMAT_1
         assert {float(row["reward"]) for row in rows} == {1.0, 2.0}
+
+
+def test_a_click_on_the_reward_curve_picks_the_nearest_step(server):
+    """The reward curve is a Vega-Lite canvas: a click anywhere near a step's point (here
+    step 2, at the right end) chooses that step for every page."""
+    with browser_page() as page:
+        page.goto(f"{server}/rewards?step=1")
+        page.get_by_role("heading", name="Step 1: 24 samples").wait_for(timeout=60_000)
+        canvas = page.locator(".st-key-c_reward canvas").first
+        canvas.wait_for(timeout=60_000)
+        settle(page)
+        box = canvas.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.78, box["y"] + box["height"] * 0.45)
+        # the last step is the slider's default: the link then names no step
+        page.get_by_role("heading", name="Step 2: 24 samples").wait_for(timeout=30_000)

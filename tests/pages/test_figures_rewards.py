@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 from dump_files import make_sample, write_dump
 
@@ -24,16 +23,28 @@ def _stats(means: dict, stds: dict | None = None, steps=None, samples: int = 8) 
     return pd.DataFrame(columns, index=index, dtype=np.float64)
 
 
-def _named(fig: go.Figure, name: str):
-    matches = [t for t in fig.data if t.name == name]
-    assert len(matches) == 1, [t.name for t in fig.data]
-    return matches[0]
+def _named(chart, name: str) -> pd.DataFrame:
+    """One curve's rows of a Vega-Lite step chart's data (step, value, raw, low, high)."""
+    rows = chart.data[chart.data["series"] == name]
+    assert len(rows), sorted(set(chart.data["series"]))
+    return rows
 
 
-def _band(fig: go.Figure):
-    bands = [t for t in fig.data if t.fill == "toself"]
-    assert len(bands) == 1
-    return bands[0]
+def _names(chart) -> list[str]:
+    return list(dict.fromkeys(chart.data["series"]))
+
+
+def _band(chart) -> tuple[np.ndarray, np.ndarray]:
+    """The band's (low, high) a step, and that the chart draws it (one area or bar layer)."""
+    layers = [layer for layer in chart.spec["layer"]
+              if layer["encoding"].get("y2", {}).get("field") == "high"]
+    assert len(layers) == 1
+    first = chart.data[chart.data["series"] == _names(chart)[0]]
+    return first["low"].to_numpy(), first["high"].to_numpy()
+
+
+def _title(chart) -> str:
+    return chart.spec["title"]["text"]
 
 
 REWARDS = [0.1, 0.4, 0.3, 0.8]
@@ -42,123 +53,147 @@ SPREAD = [0.2, 0.1, 0.0, 0.4]
 
 def test_step_curve_mean_and_band():
     stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD}, steps=[10, 20, 30, 40])
-    fig = R.step_curve(stats, S.REWARD, band_k=1.5)
-    assert all(isinstance(t, go.Scatter) for t in fig.data) and len(fig.data) == 2
-    mean = _named(fig, f"{S.REWARD} mean")
-    np.testing.assert_array_equal(mean.x, [10, 20, 30, 40])
-    np.testing.assert_allclose(mean.y, REWARDS)
-    band = _band(fig)
-    expected_upper = np.array(REWARDS) + 1.5 * np.array(SPREAD)
-    expected_lower = np.array(REWARDS) - 1.5 * np.array(SPREAD)
-    np.testing.assert_allclose(band.y, np.concatenate([expected_upper, expected_lower[::-1]]))
-    np.testing.assert_array_equal(band.x, [10, 20, 30, 40, 40, 30, 20, 10])
-    assert "± 1.5·std" in fig.layout.title.text and "8 samples per step" in fig.layout.title.text
+    chart = R.step_curve(stats, S.REWARD, band_k=1.5)
+    assert _names(chart) == [f"{S.REWARD} mean"]
+    mean = _named(chart, f"{S.REWARD} mean")
+    np.testing.assert_array_equal(mean["step"], [10, 20, 30, 40])
+    np.testing.assert_allclose(mean["value"], REWARDS)
+    low, high = _band(chart)
+    np.testing.assert_allclose(high, np.array(REWARDS) + 1.5 * np.array(SPREAD))
+    np.testing.assert_allclose(low, np.array(REWARDS) - 1.5 * np.array(SPREAD))
+    assert "± 1.5·std" in _title(chart) and "8 samples per step" in _title(chart)
+    assert chart.spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
 
 
 def test_band_width_scales_with_k():
     stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD})
     half = {}
     for k in (1.0, 2.5):
-        band = _band(R.step_curve(stats, S.REWARD, band_k=k))
-        half[k] = np.asarray(band.y[:4]) - np.array(REWARDS)
+        half[k] = _band(R.step_curve(stats, S.REWARD, band_k=k))[1] - np.array(REWARDS)
     np.testing.assert_allclose(half[2.5], 2.5 * half[1.0])
     np.testing.assert_allclose(half[1.0], SPREAD)
 
 
 def test_band_k_zero_hides_the_band():
     stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD})
-    fig = R.step_curve(stats, S.REWARD, band_k=0)
-    assert [t.name for t in fig.data] == [f"{S.REWARD} mean"]
-    assert "std" not in fig.layout.title.text
+    chart = R.step_curve(stats, S.REWARD, band_k=0)
+    assert _names(chart) == [f"{S.REWARD} mean"] and chart.data["low"].isna().all()
+    assert not [layer for layer in chart.spec["layer"] if "y2" in layer["encoding"]]
+    assert "std" not in _title(chart)
 
 
 def test_smoothing_keeps_the_raw_curve_faint():
     stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD})
-    fig = R.step_curve(stats, S.REWARD, band_k=0, smoothing=0.5)
-    raw, smooth = _named(fig, f"{S.REWARD} mean (raw)"), _named(fig, f"{S.REWARD} mean")
-    assert raw.opacity == pytest.approx(0.3)
-    np.testing.assert_allclose(raw.y, REWARDS)
+    chart = R.step_curve(stats, S.REWARD, band_k=0, smoothing=0.5)
+    mean = _named(chart, f"{S.REWARD} mean")
+    np.testing.assert_allclose(mean["raw"], REWARDS)
+    faint = [layer for layer in chart.spec["layer"]
+             if layer["encoding"].get("y", {}).get("field") == "raw"]
+    assert len(faint) == 1 and faint[0]["mark"]["opacity"] == pytest.approx(0.3)
     # hand-rolled debiased EMA
     last, expected = 0.0, []
     for i, v in enumerate(REWARDS, start=1):
         last = 0.5 * last + 0.5 * v
         expected.append(last / (1 - 0.5**i))
-    np.testing.assert_allclose(smooth.y, expected)
-    assert "EMA 0.5" in fig.layout.title.text
+    np.testing.assert_allclose(mean["value"], expected)
+    assert "EMA 0.5" in _title(chart)
 
 
 def test_zero_shift_starts_every_curve_at_zero():
     stats = _stats({S.REWARD: REWARDS, S.REF_REWARD: [0.5, 0.6, 0.7, 0.9]},
                    {S.REWARD: SPREAD})
-    fig = R.step_curve(stats, S.REWARD, band_k=1.0, zero_shift=True, ref_column=S.REF_REWARD)
-    rl, ref = _named(fig, f"{S.REWARD} mean"), _named(fig, f"{S.REF_REWARD} mean")
-    np.testing.assert_allclose(rl.y, np.array(REWARDS) - 0.1)
-    np.testing.assert_allclose(ref.y, [0.0, 0.1, 0.2, 0.4], atol=1e-12)
-    band = _band(fig)
-    assert band.y[0] == pytest.approx(SPREAD[0]) and band.y[-1] == pytest.approx(-SPREAD[0])
-    assert ref.line.dash == "dash"
+    chart = R.step_curve(stats, S.REWARD, band_k=1.0, zero_shift=True, ref_column=S.REF_REWARD)
+    rl, ref = _named(chart, f"{S.REWARD} mean"), _named(chart, f"{S.REF_REWARD} mean")
+    np.testing.assert_allclose(rl["value"], np.array(REWARDS) - 0.1)
+    np.testing.assert_allclose(ref["value"], [0.0, 0.1, 0.2, 0.4], atol=1e-12)
+    low, high = _band(chart)
+    assert high[0] == pytest.approx(SPREAD[0]) and low[0] == pytest.approx(-SPREAD[0])
+    (line,) = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "line"]
+    dashes = line["encoding"]["strokeDash"]["scale"]
+    assert dashes["range"][dashes["domain"].index(f"{S.REF_REWARD} mean")] == [6, 4]
 
 
 def test_zero_shift_with_smoothing_still_starts_at_zero():
     stats = _stats({S.REWARD: [np.nan, 2.0, 3.0, 1.0]}, {S.REWARD: [0.1] * 4})
-    fig = R.step_curve(stats, S.REWARD, smoothing=0.9, zero_shift=True)
-    smooth = np.asarray(_named(fig, f"{S.REWARD} mean").y)
+    chart = R.step_curve(stats, S.REWARD, smoothing=0.9, zero_shift=True)
+    smooth = _named(chart, f"{S.REWARD} mean")["value"].to_numpy()
     assert np.isnan(smooth[0]) and smooth[1] == pytest.approx(0.0)
 
 
 def test_ref_column_without_data_is_left_out():
     stats = _stats({S.REWARD: REWARDS, S.REF_REWARD: [np.nan] * 4})
-    fig = R.step_curve(stats, S.REWARD, ref_column=S.REF_REWARD)
-    assert f"{S.REF_REWARD} mean" not in [t.name for t in fig.data]
-    fig = R.step_curve(stats, S.REWARD, ref_column="not_a_column")
-    assert len(fig.data) == 1  # no std column either: no band
+    chart = R.step_curve(stats, S.REWARD, ref_column=S.REF_REWARD)
+    assert f"{S.REF_REWARD} mean" not in _names(chart)
+    chart = R.step_curve(stats, S.REWARD, ref_column="not_a_column")
+    assert len(_names(chart)) == 1  # no std column either: no band
+    assert not [layer for layer in chart.spec["layer"] if "y2" in layer["encoding"]]
 
 
 def test_one_step_and_nan_std():
     one = _stats({S.REWARD: [0.7]}, {S.REWARD: [0.2]}, steps=[5])
-    fig = R.step_curve(one, S.REWARD, smoothing=0.8, zero_shift=True)
-    np.testing.assert_allclose(_named(fig, f"{S.REWARD} mean").y, [0.0])
-    band = _band(fig)
-    np.testing.assert_allclose(band.y, [0.2, -0.2])
-    assert band.line.width > 0  # a single step has no area: the band is drawn as a bar
+    chart = R.step_curve(one, S.REWARD, smoothing=0.8, zero_shift=True)
+    np.testing.assert_allclose(_named(chart, f"{S.REWARD} mean")["value"], [0.0])
+    low, high = _band(chart)
+    np.testing.assert_allclose([high[0], low[0]], [0.2, -0.2])
+    (bar,) = [layer for layer in chart.spec["layer"] if "y2" in layer["encoding"]]
+    assert bar["mark"]["type"] == "rule"  # a single step has no area: the band is a bar
     nan_std = _stats({S.REWARD: REWARDS}, {S.REWARD: [0.1, np.nan, 0.1, 0.1]})
-    fig = R.step_curve(nan_std, S.REWARD)
-    np.testing.assert_array_equal(_band(fig).x, [0, 2, 3, 3, 2, 0])
-    assert len(_named(fig, f"{S.REWARD} mean").y) == 4
-    assert not any(t.fill for t in R.step_curve(_stats({S.REWARD: [1.0]}, {S.REWARD: [np.nan]}),
-                                                S.REWARD).data)
+    chart = R.step_curve(nan_std, S.REWARD)
+    low, high = _band(chart)
+    assert np.isnan(high[1]) and np.isfinite(high[[0, 2, 3]]).all()  # a gap, not a zero
+    assert len(_named(chart, f"{S.REWARD} mean")) == 4
+    none = R.step_curve(_stats({S.REWARD: [1.0]}, {S.REWARD: [np.nan]}), S.REWARD)
+    assert not [layer for layer in none.spec["layer"] if "y2" in layer["encoding"]]
 
 
 def test_reward_curves_adds_valid_rewards_only_with_data():
     stats = _stats({S.REWARD: REWARDS, S.REF_REWARD: [0.5] * 4,
                     S.VALID_REWARD: [np.nan] * 4, S.REF_VALID_REWARD: [np.nan] * 4},
                    {S.REWARD: SPREAD})
-    names = [t.name for t in R.reward_curves(stats, band_k=1, smoothing=0, zero_shift=False).data]
-    assert names == [f"{S.REWARD} ± 1·std", f"{S.REWARD} mean", f"{S.REF_REWARD} mean"]
+    chart = R.reward_curves(stats, band_k=1, smoothing=0, zero_shift=False)
+    assert _names(chart) == [f"{S.REWARD} mean", f"{S.REF_REWARD} mean"]
+    _band(chart)
     stats[S.stat(S.VALID_REWARD, MEAN)] = [0.2, 0.3, 0.4, 0.5]
     stats[S.stat(S.REF_VALID_REWARD, MEAN)] = [0.1, np.nan, 0.1, 0.1]
-    fig = R.reward_curves(stats, band_k=1, smoothing=0, zero_shift=True)
-    np.testing.assert_allclose(_named(fig, f"{S.VALID_REWARD} mean").y, [0.0, 0.1, 0.2, 0.3])
-    ref_valid = np.asarray(_named(fig, f"{S.REF_VALID_REWARD} mean").y)
+    chart = R.reward_curves(stats, band_k=1, smoothing=0, zero_shift=True)
+    np.testing.assert_allclose(_named(chart, f"{S.VALID_REWARD} mean")["value"],
+                               [0.0, 0.1, 0.2, 0.3])
+    ref_valid = _named(chart, f"{S.REF_VALID_REWARD} mean")["value"].to_numpy()
     assert np.isnan(ref_valid[1]) and ref_valid[3] == 0.0
-    assert all(isinstance(t, go.Scatter) for t in fig.data)
+
+
+def test_curves_mark_the_chosen_step_and_the_alerts_and_a_click_picks_a_step():
+    stats = _stats({S.REWARD: REWARDS}, {S.REWARD: SPREAD}, steps=[10, 20, 30, 40])
+    chart = R.reward_curves(stats, step=20, alerts=(30, 30, 10))
+    rules = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert rules[-1]["encoding"]["x"]["datum"] == 20
+    (alerts,) = [layer for layer in chart.spec["layer"] if "values" in layer.get("data", {})]
+    assert alerts["data"]["values"] == [{"from": 9.5, "to": 10.5}, {"from": 29.5, "to": 30.5}]
+    (pick,) = [layer for layer in chart.spec["layer"] if layer.get("params")]
+    assert pick["params"][0]["name"] == "pick" and pick["params"][0]["select"]["nearest"]
+    assert not [layer for layer in R.reward_curves(stats).spec["layer"]
+                if "values" in layer.get("data", {})]
 
 
 def test_win_rate_curve():
     stats = _stats({S.REWARD: REWARDS})
     stats[S.WIN_RATE] = [0.25, 0.5, np.nan, 1.0]
-    fig = R.win_rate_curve(stats)
-    (trace,) = fig.data  # no tie or loss shares in these stats: only the win rate
-    assert isinstance(trace, go.Scatter)  # a short curve is SVG
-    np.testing.assert_array_equal(trace.y, [0.25, 0.5, np.nan, 1.0])
-    assert fig.layout.yaxis.tickformat == ".0%"
-    assert [s.y0 for s in fig.layout.shapes] == [0.5]
-    assert "wins / (wins + losses)" in fig.layout.title.text
-    assert len(R.win_rate_curve(stats, smoothing=0.5).data) == 2
+    chart = R.win_rate_curve(stats)
+    assert _names(chart) == ["win rate (ties excluded)"]  # no tie or loss shares here
+    np.testing.assert_array_equal(_named(chart, "win rate (ties excluded)")["value"],
+                                  [0.25, 0.5, np.nan, 1.0])
+    line = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "line"][-1]
+    assert line["encoding"]["y"]["axis"]["format"] == ".0%"
+    assert [layer["encoding"]["y"]["datum"] for layer in chart.spec["layer"]
+            if layer["mark"]["type"] == "rule"] == [0.5]
+    assert "wins / (wins + losses)" in _title(chart)
+    faint = R.win_rate_curve(stats, smoothing=0.5)
+    assert any(layer["encoding"].get("y", {}).get("field") == "raw"
+               for layer in faint.spec["layer"])
     stats[S.TIE_SHARE] = [0.5, 0.2, np.nan, 0.0]
     stats[S.LOSS_SHARE] = [0.3, 0.4, np.nan, 0.0]
-    names = [t.name for t in R.win_rate_curve(stats).data]
-    assert names == ["win rate (ties excluded)", "tie share", "loss share"]
+    assert _names(R.win_rate_curve(stats)) == ["win rate (ties excluded)", "tie share",
+                                               "loss share"]
 
 
 def test_reward_histogram_shares_bin_edges():
@@ -167,42 +202,56 @@ def test_reward_histogram_shares_bin_edges():
     ref = rng.normal(1.0, 0.5, size=200)
     reward[:5] = np.nan
     rows = pd.DataFrame({S.REWARD: reward, S.REF_REWARD: ref})
-    fig = R.reward_histogram(rows, bins=12)
-    rl, rf = fig.data
-    assert isinstance(rl, go.Bar) and isinstance(rf, go.Bar)
+    chart = R.reward_histogram(rows, bins=12)
     edges = np.linspace(min(np.nanmin(reward), ref.min()), max(np.nanmax(reward), ref.max()), 13)
-    np.testing.assert_allclose(rl.x, (edges[:-1] + edges[1:]) / 2)
-    np.testing.assert_allclose(rf.x, rl.x)
-    np.testing.assert_array_equal(rl.y, np.histogram(reward[5:], bins=edges)[0])
-    np.testing.assert_array_equal(rf.y, np.histogram(ref, bins=edges)[0])
-    assert sum(rl.y) == 195 and sum(rf.y) == 200
-    assert "12 bins" in fig.layout.title.text and fig.layout.barmode == "overlay"
-    assert rl.opacity < 1
+    for column, values in ((S.REWARD, reward[5:]), (S.REF_REWARD, ref)):
+        bars = chart.data[chart.data["column"] == column]
+        counts = np.histogram(values, bins=edges)[0]
+        np.testing.assert_allclose(bars["low"], edges[:-1][counts > 0])
+        np.testing.assert_allclose(bars["high"], edges[1:][counts > 0])
+        np.testing.assert_array_equal(bars["count"], counts[counts > 0])
+    assert chart.data.groupby("column")["count"].sum().to_dict() == {S.REWARD: 195,
+                                                                     S.REF_REWARD: 200}
+    assert set(chart.data["series"]) == {f"{S.REWARD} (195)", f"{S.REF_REWARD} (200)"}
+    assert "12 bins on shared edges" in _title(chart)
+    assert chart.spec["mark"]["opacity"] < 1 and chart.spec["encoding"]["y"]["stack"] is None
+    assert chart.spec["params"][0]["select"]["fields"] == ["column", "low", "high"]
 
 
 def test_reward_histogram_edge_cases():
-    assert not R.reward_histogram(pd.DataFrame({S.REWARD: [np.nan], S.REF_REWARD: [np.nan]})).data
-    fig = R.reward_histogram(pd.DataFrame({S.REWARD: [1.0, 1.0], S.REF_REWARD: [np.nan] * 2}))
-    (only,) = fig.data
-    assert sum(only.y) == 2
-
-
-@pytest.mark.parametrize(("points", "expected"), [
-    ([], None), (None, None), ([{"x": 3.6, "y": 1.0}], 4), ([{"x": 7}, {"x": 2}], 7),
-    ([{"y": 1.0}], None), ([{"x": float("nan")}], None)])
-def test_selected_step(points, expected):
-    assert R.selected_step(points) == expected
+    assert R.reward_histogram(pd.DataFrame({S.REWARD: [np.nan], S.REF_REWARD: [np.nan]})) is None
+    chart = R.reward_histogram(pd.DataFrame({S.REWARD: [1.0, 1.0], S.REF_REWARD: [np.nan] * 2}))
+    assert set(chart.data["column"]) == {S.REWARD} and chart.data["count"].sum() == 2
+    assert "shared edges" not in _title(chart)
 
 
 def test_curves_from_a_real_dump(tmp_path):
     samples = [make_sample(step, seed=i) for step in range(4) for i in range(5)]
     run = open_run(write_dump(tmp_path / "run" / "rollout.jsonl", samples).parent)
-    fig = R.reward_curves(run.step_stats, band_k=2.0, smoothing=0.0, zero_shift=False)
+    chart = R.reward_curves(run.step_stats, band_k=2.0, smoothing=0.0, zero_shift=False)
     by_step = pd.DataFrame(samples).groupby(S.STEP)[S.REWARD]
-    np.testing.assert_allclose(_named(fig, f"{S.REWARD} mean").y, by_step.mean())
-    upper = np.asarray(_band(fig).y[:4])
-    np.testing.assert_allclose(upper, by_step.mean() + 2 * by_step.std(ddof=0))
-    np.testing.assert_allclose(_named(fig, f"{S.REF_REWARD} mean").y, [0.25] * 4)
-    assert "5 samples per step" in fig.layout.title.text
+    np.testing.assert_allclose(_named(chart, f"{S.REWARD} mean")["value"], by_step.mean())
+    np.testing.assert_allclose(_band(chart)[1], by_step.mean() + 2 * by_step.std(ddof=0))
+    np.testing.assert_allclose(_named(chart, f"{S.REF_REWARD} mean")["value"], [0.25] * 4)
+    assert "5 samples per step" in _title(chart)
     ecdf = D.reward_ecdf(run.step_rows(2))
     np.testing.assert_allclose(ecdf.data[0].x, sorted(s[S.REWARD] for s in samples[10:15]))
+
+
+@pytest.mark.parametrize(("selection", "expected"), [
+    ({"bin": [{"column": "reward", "low": 0.5, "high": 0.75}]}, ("reward", 0.5, 0.75)),
+    ({"bin": [{"column": "ref_reward", "low": "1", "high": 2}]}, ("ref_reward", 1.0, 2.0)),
+    ({"bin": []}, None), ({}, None), ({"bin": [{"low": 1, "high": 2}]}, None),
+    ({"bin": [{"column": "uid", "low": 1, "high": 2}]}, None),
+    ({"bin": [{"column": "reward", "low": float("nan"), "high": 2}]}, None),
+    ({"bin": [{"column": "reward", "low": None, "high": 2}]}, None)])
+def test_picked_bin(selection, expected):
+    assert R.picked_bin(selection) == expected
+
+
+@pytest.mark.parametrize(("selection", "expected"), [
+    ({"pick": []}, None), ({}, None), ({"pick": [{"step": 3.6}]}, 4),
+    ({"pick": [{"step": 7}, {"step": 2}]}, 7), ({"pick": [{"y": 1.0}]}, None),
+    ({"pick": [{"step": float("nan")}]}, None), ({"pick": [{"step": "x"}]}, None)])
+def test_selected_step(selection, expected):
+    assert R.selected_step(selection) == expected

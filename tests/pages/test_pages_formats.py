@@ -43,7 +43,7 @@ def test_a_dump_without_rewards_says_so(tmp_path):
     """prime-rl's current token exports hold no reward: no empty curve is drawn."""
     at = board(F.prime(tmp_path / "prime"), page="rewards")
     assert "No reward: this dump holds no reward per sample." in texts(at)
-    assert "c_reward" not in [chart.key for chart in at.get("plotly_chart")]
+    assert "c_reward" not in [chart.key for chart in at.get("vega_lite_chart")]
 
 
 def test_token_less_formats_say_so(tmp_path):
@@ -52,7 +52,7 @@ def test_token_less_formats_say_so(tmp_path):
     assert "This sample has no token-level data." in texts(at)
     at = board(root, page="rewards", chart="KL")
     assert "No KL: this dump has no logprobs" in texts(at)
-    assert "c_kl" not in [chart.key for chart in at.get("plotly_chart")]  # no empty chart
+    assert "c_kl" not in [chart.key for chart in at.get("vega_lite_chart")]  # no empty chart
 
 
 def test_validation_is_a_separate_view(tmp_path):

@@ -1,5 +1,11 @@
 """Rewards page through the real board."""
+import json
+
 from apptest import board, texts
+
+
+def _vega(at) -> list[str]:
+    return [chart.key for chart in at.get("vega_lite_chart")]
 
 
 def test_curves_and_step_section(board_dump):
@@ -9,28 +15,28 @@ def test_curves_and_step_section(board_dump):
     assert [t.label for t in at.tabs][:5] == ["Reward", "KL", "Response length", "Win rate",
                                               "Components"]
     assert "Step 2: 10 samples" in texts(at)
-    # the open tab's curve, then the step's open distribution tab (histogram first)
-    keys = [chart.key for chart in at.get("plotly_chart")]
-    assert keys == ["c_reward", "c_hist"]
+    # the open tab's curve, then the step's open distribution tab (histogram first): both
+    # Vega-Lite, so a fresh page loads no Plotly
+    assert _vega(at) == ["c_reward", "c_hist"] and not at.get("plotly_chart")
     assert [t.label for t in at.tabs][5:] == ["Histogram", "ECDF", "Reward gap", "Group means",
                                               "Components"]
     for tab, key in (("ECDF", "c_ecdf"), ("Reward gap", "c_gap"), ("Group means", "c_groups")):
         shown = board(board_dump, page="rewards", dist=tab)
-        assert [c.key for c in shown.get("plotly_chart")] == ["c_reward", key]
+        assert _vega(shown) == ["c_reward"] and [c.key for c in shown.get("plotly_chart")] == [key]
 
 
 def test_only_the_open_tab_is_drawn(board_dump):
     at = board(board_dump, page="rewards", chart="KL")
-    keys = [chart.key for chart in at.get("plotly_chart")]
+    keys = _vega(at)
     assert "c_kl" in keys and "c_reward" not in keys and not at.exception
 
 
 def test_controls_change_the_figures(board_dump):
     at = board(board_dump, page="rewards")
-    before = at.get("plotly_chart")[0].proto.spec
+    before = at.get("vega_lite_chart")[0].proto.spec
     at.slider(key="band").set_value(2.0).run()
-    assert at.get("plotly_chart")[0].proto.spec != before
-    assert "2·std" in at.get("plotly_chart")[0].proto.spec
+    assert at.get("vega_lite_chart")[0].proto.spec != before
+    assert "2·std" in json.loads(at.get("vega_lite_chart")[0].proto.spec)["title"]["text"]
     at.slider(key="ema").set_value(0.5).run()
     at.toggle(key="zero").set_value(True).run()
     assert not at.exception
@@ -45,8 +51,7 @@ def test_step_from_url_and_slider(board_dump):
 
 def test_clicking_a_curve_point_selects_its_step(board_dump):
     at = board(board_dump, page="rewards")
-    at.session_state["c_reward"] = {"selection": {"points": [{"x": 1, "y": 0.5}],
-                                                  "point_indices": [1], "box": [], "lasso": []}}
+    at.session_state["c_reward"] = {"selection": {"pick": [{"step": 1}]}}
     at.run()
     assert at.sidebar.select_slider(key="step").value == 1
     assert "Step 1: 8 samples" in texts(at)
@@ -54,8 +59,7 @@ def test_clicking_a_curve_point_selects_its_step(board_dump):
 
 def test_a_clicked_point_does_not_pin_the_step(board_dump):
     at = board(board_dump, page="rewards")
-    at.session_state["c_reward"] = {"selection": {"points": [{"x": 0}], "point_indices": [0],
-                                                  "box": [], "lasso": []}}
+    at.session_state["c_reward"] = {"selection": {"pick": [{"step": 0}]}}
     at.run()
     assert at.sidebar.select_slider(key="step").value == 0
     at.sidebar.select_slider(key="step").set_value(2).run()
@@ -65,5 +69,6 @@ def test_a_clicked_point_does_not_pin_the_step(board_dump):
 
 def test_the_chosen_step_is_marked_on_the_curves(board_dump):
     at = board(board_dump, page="rewards", step="1")
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert '"x0":1' in spec.replace(" ", "") and '"dash":"dot"' in spec.replace(" ", "")
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert rules[-1]["encoding"]["x"]["datum"] == 1

@@ -1,4 +1,5 @@
-"""pages.figures.traces: a curve is SVG up to SVG_POINTS points, WebGL past them."""
+"""pages.figures.traces: a Plotly curve is SVG up to SVG_POINTS points, WebGL past them;
+the Rewards page's curves are Vega-Lite canvases."""
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,10 +15,14 @@ def test_the_trace_type_follows_the_point_count():
     assert type(traces.line(long, y=long, mode="lines")) is go.Scattergl
 
 
-def test_a_reward_curve_of_many_steps_is_webgl_and_of_few_svg():
-    for steps, cls in ((50, go.Scatter), (traces.SVG_POINTS + 500, go.Scattergl)):
+def test_a_reward_curve_is_a_canvas_with_dots_only_for_a_short_run():
+    """The Rewards page's curves are Vega-Lite on a canvas (no SVG mark a point), each
+    step's dot drawn only up to MARKERS_UP_TO steps."""
+    for steps, dots in ((50, True), (traces.MARKERS_UP_TO + 500, False)):
         index = np.arange(steps)
         stats = {S.stat(S.REWARD, "mean"): np.linspace(0, 1, steps),
                  S.stat(S.REWARD, "std"): np.full(steps, 0.1)}
-        fig = rewards.step_curve(pd.DataFrame(stats, index=index), S.REWARD, band_k=1.0)
-        assert fig.data and all(type(t) is cls for t in fig.data), steps
+        chart = rewards.step_curve(pd.DataFrame(stats, index=index), S.REWARD, band_k=1.0)
+        assert chart.spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+        lines = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "line"]
+        assert lines[-1]["mark"]["point"] is dots, steps

@@ -2,34 +2,31 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from loaders import schema as S
 from loaders.health import rewards as rewards_parts
 from pages.figures import distributions as spread
 from pages.figures import rewards as build
-from pages.figures.axes import mark_steps
+from pages.figures.step_panels import PICK, Panel
 from pages.frame import keys, state
 from pages.frame.keys import STEP
 from pages.frame.view import View
 from pages.routes.rewards import components
 
 
-def _alert_steps(view: View) -> list[int]:
+def _alert_steps(view: View) -> tuple[int, ...]:
     """The steps of the run's strong alerts, marked on the reward and KL curves."""
-    return [alert.step for alert in view.run.health(view.metrics_path).alerts
-            if alert.severity == "strong"]
+    return tuple(alert.step for alert in view.run.health(view.metrics_path).alerts
+                 if alert.severity == "strong")
 
 
-def _curve(fig: go.Figure, key: str, view: View, alerts: bool = False) -> None:
-    """Show a step curve with the chosen step (and alert steps) marked; clicking a point
-    selects that step for every page."""
-    mark_steps(fig, view.step, _alert_steps(view) if alerts else ())
-    event = st.plotly_chart(fig, key=key, on_select="rerun", selection_mode="points",
-                            width="stretch")
-    points = (event or {}).get("selection", {}).get("points", [])
-    step = build.selected_step(points)
+def _curve(chart: Panel, key: str) -> None:
+    """Show a step curve (Vega-Lite); a click picks the nearest step for every page."""
+    event = st.vega_lite_chart(chart.data, chart.spec, key=key, on_select="rerun",
+                               selection_mode=PICK, width="stretch")
+    step = build.selected_step((event or {}).get("selection") or {})
     if state.fresh(key, step) and step is not None and step != st.session_state.get(STEP):
         state.select(step=step)
 
@@ -48,27 +45,29 @@ def render(view: View) -> None:
     # only the open tab is drawn: each plotly chart costs the browser a few hundred ms
     tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"] + ["Components"] * bool(names),
                    key="chart", bind="query-params", on_change="rerun")
-    curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift}
+    curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift,
+             "step": view.step}
     if tabs[0].open:
         with tabs[0]:
             if stats[S.stat(S.REWARD, "mean")].isna().all():  # prime-rl's token exports
                 st.info("No reward: this dump holds no reward per sample.")
             else:
-                _curve(build.reward_curves(stats, **curve), "c_reward", view, alerts=True)
+                _curve(build.reward_curves(stats, **curve, alerts=_alert_steps(view)),
+                       "c_reward")
     if tabs[1].open:
         with tabs[1]:
             if stats[S.stat(S.kl_mean(est), "mean")].isna().all():
                 st.info("No KL: this dump has no logprobs and ref_logprobs per token.")
             else:
                 _curve(build.step_curve(stats, S.kl_mean(est), title=f"per-token KL ({est}) "
-                                        "mean", **curve), "c_kl", view, alerts=True)
+                                        "mean", **curve, alerts=_alert_steps(view)), "c_kl")
     if tabs[2].open:
         with tabs[2]:
             _curve(build.step_curve(stats, S.RESPONSE_LEN, title="response length (tokens)",
-                                    **curve), "c_len", view)
+                                    **curve), "c_len")
     if tabs[3].open:
         with tabs[3]:
-            _curve(build.win_rate_curve(stats, smoothing=smoothing), "c_win", view)
+            _curve(build.win_rate_curve(stats, smoothing=smoothing, step=view.step), "c_win")
     if names and tabs[4].open:
         with tabs[4]:
             components.over_the_run(view, names, rows)
@@ -84,10 +83,7 @@ def _step_section(view: View, rows: pd.DataFrame, parts: list[str]) -> None:
     # one chart at a time, as above: a fresh page draws two charts, not five
     tabs = dict(zip(names, st.tabs(names, key="dist", bind="query-params", on_change="rerun")))
     if tabs["Histogram"].open:  # a bar clicked opens its samples in Responses
-        event = tabs["Histogram"].plotly_chart(build.reward_histogram(rows), width="stretch",
-                                               key="c_hist", on_select="rerun",
-                                               selection_mode="points")
-        components.opened_bin(build.histogram_columns(rows), event, view)
+        _histogram(tabs["Histogram"], rows, view)
     if tabs["ECDF"].open:
         tabs["ECDF"].plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
     if tabs["Reward gap"].open:
@@ -105,3 +101,15 @@ def _step_section(view: View, rows: pd.DataFrame, parts: list[str]) -> None:
     if parts and tabs["Components"].open:
         with tabs["Components"]:
             components.at_the_step(view, parts, rows)
+
+
+def _histogram(box: DeltaGenerator, rows: pd.DataFrame, view: View) -> None:
+    chart = build.reward_histogram(rows)
+    if chart is None:
+        box.caption("No finite reward at this step.")
+        return
+    event = box.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_hist",
+                                on_select="rerun", selection_mode=build.BIN)
+    picked = build.picked_bin((event or {}).get("selection") or {})
+    if picked is not None:
+        components.open_bin(*picked, view)

@@ -42,9 +42,12 @@ def opened_bin(names: list[str], event: object, view: View) -> None:
     """A histogram bar clicked: the Responses table, filtered to that bar's samples."""
     points = ((event or {}).get("selection") or {}).get("points", [])
     picked = build.picked_bin(points, names)
-    if picked is None:
-        return
-    column, low, high = picked
+    if picked is not None:
+        open_bin(*picked, view)
+
+
+def open_bin(column: str, low: float, high: float, view: View) -> None:
+    """The Responses table of the step, filtered to a histogram bar's samples."""
     if column == S.REWARD:
         state.go("responses", step=view.step, reward=(low, high))
     else:
