@@ -1,7 +1,8 @@
 """A histogram bar clicked on the Rewards page, in a real browser (the real server, headless
-Chromium): the reward histogram's bar (a Vega-Lite canvas) opens Responses with the Reward range set to that bar,
-a component histogram's bar opens it filtered on that column ("Filter by any column"); the
-table then holds only that bar's samples."""
+Chromium): the reward histogram's bar (a Vega-Lite canvas) opens Responses with the Reward
+range set to that bar, a component histogram's bar opens it filtered on that column ("Filter
+by any column"); the table then holds only that bar's samples.  A click on the reward curve
+picks its nearest step."""
 import re
 
 import pytest
