@@ -152,7 +152,7 @@ def _histogram_spec(names: list[str], title: str) -> dict:
                 "y2": {"datum": 0},  # with x2 and no y2, a bar would lie across at its count
                 "color": {"field": SERIES, "type": "nominal", "title": None,
                           "scale": {"domain": names, "range": colors},
-                          "legend": {"orient": "top-right"}},
+                          "legend": {"orient": "top", "direction": "horizontal"}},
                 "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
                             {"field": LOW, "type": "quantitative", "format": ".4g"},
                             {"field": HIGH, "type": "quantitative", "format": ".4g"},
