@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.index.grown_columns import GrownColumns
+from loaders.index.index_columns import IndexColumns
 from loaders.index.parts import Part, part_of, steps_of
 from loaders.index.table import cap_of, cappable, combine, length_cap, truncated_at
 
@@ -27,7 +29,8 @@ def appended(held: pd.DataFrame, parts: list[Part], kept_files: set[str]
     on: previews.next_row), with the held rows' text columns left empty; None where that
     takes the whole run (see the module)."""
     steps = steps_of(parts)
-    if not len(held) or not steps or not kept(held, kept_files) or _new_columns(held, parts):
+    if not len(held) or not steps or not kept(held, kept_files) or _new_columns(
+            set(held.columns), parts):
         return None
     split = int(np.searchsorted(held[S.STEP].to_numpy(), min(steps), side="left"))
     before, redone = held.iloc[:split], held.iloc[split:]
@@ -40,6 +43,40 @@ def appended(held: pd.DataFrame, parts: list[Part], kept_files: set[str]
     return _joined(before, middle)
 
 
+def grown_columns(columns: IndexColumns | GrownColumns, parts: list[Part],
+                  kept_files: set[str]) -> tuple[GrownColumns, pd.DataFrame] | None:
+    """appended() for numbers left in an index file: the file's rows before the growth's
+    first step stay there, the rows from that step on are held (GrownColumns), with the
+    growth sorted in; and the rows made (the growth's with their texts).  None where
+    appended() would take the whole run, or where the held rows would not read as the
+    file's (another type)."""
+    steps, names = steps_of(parts), [*columns.names, S.ROW]
+    if not columns.rows or not steps or _new_columns(set(names), parts) or not set(
+            map(str, columns.categories(S.FILE))) <= kept_files:
+        return None
+    ranges = columns.ranges
+    at = int(np.searchsorted(ranges.steps, min(steps), side="left"))
+    split = int(ranges.starts[at]) if at < len(ranges.steps) else columns.rows
+    redone = [part_of(columns.rows_between(split, columns.rows, names))] * (split < columns.rows)
+    middle = combine([*redone, *parts])
+    lengths = columns.read([n for n in (S.RESPONSE_LEN, S.TRAINED_SHARE) if n in names])
+    cap = cap_of(np.concatenate([lengths[S.RESPONSE_LEN].to_numpy()[:split][
+        cappable(lengths.iloc[:split])], middle[S.RESPONSE_LEN].to_numpy()[cappable(middle)]]))
+    if cap != length_cap(lengths) or set(names) - set(middle.columns):
+        return None
+    middle[S.TRUNCATED], middle[S.TRUNCATION_INFERRED] = truncated_at(middle, cap)
+    base, prefix = (columns.base, columns.prefix) if isinstance(columns, GrownColumns) else (
+        columns, columns.rows)
+    prefix = min(prefix, split)  # the rows still read from the file
+    # held rows before the split (an earlier growth's), then the split's rows made again
+    tail = middle[names] if split <= prefix else _joined(
+        columns.tail.iloc[:split - prefix][names], middle[names])
+    if tail is not None and prefix:  # the held rows typed as the file's, or none held
+        tail = _joined(base.rows_between(0, 1, names), tail)
+        tail = None if tail is None else tail.iloc[1:]
+    return None if tail is None else (GrownColumns(base, prefix, tail), middle)
+
+
 def kept(held: pd.DataFrame, kept_files: set[str]) -> bool:
     """Every file the held rows come from is kept (grown or as it was), from the file
     column's categories: no pass over the rows."""
@@ -49,10 +86,10 @@ def kept(held: pd.DataFrame, kept_files: set[str]) -> bool:
     return set(map(str, files)) <= kept_files
 
 
-def _new_columns(held: pd.DataFrame, parts: list[Part]) -> bool:
+def _new_columns(held: set[str], parts: list[Part]) -> bool:
     """A part has a column the held rows have not (a new extra column: the run's cap on
     extra columns is then the whole run's to apply)."""
-    have = set(held.columns) | _TEXTS
+    have = held | _TEXTS
     return any(name not in have for part in parts for name in part.column_names)
 
 

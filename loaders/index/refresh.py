@@ -15,9 +15,10 @@ import pandas as pd
 from loaders import schema as S
 from loaders.find.kind import METRICS, UNKNOWN
 from loaders.find.walk import DumpFile
-from loaders.index.append import appended, kept
+from loaders.index.append import appended, grown_columns, kept
 from loaders.index.arrow_part import table_of
 from loaders.index.chunk import ChunkResult, Progress, bundled
+from loaders.index.grown_columns import GrownColumns, next_row_of
 from loaders.index.line_checks import stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
@@ -30,7 +31,7 @@ from loaders.index.parts import (
     steps_of,
 )
 from loaders.index.pool import Scanner, scan_all
-from loaders.index.previews import next_row
+from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.table import combine, length_cap
 from loaders.index.work import Work, work_for
 
@@ -77,6 +78,11 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     frame = None
     if stored is not None:
         texts = texts or not stored.served
+        left = _left_in_file(stored, parts, keep) if not texts and changed is not None else None
+        if left is not None:  # a followed run between saves: only its last steps held
+            counts = {f: len(found) for f, found in dropped.items()}
+            problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
+            return Stored(None, states, problems, left[1], left[0], frozenset(changed)), status
         if not texts:
             parts = numbered(parts, next_row(stored.frame))
             # a followed run between saves: its growth alone sorted, where it can be
@@ -89,6 +95,21 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     if stored is not None and changed is not None and _same_rows_elsewhere(stored, fresh):
         fresh.changed_steps = frozenset(changed)
     return fresh, status
+
+
+def _left_in_file(stored: Stored, parts: list[Part], keep: set[str]
+                  ) -> tuple[GrownColumns, Previews] | None:
+    """A growth of a run whose numbers are in its index file: the rows before its steps
+    left there, the rest held (loaders.index.grown_columns), the new rows' texts layered
+    on the run's; None where the growth changes more (the whole run is then made)."""
+    if stored.held is not None or stored.numbers is None or stored.previews is None:
+        return None
+    first = next_row_of(stored.numbers)
+    found = grown_columns(stored.numbers, numbered(parts, first), keep)
+    if found is None:
+        return None
+    columns, made = found
+    return columns, grown_previews(made, stored.previews, first)[1]
 
 
 def _same_rows_elsewhere(stored: Stored, fresh: Stored) -> bool:

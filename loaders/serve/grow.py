@@ -15,6 +15,7 @@ from pathlib import Path
 from loaders import schema as S
 from loaders.find.walk import DumpFile, Listing, natural_key, rank_of
 from loaders.index.chunk import ChunkResult, Progress, Task
+from loaders.index.grown_columns import GrownColumns
 from loaders.index.index_file import save_index, save_kept
 from loaders.index.numbers import Numbers, served_numbers
 from loaders.index.ondisk import Stored
@@ -52,7 +53,10 @@ def _carried(run: Run, fresh: Stored, status: str) -> Carried | None:
 
 def _served(run: Run, stored: Stored, fresh: Stored, save: bool
             ) -> tuple[Numbers, Previews, Path | None]:
-    """What the grown run serves: its index saved (read from the file), or held."""
+    """What the grown run serves: its index saved (read from the file), its last steps
+    held beside the file (a growth in place: loaders.index.grown_columns), or held."""
+    if not save and fresh.held is None and isinstance(fresh.numbers, GrownColumns):
+        return Numbers(file=fresh.numbers), fresh.previews, run.index_path
     if save:
         path, previews = save_kept(run.root, fresh)
         return *served_numbers(fresh.frame, None, previews), path

@@ -17,6 +17,7 @@ from loaders.index.derived import DerivedTables
 
 # raised by a read by row; the pages catch it from here (they import no index module)
 from loaders.index.file_previews import IndexWrittenOver as IndexWrittenOver
+from loaders.index.index_columns import IndexColumns
 from loaders.index.numbers import Condition, Numbers, stacked
 from loaders.index.ondisk import FileState
 from loaders.index.previews import Previews, with_texts
@@ -151,7 +152,8 @@ class Run:
     def kept_tables(self, names: tuple[str, ...], make: Callable[[], tuple[pd.DataFrame, ...]]
                     ) -> tuple[pd.DataFrame, ...]:
         file = self.numbers.file
-        place = file.file.path if file is not None else None  # the file read, wherever it is
+        # the file read, wherever it is; none for a grown run's (its rows are not the file's)
+        place = file.file.path if isinstance(file, IndexColumns) else None
         if file is None or place is None:
             return make()
         part = "".join(f"-{column}={int(value)}" for column, value in self.numbers.where)
