@@ -5,11 +5,14 @@
 The shape's dump (bench_index.py's, generated once) is copied to a scratch dir and indexed;
 then, --times over, each rank file gains one step's 128 lines (its own last ones, written
 again) and the run held in memory is grown as the Follow toggle grows it between saves
-(loaders.serve.grow.grown, save=False).  Prints each growth's seconds and the rows added.
+(loaders.serve.grow.grown, save=False).  Prints each growth's seconds, the rows added, the
+rows held in memory (a followed run holds its last steps' rows: loaders.index.grown_columns)
+and the process's RSS.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import shutil
 import sys
 import tempfile
@@ -47,14 +50,30 @@ def main() -> None:
         root = Path(scratch) / "run"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".*"))
         run = open_run(root)
-        print(f"{args.shape}: {len(run.samples):,} samples indexed")
+        print(f"{args.shape}: {run.numbers.size:,} samples indexed, RSS {_rss_mb()} MB")
         for _ in range(args.times):
             append_a_step(root)
             start = time.perf_counter()
             now = grown(run, save=False)
-            print(f"growth of {len(now.samples) - len(run.samples):,} rows: "
-                  f"{time.perf_counter() - start:.2f} s ({now.cache})", flush=True)
+            took = time.perf_counter() - start
+            print(f"growth of {now.numbers.size - run.numbers.size:,} rows: {took:.2f} s "
+                  f"({now.cache}); rows held {_held(now):,}, RSS {_rss_mb()} MB", flush=True)
             run = now
+
+
+def _held(run) -> int:  # noqa: ANN001 - a served Run
+    """The rows the run holds in memory (the rest are read from its index file)."""
+    if run.numbers.held is not None:
+        return len(run.numbers.held)
+    tail = getattr(run.numbers.file, "tail", None)
+    return 0 if tail is None else len(tail)
+
+
+def _rss_mb() -> int:
+    gc.collect()
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmRSS"))
+    return int(line.split()[1]) // 1024
 
 
 if __name__ == "__main__":

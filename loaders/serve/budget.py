@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import pandas as pd
 
+from loaders.index.grown_columns import GrownColumns
+
 if TYPE_CHECKING:  # the budget is imported beside runs, not by them
     from loaders.serve.run import Run
 
@@ -58,10 +60,12 @@ def run_bytes(run: Run) -> int:
     its rows, and the text previews it holds in memory (none when read from the file)."""
     held = run.previews.held_bytes if run.previews is not None else 0
     frame = run.numbers.held
-    if frame is None:  # what it keeps of its numbers once its pages ran
-        per_step = run.numbers.size // max(1, len(run.steps))
+    if frame is None:  # what it keeps of its numbers once its pages ran (and a followed
+        per_step = run.numbers.size // max(1, len(run.steps))  # run its last steps' rows)
+        tail = run.numbers.file.tail if isinstance(run.numbers.file, GrownColumns) else None
         return (run.numbers.size * READ_RUN_BYTES + held
-                + STEP_FRAMES_KEPT * per_step * STEP_ROW_BYTES)
+                + STEP_FRAMES_KEPT * per_step * STEP_ROW_BYTES
+                + (2 * frame_bytes(tail) if tail is not None else 0))
     return 2 * frame_bytes(frame) + held
 
 
