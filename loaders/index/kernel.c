@@ -792,9 +792,9 @@ fail:
 /* gather(chunks, chunk_starts, sources, lengths, out, itemsize) -> None: copies run r of a
  * sorted column, lengths[r] rows from the row sources[r] of the chunks laid end to end (chunk
  * c holds the rows chunk_starts[c] on, int64s), to the next rows of out; a row is itemsize
- * bytes of each buffer.  A sort of parts each in order is a few thousand such runs: one copy each,
- * not a join of the chunks and a take of every row (parts.py).  The GIL is let go while it
- * copies: a column a thread. */
+ * bytes of each buffer.  A sort of parts each in order is a few thousand such runs: one copy
+ * each, not a join of the chunks and a take of every row (parts.py).  The GIL is let go while
+ * it copies: a column a thread. */
 static PyObject *gather(PyObject *self, PyObject *args) {
     PyObject *chunks;
     Py_buffer starts, sources, lengths, out;

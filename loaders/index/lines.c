@@ -6,10 +6,10 @@
  * (strings, numbers, true/false/null) as the objects orjson would make, the per-token number
  * lists laid end to end as float64 with each sample's length, the token lists as each one's
  * length and its span of the data (each string checked, none kept: lines.TokenSpans reads
- * a list when it is asked for).  Any other line (a nested value, an escape that makes a lone surrogate, a number out
- * of range, a key twice, a BOM, a stray byte, no newline yet) ends the run before it: the
- * caller reads that line with orjson as always.  So both ways give the same values
- * (tests/loaders/test_index_lines.py).
+ * a list when it is asked for).  Any other line (a nested value, an escape that makes a
+ * lone surrogate, a number out of range, a key twice, a BOM, a stray byte, no newline yet)
+ * ends the run before it: the caller reads that line with orjson as always.  So both ways
+ * give the same values (tests/loaders/test_index_lines.py).
  *
  * Numbers: an integer is an int64 (outside it, the line is not plain); a float is parsed
  * exactly, as orjson and float() parse it: Clinger's fast path when its digits fit 2^53 and

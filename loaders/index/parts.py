@@ -177,7 +177,7 @@ def _gathered(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
         return None
     out = pa.allocate_buffer(int(runs[1].sum()) * kind.bit_width // 8)
     chunks = [chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks]
-    if not gather(chunks, *runs, out):
+    if not gather(chunks, *runs, memoryview(out)):
         return None
     return pa.Array.from_buffers(kind, len(out) * 8 // kind.bit_width, [None, out])
 
