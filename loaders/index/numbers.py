@@ -23,6 +23,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.index.file_previews import FilePreviews
+from loaders.index.grown_columns import GrownColumns
 from loaders.index.index_columns import IndexColumns, StepRanges
 from loaders.index.previews import Previews, served
 
@@ -36,7 +37,7 @@ class Numbers:
     """The rows of a run (or of a part of it, `where`) and their number columns, from a
     held frame or from an index file."""
     held: pd.DataFrame | None = None
-    file: IndexColumns | None = None
+    file: IndexColumns | GrownColumns | None = None  # Grown: a followed run's, between saves
     where: tuple[Condition, ...] = ()
     _memo: dict = field(default_factory=dict, repr=False)
 

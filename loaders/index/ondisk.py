@@ -28,6 +28,7 @@ from loaders.index.cachedir import (
     user_cache_dir,
 )
 from loaders.index.file_previews import FilePreviews
+from loaders.index.grown_columns import GrownColumns
 from loaders.index.hashes import EDGE_BYTES, SAMPLED_BLOCKS, content_hashes
 from loaders.index.index_columns import IndexColumns
 from loaders.index.numbers import number_columns
@@ -118,7 +119,7 @@ class Stored:
     files: dict[str, FileState]
     problems: list[dict]  # those marked "index" are about the cache itself: never saved
     previews: Previews | None = None  # the text previews, when not in the frame
-    numbers: IndexColumns | None = None  # the number columns, when left in the file
+    numbers: IndexColumns | GrownColumns | None = None  # the number columns, when in the file
     # after a refresh of a stored index: the steps whose rows it added, replaced or let go
     changed_steps: frozenset[int] | None = None
 
