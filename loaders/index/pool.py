@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
+from loaders.heap import keep_freed
 from loaders.index.chunk import Bundle, ChunkResult, Progress, Task
 from loaders.index.pieces import Pieces
 
@@ -98,7 +99,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
     method = _start_method()
     context = multiprocessing.get_context(method)
     waiting = deque(range(len(chunks)))  # chunks not handed out yet, in order
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed) as pool:
         running: dict[Future, int] = {}
 
         def hand_out() -> None:

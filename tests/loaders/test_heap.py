@@ -1,7 +1,9 @@
-"""loaders.heap: freed heap pages go back to the system after a load."""
+"""loaders.heap: freed heap pages go back to the system after a load, and a parser worker
+keeps its own for its next chunk."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +27,32 @@ def test_freed_heap_left_by_survivors_is_returned() -> None:
     assert give_back()
     assert before - _rss_mb() > 100, "malloc_trim returned less than 100 of the 157 MB freed"
     assert len(survivors) == 625
+
+
+_CHUNKS = """
+import resource, sys
+from loaders.heap import keep_freed
+if sys.argv[1] == "keep":
+    assert keep_freed()
+def chunk():  # a parser worker's chunk: a big read buffer made, used and let go
+    data = bytearray(48 << 20)
+    data[::4096] = b"x" * len(data[::4096])
+    del data
+chunk()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+chunk()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_worker_keeps_its_freed_heap_for_its_next_chunk() -> None:
+    """keep_freed: a second chunk's buffer comes from the heap the first one freed, without
+    a page fault a page (glibc alone maps it afresh and faults every page in again)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]  # the project: `loaders` importable
+    faults = {way: int(subprocess.run([sys.executable, "-c", _CHUNKS, way], check=True,
+                                      capture_output=True, text=True, cwd=root).stdout)
+              for way in ("keep", "plain")}
+    assert faults["plain"] > 10_000 > 1_000 > faults["keep"], faults
