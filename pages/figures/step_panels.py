@@ -14,13 +14,13 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from pages.figures.smoothing import RAW_OPACITY, ema
+from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, ema
 from pages.figures.traces import MARKERS_UP_TO
 
 STEP, SERIES, VALUE, RAW, LOW, HIGH = "step", "series", "value", "raw", "low", "high"
 DASHES = {"solid": [1, 0], "dash": [6, 4], "dot": [2, 3]}
 PICK = "pick"  # a click's point selection: Streamlit reports it under this key
-BAND_OPACITY, ALERT_COLOR, ALERT_OPACITY = 0.2, "#d62728", 0.12
+ALERT_COLOR, ALERT_OPACITY = "#d62728", 0.12
 
 
 class Curve(NamedTuple):

@@ -1,14 +1,10 @@
-"""The debiased EMA and the shared curve traces every step chart is drawn with."""
+"""The debiased EMA and the step values every step chart reads."""
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 
 from loaders import schema as S
 from pages.figures.smoothing import (
-    RAW_OPACITY,
-    add_band,
-    add_curve,
     column_values,
     ema,
     first_value,
@@ -91,46 +87,10 @@ def test_has_data_looks_at_the_step_mean():
     assert not has_data(stats, "other") and not has_data(stats, "absent")
 
 
-def test_add_curve_keeps_the_raw_curve_faint_under_the_ema():
-    x, y = np.arange(5), np.array([1.0, 3.0, 2.0, 5.0, 4.0])
-    fig = go.Figure()
-    add_curve(fig, x, y, name="m", color="#000000", smoothing=0.6, offset=1.0)
-    raw, smooth = fig.data
-    assert isinstance(raw, go.Scatter) and isinstance(smooth, go.Scatter)
-    assert raw.opacity == RAW_OPACITY and raw.showlegend is False
-    np.testing.assert_allclose(raw.y, y - 1.0)
-    np.testing.assert_allclose(smooth.y, _closed_form(y - 1.0, 0.6))
 
 
-def test_add_curve_without_smoothing_is_one_trace():
-    fig = go.Figure()
-    add_curve(fig, np.arange(3), np.array([1.0, 2.0, 3.0]), name="<b>m</b>", color="#000000")
-    assert len(fig.data) == 1
-    assert "<b>" not in fig.data[0].hovertemplate  # names are escaped in hover
 
 
-def test_add_band_is_one_polygon_without_nan_steps():
-    x = np.arange(4)
-    mean, std = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, np.nan, 1.0, 0.0])
-    fig = go.Figure()
-    add_band(fig, x, mean, std, k=2.0, name="band", color="#000000")
-    (band,) = fig.data
-    assert band.fill == "toself"
-    np.testing.assert_array_equal(band.x, [0, 2, 3, 3, 2, 0])
-    np.testing.assert_allclose(band.y, [2.0, 5.0, 4.0, 4.0, 1.0, 0.0])
 
 
-def test_add_band_with_nothing_finite_adds_nothing():
-    fig = go.Figure()
-    add_band(fig, np.arange(2), np.array([1.0, 2.0]), np.full(2, np.nan), k=1.0, name="b",
-             color="#000000")
-    assert not fig.data
 
-
-def test_a_long_run_s_curve_is_a_line_without_a_marker_per_step():
-    """A marker is an SVG node: 1,000 steps x six curves was 6,000 nodes on one chart."""
-    for steps, mode in ((50, "lines+markers"), (1000, "lines")):
-        fig = go.Figure()
-        x = np.arange(steps)
-        add_curve(fig, x, np.sin(x), name="reward", color="#000", smoothing=0.5)
-        assert [t.mode for t in fig.data] == ["lines", mode]
