@@ -19,6 +19,7 @@ from loaders import schema as S
 from loaders.index import kernel
 from loaders.index.block_fields import BlockFields
 from loaders.index.lines import MISSING
+from loaders.index.text_preview import previews
 from loaders.parse.arrays import BadField, float_array, is_number_list
 from loaders.parse.text import text_of
 
@@ -127,7 +128,7 @@ def extra_columns(objs: list[dict], keys: set[str], report: Report) -> dict[str,
     for key in unknown:
         raw = keys.raw(key) if isinstance(keys, BlockFields) else None
         if raw is not None and kernel.all_strings(raw):  # a text in every sample (a uid)
-            out[extra_column(key)] = _heads(raw)
+            out[extra_column(key)] = previews(raw, tail=False)[1]
             continue
         values = _values(objs, key, keys)
         kinds = set(map(type, values))
@@ -137,12 +138,6 @@ def extra_columns(objs: list[dict], keys: set[str], report: Report) -> dict[str,
         elif not (kinds <= _NUMBER_TYPES and _numbers_into(out, key, values)):
             _claims_into(out, key, values, report)
     return out
-
-
-def _heads(texts: list[str]) -> list[str]:
-    """Each text's first PREVIEW_CHARS characters; in one C pass when built."""
-    fast = kernel.previews(texts, S.PREVIEW_CHARS, False)
-    return fast[1] if fast is not None else [text[: S.PREVIEW_CHARS] for text in texts]
 
 
 def _values(objs: list[dict], key: str, keys: set[str]) -> list:

@@ -18,6 +18,7 @@ from loaders.index.fields import column
 from loaders.index.grouping import PAD_EDGES, prompt_id
 from loaders.index.repetition import repetitions
 from loaders.index.signatures import signatures
+from loaders.index.text_preview import previews
 from loaders.parse.text import text_of
 
 
@@ -81,16 +82,3 @@ def text_columns(objs: list[dict], keys: set[str], cols: dict) -> None:
             cols[S.REPETITION] = repetitions(values)
             bands = signatures(values).view(np.int64)  # two uint32 bands an int64
             cols.update(zip(S.SIGNATURES, bands.T.copy()))
-
-
-def previews(values: list[str], tail: bool) -> tuple[np.ndarray, list[str]]:
-    """Each text's length and its preview (schema.PREVIEW_CHARS: its head, or "…" and its
-    tail); in one C pass when built."""
-    cut = S.PREVIEW_CHARS
-    fast = kernel.previews(values, cut, tail)
-    if fast is not None:
-        return fast
-    lengths = np.fromiter(map(len, values), np.int64, len(values))
-    if tail:
-        return lengths, [t if len(t) <= cut else "…" + t[1 - cut:] for t in values]
-    return lengths, [t if len(t) <= cut else t[:cut] for t in values]

@@ -203,16 +203,16 @@ def test_odd_containers_and_numbers_go_to_python():
 
 
 def test_previews_equal_the_python_cuts(monkeypatch):
-    from loaders.index import text_columns
+    from loaders.index import text_preview
 
     rng = random.Random(5)
     alphabet = "ab \n\t…é€😀\u3000"  # 1-, 2-, 3- and 4-byte characters, Unicode spaces
     texts = ["", "x", "é" * S.PREVIEW_CHARS, "😀" * (S.PREVIEW_CHARS + 1)] + [
         "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3 * S.PREVIEW_CHARS)))
         for _ in range(300)]
-    fast = [text_columns.previews(texts, tail) for tail in (False, True)]
+    fast = [text_preview.previews(texts, tail) for tail in (False, True)]
     monkeypatch.setattr(kernel, "_C", None)
-    slow = [text_columns.previews(texts, tail) for tail in (False, True)]
+    slow = [text_preview.previews(texts, tail) for tail in (False, True)]
     for (a_len, a_cut), (b_len, b_cut) in zip(fast, slow):
         assert a_len.tolist() == b_len.tolist() and a_cut == b_cut
     assert fast[1][1][3] == "…" + "😀" * (S.PREVIEW_CHARS - 1)
