@@ -74,11 +74,11 @@ def step_curve(stats: pd.DataFrame, column: str, *, band_k: float = 1.0, smoothi
     if ref_column and has_data(stats, ref_column):
         curves.append(Curve(f"{ref_column} mean", _mean(stats, ref_column, zero_shift),
                             REF_COLOR, "dash"))
-    marks = Marks(step, tuple(alerts), _band(stats, column, band_k, smoothing, offset), True)
+    marks = Marks(tuple(alerts), _band(stats, column, band_k, smoothing, offset), True)
     note = curve_note(stats, band_k, smoothing, zero_shift)
     return panel(stats.index.to_numpy(), curves + list(extra), title=f"{title or column} {note}",
-                 y_title=title or column, smoothing=smoothing, height=CURVE_HEIGHT,
-                 marks=marks)
+                 y_title=title or column, step=step, smoothing=smoothing,
+                 height=CURVE_HEIGHT, marks=marks)
 
 
 def reward_curves(stats: pd.DataFrame, *, band_k: float = 1.0, smoothing: float = 0.0,
@@ -108,8 +108,8 @@ def win_rate_curve(stats: pd.DataFrame, smoothing: float = 0.0, step: int | None
     title = (f"win rate = wins / (wins + losses) of {S.REWARD} vs {S.REF_REWARD}; ties "
              f"beside it ({_samples_note(stats)}{ema_note})")
     return panel(stats.index.to_numpy(), curves, title=title, y_title="share",
-                 smoothing=smoothing, percent=True, height=CURVE_HEIGHT,
-                 marks=Marks(step, pick=True))
+                 step=step, smoothing=smoothing, percent=True, height=CURVE_HEIGHT,
+                 marks=Marks(pick=True))
 
 
 def histogram_columns(rows: pd.DataFrame) -> list[str]:

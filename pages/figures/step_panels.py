@@ -36,8 +36,7 @@ class Panel(NamedTuple):
 
 
 class Marks(NamedTuple):
-    """What a panel marks besides its curves."""
-    step: int | None = None  # the chosen step: a dotted rule
+    """What a panel marks besides its curves and the chosen step."""
     alerts: tuple[int, ...] = ()  # steps of strong alerts: faint red bands
     band: tuple[np.ndarray, np.ndarray] | None = None  # the first curve's low and high a step
     pick: bool = False  # a click picks the nearest step (PICK)
@@ -48,11 +47,9 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
           height: int = 240, marks: Marks | None = None) -> Panel:
     """The curves on one step axis (x: the steps), an EMA of `smoothing` over each; `title`
     above the panel, `y_title` (a word or two) beside its axis; `height` the whole chart's
-    (Streamlit fits title, axes and plot in it).  `marks`: a band, alert steps and a click
-    (the chosen step may come as `step` or in `marks`)."""
+    (Streamlit fits title, axes and plot in it); the chosen `step` a dotted rule.  `marks`:
+    a band, alert steps and a click."""
     marks = marks or Marks()
-    if step is not None:
-        marks = marks._replace(step=step)
     frames = []
     for i, curve in enumerate(curves):
         raw = np.asarray(curve.y, dtype=np.float64)
@@ -63,13 +60,14 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {STEP: [], SERIES: [], VALUE: [], RAW: [], LOW: [], HIGH: []})
     # a short run's steps as dots too (a lone step has no line)
-    return Panel(data, _spec(curves, (title, y_title), marks, smoothing > 0, percent, height,
-                             len(x) <= MARKERS_UP_TO))
+    return Panel(data, _spec(curves, (title, y_title), (step, marks), smoothing > 0, percent,
+                             height, len(x) <= MARKERS_UP_TO))
 
 
-def _spec(curves: list[Curve], titles: tuple[str, str], marks: Marks, faint: bool,
-          percent: bool, height: int, points: bool) -> dict:
+def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None, Marks],
+          faint: bool, percent: bool, height: int, points: bool) -> dict:
     title, y_title = titles
+    step, marks = marked
     names = [c.name for c in curves]
     axis = {"title": y_title, **({"format": ".0%"} if percent else {})}
     y_scale = {"domain": [0, 1]} if percent else {"zero": False}  # a share: all of 0..1
@@ -99,9 +97,9 @@ def _spec(curves: list[Curve], titles: tuple[str, str], marks: Marks, faint: boo
     if percent:  # above the 50% line, RL beats the reference
         layers.append({"mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"},
                        "encoding": {"y": {"datum": 0.5}}})
-    if marks.step is not None:
+    if step is not None:
         layers.append({"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
-                       "encoding": {"x": {"datum": int(marks.step)}}})
+                       "encoding": {"x": {"datum": int(step)}}})
     return {"height": height, "layer": layers, "title": {"text": title, "anchor": "start",
                                                           "fontSize": 13},
             "usermeta": {"embedOptions": {"renderer": "canvas"}}}

@@ -34,12 +34,17 @@ class Heat(NamedTuple):
     steps_a_row: int  # 1, or the steps each row holds (a run longer than MAX_ROWS steps)
 
 
+def steps_a_row(steps: int) -> int:
+    """The steps each heatmap row holds: 1, or enough for MAX_ROWS rows at most."""
+    return max(1, -(-steps // MAX_ROWS))
+
+
 def windows(steps: list[int], means: np.ndarray, tokens: np.ndarray
             ) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     """The steps in at most MAX_ROWS rows of consecutive steps: each row's first and last
     step, its token-weighted mean a bin (the cells are token-weighted means: so is a row's)
     and its tokens.  A run of 1,000 steps drawn at 900 pixels has no pixel a step anyway."""
-    per_row = max(1, -(-len(steps) // MAX_ROWS))
+    per_row = steps_a_row(len(steps))
     if per_row == 1:
         return list(steps), list(steps), means, tokens
     starts = np.arange(0, len(steps), per_row)
@@ -66,9 +71,8 @@ def position_step_chart(steps: list[int], labels: list[str], means: np.ndarray,
         TOKENS: np.asarray(count, np.float64).ravel()})
     data[TOP], data[BOTTOM] = data[FIRST] - 0.5, data[LAST] + 0.5
     data = data[np.isfinite(data[MEAN])]
-    per_row = max(1, -(-len(steps) // MAX_ROWS))
     return Heat(data, _heat_spec(metric, labels[:bins], _outline(firsts, lasts, step),
-                                 rows), per_row)
+                                 rows), steps_a_row(len(steps)))
 
 
 def _outline(firsts: list[int], lasts: list[int], step: int | None) -> tuple[float, float] | None:
