@@ -135,13 +135,56 @@ static int put_utf8(Buf *b, unsigned cp) {
     return buf_put(b, s, n);
 }
 
+/* Eight ASCII digits at once (SWAR, as in Lemire's "Number Parsing at a Gigabyte per
+ * Second"): a logprob's 16-18 digits are two or three loads, not a branch a digit. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define EIGHT_AT_ONCE 1
+static inline uint64_t load8(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline int eight_digits(uint64_t v) {  /* each byte '0'..'9' */
+    return (((v & 0xF0F0F0F0F0F0F0F0ULL)
+             | (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
+            == 0x3333333333333333ULL);
+}
+
+static inline uint64_t eight_value(uint64_t v) {  /* the first byte is the highest digit */
+    v -= 0x3030303030303030ULL;
+    v = v * 10 + (v >> 8);  /* pairs: 10a + b in every other byte */
+    v = (((v & 0x000000FF000000FFULL) * 0x000F424000000064ULL)
+         + (((v >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
+    return v;
+}
+
+/* Eight bytes of a string's plain run: none a quote, a backslash or a control character
+ * (the classic has-zero-byte tests; a byte >= 0x80, UTF-8, is plain).  A response's text is
+ * then a load and three tests each eight bytes, not a branch a byte. */
+static inline int eight_plain(uint64_t v) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
+    uint64_t found = ((quote - ones) & ~quote) | ((slash - ones) & ~slash)
+                     | (v - ones * 0x20);
+    return (found & ~v & highs) == 0;
+}
+#else
+#define EIGHT_AT_ONCE 0
+#endif
+
 /* A JSON string at l->p (its opening quote): its str, or NULL when the line is not plain
  * (no error is left set). */
 static PyObject *read_string(Line *l) {
     const char *start = ++l->p, *p = start;
     int escaped = 0;
-    while (p < l->end && *p != '"') {
+    while (p < l->end) {
+#if EIGHT_AT_ONCE
+        while (l->end - p >= 8 && eight_plain(load8(p))) p += 8;
+        if (p >= l->end) break;
+#endif
         unsigned char c = (unsigned char)*p;
+        if (c == '"') break;
         if (c < 0x20) return NULL;  /* a control character: invalid JSON */
         if (c == '\\') { escaped = 1; p += 2; continue; }
         p++;
@@ -250,32 +293,6 @@ static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
 
 /* A JSON number at l->p: 1 an int (*i), 2 a float (*d), 0 not plain (bad grammar, an
  * int outside int64, a float that is not finite). */
-/* Eight ASCII digits at once (SWAR, as in Lemire's "Number Parsing at a Gigabyte per
- * Second"): a logprob's 16-18 digits are two or three loads, not a branch a digit. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define EIGHT_AT_ONCE 1
-static inline uint64_t load8(const char *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline int eight_digits(uint64_t v) {  /* each byte '0'..'9' */
-    return (((v & 0xF0F0F0F0F0F0F0F0ULL)
-             | (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
-            == 0x3333333333333333ULL);
-}
-
-static inline uint64_t eight_value(uint64_t v) {  /* the first byte is the highest digit */
-    v -= 0x3030303030303030ULL;
-    v = v * 10 + (v >> 8);  /* pairs: 10a + b in every other byte */
-    v = (((v & 0x000000FF000000FFULL) * 0x000F424000000064ULL)
-         + (((v >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
-    return v;
-}
-#else
-#define EIGHT_AT_ONCE 0
-#endif
 
 static int read_number(Line *l, int64_t *i, double *d) {
     const char *s = l->p, *p = s;
@@ -366,8 +383,12 @@ static int in_tuple(PyObject *tuple, const char *name, Py_ssize_t len) {
 
 /* The run's key of these bytes, added when new (kind 0 until its first value); -1 when the
  * run holds too many keys or the name is no UTF-8 or "messages" (not is_plain): the line is
- * then not plain.  A name is checked once, when first seen: later lines match its bytes. */
-static int key_of(Run *r, const char *name, Py_ssize_t len) {
+ * then not plain.  A name is checked once, when first seen: later lines match its bytes.
+ * `guess` (the key after the line's previous one) is tried first: a trainer writes its keys
+ * in one order, so a key costs one memcmp, not a walk of the run's keys. */
+static int key_of(Run *r, const char *name, Py_ssize_t len, int guess) {
+    if (guess < r->count && r->keys[guess].len == len
+        && memcmp(r->keys[guess].name, name, len) == 0) return guess;
     for (int k = 0; k < r->count; k++)
         if (r->keys[k].len == len && memcmp(r->keys[k].name, name, len) == 0) return k;
     if (r->count == MAX_KEYS || (len == 8 && memcmp(name, "messages", 8) == 0)) return -1;
@@ -523,7 +544,7 @@ static int read_line(Run *r, Line *l) {
     if (l->p >= l->end || *l->p != '{') return 0;
     l->p++;
     skip_ws(l);
-    int step_seen = 0;
+    int step_seen = 0, guess = 0;
     if (l->p < l->end && *l->p == '}') return 0;  /* {} has no step */
     for (;;) {
         skip_ws(l);
@@ -531,8 +552,9 @@ static int read_line(Run *r, Line *l) {
         const char *name;
         Py_ssize_t len;
         if (!read_key(l, &name, &len)) return 0;
-        int k = key_of(r, name, len);
+        int k = key_of(r, name, len, guess);
         if (k < 0) return 0;
+        guess = k + 1;
         for (int s = 0; s < l->nstaged; s++) if (l->staged[s].key == k) return 0;  /* twice */
         skip_ws(l);
         if (l->p >= l->end || *l->p != ':') return 0;

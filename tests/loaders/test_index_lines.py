@@ -202,3 +202,35 @@ def test_a_token_list_is_kept_as_its_bytes_and_read_as_orjson_reads_it():
     bad = data.replace(b'"x', b'"\\ud800x', 1)  # a lone surrogate: orjson refuses the line
     block = lines.read_block(bad, 0, 1024, 1 << 20)
     assert block is not None and len(block) == 4
+
+
+def test_keys_in_another_order_on_some_lines_read_the_same():
+    """A line's next key is guessed to be the one after its last; lines whose keys come in
+    another order, or with a key the run has not seen, still read each key's own value."""
+    rows = [make_sample(1, seed=i) for i in range(8)]
+    rows[2] = dict(reversed(list(rows[2].items())))
+    rows[5] = {"extra_first": "e", **rows[5]}
+    rows[6] = dict(sorted(rows[6].items()))
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    block = lines.read_block(data, 0, 1024, 1 << 20)
+    assert block is not None and len(block) == len(rows)
+    fields = block_fields.BlockFields(block)
+    for key in ("step", "reward", "response", "prompt", "extra_first"):
+        assert fields.column(key) == [r.get(key) for r in rows], key
+    values, sizes = block.columns["logprobs"]
+    assert values.tolist() == [x for r in rows for x in r["logprobs"]]
+
+
+@pytest.mark.parametrize("special", ['\\"', "\\\\", "\\n", "\\u00e9", "é", "\x7f"])
+def test_a_string_reads_alike_whatever_byte_of_eight_its_escape_falls_on(special):
+    """Strings are skimmed eight bytes at a time until a quote, a backslash or a control
+    byte: an escape or a non-ASCII byte at any offset reads as orjson reads it, and a raw
+    control byte at any offset ends the run before its line."""
+    texts = ["a" * at + special + "b" * (19 - at) for at in range(17)]
+    rows = [{"step": 1, "response": json.loads(f'"{t}"'), "reward": 0.5} for t in texts]
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+    block = lines.read_block(data, 0, 1024, 1 << 20)
+    assert block is not None and block.columns["response"] == [r["response"] for r in rows]
+    for at in range(17):
+        bad = b'{"step": 1, "response": "' + b"a" * at + b"\x01" + b"b" * 12 + b'"}\n'
+        assert lines.read_block(bad, 0, 1024, 1 << 20) is None, at
