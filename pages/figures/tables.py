@@ -62,6 +62,15 @@ def page_count(rows: int, size: int = PAGE_ROWS) -> int:
     return max(1, -(-rows // size))
 
 
+def rows_note(rows: int, page: int, size: int = PAGE_ROWS) -> str:
+    """" · rows a–b (page p of n)" for a table of more than one page, else ""."""
+    pages = page_count(rows, size)
+    if pages == 1:
+        return ""
+    page = min(max(page, 1), pages)
+    return f" · rows {(page - 1) * size + 1:,}–{min(page * size, rows):,} (page {page} of {pages})"
+
+
 def page_of(rows: pd.DataFrame, page: int, size: int = PAGE_ROWS) -> pd.DataFrame:
     """Rows of the 1-based page (the last page when page is past the end)."""
     page = min(max(page, 1), page_count(len(rows), size))

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from pages.figures import tables
 from pages.frame import state
 
 PERCENT = st.column_config.NumberColumn(format="percent")
@@ -39,3 +40,12 @@ def text_block(text: str, height: int | None = None, box: DeltaGenerator | None 
                      "font-family:'Source Code Pro',monospace;"
                      'background:#f6f7f9;border-radius:0.5rem">'
                      f"{html.escape(text)}</pre>")
+
+
+def page_number(rows: int, key: str) -> int:
+    """The page of a table of `rows` rows (tables.PAGE_ROWS a page) the user is on: a
+    number input kept in the URL, shown only when there is more than one page."""
+    pages = tables.page_count(rows)
+    if pages == 1:
+        return 1
+    return min(int(st.number_input("Page", 1, pages, 1, key=key, bind="query-params")), pages)

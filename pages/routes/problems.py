@@ -8,6 +8,7 @@ from loaders.serve import export
 from pages.figures import problems as build
 from pages.figures import tables
 from pages.frame.view import View
+from pages.frame.widgets import page_number
 
 
 def render(view: View) -> None:
@@ -24,10 +25,7 @@ def render(view: View) -> None:
                "nothing else (a file's list is capped; the counts are exact).")
     st.dataframe(build.kinds(found), hide_index=True, width="stretch")
     frame = build.table(found)
-    pages = tables.page_count(len(frame))
-    page = 1
-    if pages > 1:
-        page = int(st.number_input("Page", 1, pages, 1, key="prpage", bind="query-params"))
+    page = page_number(len(frame), "prpage")
     st.dataframe(tables.page_of(frame, page), hide_index=True, width="stretch")
     st.download_button("Download all (CSV)", key="x_problems", on_click="ignore",
                        file_name="problems.csv", mime="text/csv",

@@ -7,11 +7,12 @@ import streamlit as st
 
 from loaders import schema as S
 from pages.figures import prompts as build
+from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
 from pages.frame import state
 from pages.frame.view import View
-from pages.frame.widgets import PERCENT, picked_row, text_block
+from pages.frame.widgets import PERCENT, page_number, picked_row, text_block
 
 
 def _counts(table: pd.DataFrame) -> None:
@@ -42,8 +43,10 @@ def _table(view: View, table: pd.DataFrame) -> None:
         kept = build.filter_prompts(table, tuple(flags))
     shown = kept.sort_values(
         build.SORTS[sort], ascending=not descending, na_position="last", kind="stable")
-    st.caption(f"{len(shown):,} of {len(table):,} prompts · select a row to see its history")
-    rows = build.prompt_rows(shown, view.options)
+    page = page_number(len(shown), "ppage")
+    st.caption(f"{len(shown):,} of {len(table):,} prompts{tables.rows_note(len(shown), page)}"
+               " · select a row to see its history")
+    rows = build.prompt_rows(tables.page_of(shown, page), view.options)
     picked = picked_row(rows, "t_prompts", 420, {build.ID: None, S.PASS_RATE: PERCENT})
     if picked is not None:
         state.select(prompt=rows[build.ID].iloc[picked])

@@ -18,7 +18,7 @@ from pages.figures.text import literal
 from pages.frame import keys, state
 from pages.frame.loading import recover_stale
 from pages.frame.view import View
-from pages.frame.widgets import picked_row
+from pages.frame.widgets import page_number, picked_row
 from pages.routes import response_filters as filters
 from pages.routes.response_clusters import cluster_filter
 from pages.routes.sample.conversation_filters import conversation_filter
@@ -128,13 +128,11 @@ def _export(view: View, shown: pd.DataFrame) -> None:
 def _paged(shown: pd.DataFrame, total: int) -> pd.DataFrame:
     """One page of the sorted rows: the browser's grid gets 500 rows, not 8,192."""
     pages = tables.page_count(len(shown))
-    page = 1
-    if pages > 1:
-        page = int(st.number_input("Page", 1, pages, 1, key="rpage", bind="query-params"))
+    page = page_number(len(shown), "rpage")
     part = tables.page_of(shown, page)
-    first = (min(page, pages) - 1) * tables.PAGE_ROWS
+    first = (page - 1) * tables.PAGE_ROWS
     st.caption(f"{len(shown):,} of {total:,} samples · rows {first + 1:,}–{first + len(part):,} "
-               f"(page {min(page, pages)} of {pages}) · select a row to open it · Sort by "
+               f"(page {page} of {pages}) · select a row to open it · Sort by "
                "orders the whole step (its column's header shows ↓ or ↑); a click on a header "
                "re-sorts only the rows of this page, in the browser")
     return part

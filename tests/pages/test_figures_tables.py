@@ -307,3 +307,12 @@ def test_the_sorted_column_follows_the_texts_and_empty_columns_go():
     assert list(out.columns) == [KEY, S.PROMPT, S.RESPONSE, S.kl_mean(S.K3), S.REWARD,
                                  S.RESPONSE_LEN, "truncated"]
     assert list(arranged(view, S.REWARD).columns)[:4] == [KEY, S.PROMPT, S.RESPONSE, S.REWARD]
+
+
+def test_rows_note_names_the_rows_of_a_page_only_past_one_page():
+    from pages.figures.tables import rows_note
+
+    assert rows_note(500, 1, 500) == "" and rows_note(0, 1, 500) == ""
+    assert rows_note(1201, 1, 500) == " · rows 1–500 (page 1 of 3)"
+    assert rows_note(1201, 3, 500) == " · rows 1,001–1,201 (page 3 of 3)"
+    assert rows_note(1201, 9, 500) == " · rows 1,001–1,201 (page 3 of 3)"  # clamped
