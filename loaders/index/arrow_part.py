@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from loaders.index import kernel
 from loaders.index.chunk import Coded, Columns
 from loaders.parse.repair import encodable
 
@@ -23,13 +24,30 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
     numbers again when every value reads as one, as it does for any text column)."""
     if isinstance(values, Coded):
         codes = pa.array(values.codes, mask=values.codes < 0)  # -1: a null
-        return pa.DictionaryArray.from_arrays(codes, pa.array(values.texts, pa.string()))
+        texts = _strings(values.texts)
+        return pa.DictionaryArray.from_arrays(
+            codes, pa.array(values.texts, pa.string()) if texts is None else texts)
+    if isinstance(values, list) and (texts := _strings(values)) is not None:
+        return texts
     try:
         return pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeError):
         return pa.array([None if v is None or isinstance(v, float) and v != v  # NaN: missing
                          else encodable(v if isinstance(v, str) else str(v)) for v in values],
                         type=pa.string())
+
+
+def _strings(values: list) -> pa.Array | None:
+    """A list of str and None as Arrow text, its buffers laid out in C (kernel.utf8): the
+    array pa.array makes of it, without Arrow's check and builder a value; None where
+    pa.array is the way (another type in it, no build)."""
+    buffers = kernel.utf8(values)
+    if buffers is None:
+        return None
+    offsets, data, valid = buffers
+    return pa.Array.from_buffers(pa.string(), len(values), [
+        None if valid is None else pa.py_buffer(valid), pa.py_buffer(offsets),
+        pa.py_buffer(data)])
 
 
 def concatenated(parts: list[pa.Table]) -> pa.Table:

@@ -592,6 +592,57 @@ static PyObject *all_strings(PyObject *self, PyObject *values) {
     Py_RETURN_TRUE;
 }
 
+/* utf8(values) -> None | (int32 offsets bytes, data bytes, validity bytes | None): a list of
+ * str or None laid out as an Arrow string array's buffers (None: a null, bit 0 in the
+ * validity, LSB first; no validity when every item is a str).  Arrow's own conversion checks
+ * each item's type and grows a builder a str: for a batch's 10,000 response previews 1 ms,
+ * here a copy of each str's UTF-8.  None when no item is a str (an empty list, or only
+ * None: Arrow's type null), an item is another type, a str has no UTF-8 (a lone surrogate)
+ * or the data passes 2 GB: pa.array then reads the list as always. */
+static PyObject *utf8(PyObject *self, PyObject *values) {
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "utf8: a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values), size = 0, nulls = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(values, i);
+        if (item == Py_None) { nulls++; continue; }
+        if (!PyUnicode_CheckExact(item)) Py_RETURN_NONE;
+        Py_ssize_t len;
+        if (PyUnicode_AsUTF8AndSize(item, &len) == NULL) { PyErr_Clear(); Py_RETURN_NONE; }
+        size += len;
+        if (size > INT32_MAX) Py_RETURN_NONE;
+    }
+    if (nulls == n) Py_RETURN_NONE;  /* no str: Arrow makes it a column of type null */
+    PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int32_t));
+    PyObject *data = PyBytes_FromStringAndSize(NULL, size);
+    PyObject *valid = nulls ? PyBytes_FromStringAndSize(NULL, (n + 7) / 8) : Py_NewRef(Py_None);
+    if (offsets == NULL || data == NULL || valid == NULL) goto fail;
+    int32_t *at = (int32_t *)PyBytes_AS_STRING(offsets);
+    char *out = PyBytes_AS_STRING(data);
+    unsigned char *bits = nulls ? (unsigned char *)PyBytes_AS_STRING(valid) : NULL;
+    if (bits != NULL) memset(bits, 0, (n + 7) / 8);
+    int32_t filled = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        at[i] = filled;
+        PyObject *item = PyList_GET_ITEM(values, i);
+        if (item == Py_None) continue;
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(item, &len);  /* cached by the first pass */
+        memcpy(out + filled, text, (size_t)len);
+        filled += (int32_t)len;
+        if (bits != NULL) bits[i / 8] |= (unsigned char)(1u << (i % 8));
+    }
+    at[n] = filled;
+    return Py_BuildValue("(NNN)", offsets, data, valid);
+fail:
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    Py_XDECREF(valid);
+    return NULL;
+}
+
 /* ---- text ids ------------------------------------------------------------------------ */
 
 /* BLAKE2b (RFC 7693) with an 8-byte digest, no key: hashlib.blake2b(data, digest_size=8),
@@ -878,6 +929,7 @@ static PyMethodDef methods[] = {
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
+    {"utf8", utf8, METH_O, "a list of str or None as an Arrow string array's buffers"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {"text_ids", text_ids, METH_VARARGS, "int64 bytes of each text's text_id"},
     {"codes", codes, METH_O, "int32 bytes of each text's code, and the texts"},

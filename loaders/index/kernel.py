@@ -68,6 +68,13 @@ def previews(texts: list[str], cut: int, tail: bool) -> tuple[np.ndarray, list[s
     return None if out is None else (np.frombuffer(out[0], dtype=np.int64), out[1])
 
 
+def utf8(values: list) -> tuple[bytes, bytes, bytes | None] | None:
+    """A list of str or None as an Arrow string array's buffers: int32 offsets, the UTF-8
+    data, and a validity bitmap (None when no item is None); None without the build, when
+    no item is a str, or when an item is another type or a str has no UTF-8."""
+    return None if _C is None else _C.utf8(values)
+
+
 def signatures(texts: list[str], window: int, bands: int, rows: int) -> np.ndarray | None:
     """Each text's LSH bands, uint32 end to end (loaders.index.signatures); None without
     the build or when one is no str."""

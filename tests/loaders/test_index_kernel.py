@@ -284,3 +284,31 @@ def test_codes_equal_the_python_coded_columns(monkeypatch):
             assert got.codes.tolist() == want.codes.tolist() and got.texts == want.texts, case
         else:
             assert got is case  # as it is
+
+
+@pytest.mark.parametrize("values", [
+    ["a", "", "é ✓ 𝄞", "x" * 5000, "\x00\n\"", "\u2028"],
+    [None, "a", None, None, "bé", None, None, None, None, "c"],  # nulls past a byte of bits
+    ["only"], [""] * 9,
+])
+def test_utf8_buffers_make_the_array_pa_array_makes(values):
+    import pyarrow as pa
+
+    from loaders.index.arrow_part import _strings
+
+    made = _strings(values)
+    want = pa.array(values)
+    assert made is not None and made.type == want.type == pa.string()
+    made.validate(full=True)
+    assert made.equals(want) and made.null_count == want.null_count
+    assert made.to_pylist() == values
+
+
+@pytest.mark.parametrize("values", [[], [None, None], ["a", 1], ["a", 1.5], ["a", b"b"],
+                                    ["a", "\ud800"], ("a", "b")])
+def test_utf8_leaves_what_is_not_plain_text_to_arrow(values):
+    if isinstance(values, tuple):
+        with pytest.raises(TypeError):
+            kernel.utf8(values)
+    else:
+        assert kernel.utf8(values) is None
