@@ -9,7 +9,6 @@ is read for that sample alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import chain
 
 import numpy as np
 
@@ -205,7 +204,9 @@ def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
         pieces = [part.get(name) for part in parts]
         if all(isinstance(p, np.ndarray) for p in pieces):
             out[name] = np.concatenate(pieces)
-        else:
-            out[name] = list(chain.from_iterable(
-                [None] * size if p is None else p for p, size in zip(pieces, sizes)))
+            continue
+        joined: list = []  # extend is one copy of a list's pointers; a chain, a call an item
+        for piece, size in zip(pieces, sizes):
+            joined.extend([None] * size if piece is None else piece)
+        out[name] = joined
     return out

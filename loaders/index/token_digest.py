@@ -78,11 +78,32 @@ class TokenDigest:
             if name in HOT_METRICS:
                 hot[name] = hot_entries(values, layout, tokens, where, len(first),
                                         self._positions)
-        parts = [(name, counts.astype(np.uint32), means.astype(np.float32))
-                 for name, counts, means in parts]
+        laid = [_Bins(name, counts, means) for name, counts, means in parts]
         for g, row_index in enumerate(first):
-            out[row_index] = _encode(parts, {m: h[g] for m, h in hot.items()}, g)
+            out[row_index] = _encode(laid, {m: h[g] for m, h in hot.items()}, g)
         return out
+
+
+class _Bins:
+    """One metric's counts (uint32) and means (float32) by group and bin, as bytes, with the
+    bins each group keeps: the digest's body cut from them a group at a time, without a
+    numpy call a group."""
+
+    def __init__(self, name: str, counts: np.ndarray, means: np.ndarray) -> None:
+        self.name = name
+        self.counts = np.ascontiguousarray(counts, dtype=np.uint32).tobytes()
+        self.means = np.ascontiguousarray(means, dtype=np.float32).tobytes()
+        self.row = counts.shape[1] * 4  # bytes a group, of either
+        used = counts != 0
+        last = counts.shape[1] - np.argmax(used[:, ::-1], axis=1)  # one past the last used
+        # REL_BINS, then the absolute bins up to the last used one; none when none is
+        self.widths = np.where(used.any(axis=1), REL_BINS + np.maximum(0, last - REL_BINS),
+                               0).tolist()
+
+    def body(self, g: int) -> bytes:
+        """Group g's counts then means, over its kept bins."""
+        at, size = g * self.row, self.widths[g] * 4
+        return self.counts[at:at + size] + self.means[at:at + size]
 
 
 def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -130,19 +151,17 @@ def _metric_arrays(policy: np.ndarray, reference: np.ndarray, order: Order,
     return out
 
 
-def _encode(parts: list[tuple[str, np.ndarray, np.ndarray]], hot: dict[str, list], g: int
-            ) -> bytes:
+def _encode(parts: list[_Bins], hot: dict[str, list], g: int) -> bytes:
     """A JSON header (metrics, bins, hot tokens), a NUL (never in JSON text), then each
     metric's counts (uint32) and means (float32) for this group, without the absolute bins
     past its longest response."""
     names, bins, body = [], [], []
-    for name, counts, means in parts:
-        used = np.flatnonzero(counts[g])
-        width = REL_BINS + max(0, int(used[-1]) + 1 - REL_BINS) if len(used) else 0
+    for part in parts:
+        width = part.widths[g]
         if width:
-            names.append(name)
+            names.append(part.name)
             bins.append(width)
-            body.append(counts[g, :width].tobytes() + means[g, :width].tobytes())
+            body.append(part.body(g))
     for entries in hot.values():
         for entry in entries:
             entry[2:4] = [float(f"{entry[2]:.5g}"), float(f"{entry[3]:.5g}")]
