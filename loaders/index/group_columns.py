@@ -21,7 +21,7 @@ from loaders.parse.fields import flag
 def validation(objs: list[dict], files: Sequence[str], keys: set[str],
                report: Report) -> np.ndarray:
     """A validation sample: its file is named so, or its line says `validation` strictly."""
-    by_file = np.array([_validation_file(f) for f in files], dtype=bool)
+    by_file = _validation_files(files)
     if S.VALIDATION not in keys:
         return by_file
     said = np.array([_flag(v, S.VALIDATION, i, report)
@@ -81,6 +81,15 @@ def _flag(value: object, key: str, i: int, report: Report) -> bool:
     except BadField as err:
         report(i, f"{key}: {err}")
         return False
+
+
+def _validation_files(files: Sequence[str]) -> np.ndarray:
+    """_validation_file of each sample's file, asked once a file (a batch holds one or a
+    few), not once a sample."""
+    said = {name: _validation_file(name) for name in dict.fromkeys(files)}
+    if len(said) == 1:
+        return np.full(len(files), next(iter(said.values())), dtype=bool)
+    return np.fromiter(map(said.__getitem__, files), bool, len(files))
 
 
 @lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it
