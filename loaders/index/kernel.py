@@ -152,6 +152,29 @@ def gather(chunks: list[np.ndarray], sources: np.ndarray, lengths: np.ndarray,
     return True
 
 
+def gather_text(chunks: list[tuple[np.ndarray, object]], sources: np.ndarray,
+                lengths: np.ndarray) -> tuple[bytes, bytes] | None:
+    """gather for a text or binary column without nulls, each chunk its n + 1 int32
+    offsets (from its first row's) and its data: the sorted column's offsets and data, or
+    None without the build or past 2 GB of data (a take then)."""
+    if _C is None:
+        return None
+    starts = np.zeros(len(chunks) + 1, np.int64)
+    np.cumsum([len(offsets) - 1 for offsets, _ in chunks], out=starts[1:])
+    return _C.gather_text(tuple(chunks), starts, sources.astype(np.int64),
+                          lengths.astype(np.int64))
+
+
+def decode_text(codes: np.ndarray, offsets: np.ndarray, data: object
+                ) -> tuple[bytes, bytes] | None:
+    """A coded text column without nulls (int32 codes) as its texts' offsets and data, the
+    dictionary's n + 1 int32 offsets and data given; None without the build, for a code out
+    of the dictionary or past 2 GB of text."""
+    if _C is None:
+        return None
+    return _C.decode_text(np.ascontiguousarray(codes, np.int32), offsets, data)
+
+
 def column(objs: list[dict], key: str) -> list:
     """[o.get(key) for o in objs], in one C pass when built."""
     if _C is not None:

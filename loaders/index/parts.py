@@ -16,7 +16,7 @@ from loaders import schema as S
 from loaders.heap import give_back
 from loaders.index.arrow_part import concatenated
 from loaders.index.extras import kept_extras
-from loaders.index.kernel import gather
+from loaders.index.runs import gathered, runs_of
 from loaders.index.shared_part import hand_back
 
 Part = pa.Table
@@ -134,11 +134,11 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
         if field.name in decoded and pa.types.is_dictionary(field.type):
             fields[at] = field.with_type(field.type.value_type)
 
-    runs = _runs(order)
+    runs = runs_of(order)
 
     def take(at: int) -> pa.Array:
         column, columns[at] = columns[at], None
-        out = _gathered(column, runs) if runs is not None else None
+        out = gathered(column, runs, fields[at].type) if runs is not None else None
         # else joined first: a take over a column's chunks finds each row's chunk, which
         # costs more than the join's copy (the long run: 0.50 -> 0.30 s)
         out = column.combine_chunks().take(order) if out is None else out
@@ -154,35 +154,6 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
     return pa.Table.from_arrays(taken, schema=pa.schema(fields, metadata))
 
 
-Runs = tuple[np.ndarray, np.ndarray]  # (first row, rows) of each run of the order
-
-
-def _runs(order: pa.Array) -> Runs | None:
-    """The sort's order as runs of consecutive rows (each part is in order already: the
-    long run's million rows are 8,000 runs), or None when they are short (a take then)."""
-    rows = order.to_numpy()
-    starts = np.flatnonzero(np.diff(rows) != 1) + 1
-    if len(starts) + 1 > len(rows) // MIN_RUN:
-        return None
-    starts = np.concatenate([[0], starts])
-    return rows[starts].astype(np.int64), np.diff(np.append(starts, len(rows)))
-
-
-def _gathered(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
-    """A column of plain numbers (no null, no bit-packed flag) sorted by copying its runs
-    out of its chunks (kernel.gather): one copy, where a join then a take made two, and
-    the join's fresh pages cost as much as the copies; None for any other column."""
-    kind = column.type
-    if column.null_count or not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-        return None
-    out = pa.allocate_buffer(int(runs[1].sum()) * kind.bit_width // 8)
-    chunks = [chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks]
-    if not gather(chunks, *runs, memoryview(out)):
-        return None
-    return pa.Array.from_buffers(kind, len(out) * 8 // kind.bit_width, [None, out])
-
-
-MIN_RUN = 8  # rows a run on average, at least, for the runs' copies to beat a take
 TAKEN_AT_ONCE = 8  # columns sorted between two returns of freed memory to the system
 WHOLE_TAKE_BYTES = 128 << 20  # below this, freed memory is not given back as the sort goes
 TAKERS = min(2, len(os.sched_getaffinity(0)))

@@ -113,14 +113,15 @@ def test_coded_file_names_sort_by_their_ranks_as_their_texts_do():
 
 
 def test_a_sort_of_parts_in_order_copies_their_runs_and_equals_a_take():
-    """Parts each in order sort as runs of rows: the number columns without nulls are
-    copied run by run out of their chunks (kernel.gather), a run across chunks too, and
-    equal a take; a column with nulls, flags and text are taken as before."""
+    """Parts each in order sort as runs of rows: the number and text columns without nulls
+    are copied run by run out of their chunks (kernel.gather, gather_text), a run across
+    chunks too, and equal a take; a column with nulls and flags are taken as before."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from loaders.index import kernel, parts
+    from loaders.index import runs as runs_of_parts
 
     if kernel.MISSING:
         pytest.skip(kernel.MISSING)
@@ -129,16 +130,57 @@ def test_a_sort_of_parts_in_order_copies_their_runs_and_equals_a_take():
     whole = pa.table({S.STEP: steps, "x": rng.normal(size=640), "n": np.arange(640),
                       "i32": pa.array(np.arange(640, dtype=np.int32)),
                       "nulls": pa.array([None if i % 7 else 1.0 for i in range(640)]),
-                      "flag": np.arange(640) % 3 == 0, "text": [f"t{i}" for i in range(640)]})
+                      "flag": np.arange(640) % 3 == 0, "text": [f"t{i}" for i in range(640)],
+                      "utf8": ["" if i % 5 == 0 else "é✓𝄞" * (i % 4) for i in range(640)],
+                      "bytes": [bytes([i % 256]) * (i % 3) for i in range(640)]})
     table = pa.concat_tables([whole.slice(0, 100), whole.slice(100, 0), whole.slice(100, 350),
                               whole.slice(450)])  # runs that cross chunks, an empty chunk
     order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
-    runs = parts._runs(order)
+    runs = runs_of_parts.runs_of(order)
     assert runs is not None and len(runs[0]) == 40 and runs[1].sum() == 640
-    for name in ("x", "n", "i32"):
+    for name in ("x", "n", "i32", "text", "utf8", "bytes"):
         want = whole.column(name).take(order).combine_chunks()
-        assert parts._gathered(table.column(name), runs).equals(want)
-    for name in ("nulls", "flag", "text"):
-        assert parts._gathered(table.column(name), runs) is None
+        got = runs_of_parts.gathered(table.column(name), runs)
+        got.validate(full=True)
+        assert got.equals(want), name
+    for name in ("nulls", "flag"):
+        assert runs_of_parts.gathered(table.column(name), runs) is None
     assert parts._taken([table], order, frozenset()).equals(whole.take(order))
-    assert parts._runs(pa.array(rng.permutation(640).astype(np.uint64))) is None  # a take
+    assert runs_of_parts.runs_of(pa.array(rng.permutation(640).astype(np.uint64))) is None  # a take
+
+
+def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
+    """A coded text column (a prompt preview) whose chunks share one dictionary is sorted
+    by its codes' runs and decoded in C (kernel.decode_text) to the text a take and a cast
+    give; other dictionaries, nulls, or a code out of the dictionary are left to Arrow."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from loaders.index import kernel
+    from loaders.index import runs as R
+
+    if kernel.MISSING:
+        pytest.skip(kernel.MISSING)
+    texts = ["", "What is 2+2?", "é ✓ 𝄞", "x" * 300]
+    whole = pa.table({S.STEP: np.concatenate([np.repeat(np.arange(10), 8)] * 2),
+                      "prompt": pa.array([texts[i % 4] for i in range(160)]).dictionary_encode()})
+    table = pa.concat_tables([whole.slice(0, 30), whole.slice(30, 0), whole.slice(30, 50),
+                              whole.slice(80)]).unify_dictionaries()
+    order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
+    runs = R.runs_of(order)
+    got = R.gathered(table.column("prompt"), runs, pa.string())
+    got.validate(full=True)
+    want = whole.column("prompt").take(order).cast(pa.string()).combine_chunks()
+    assert got.type == pa.string() and got.equals(want)
+    assert R.gathered(table.column("prompt"), runs) is None  # kept coded: a take keeps it
+    other = pa.chunked_array([pa.array(["a", "b"] * 40).dictionary_encode(),
+                              pa.array(["b", "a"] * 40).dictionary_encode()])
+    assert R.gathered(other, runs, pa.string()) is None  # two dictionaries: a cast then
+    nulls = pa.chunked_array([pa.array(["a", None] * 80).dictionary_encode()])
+    assert R.gathered(nulls, runs, pa.string()) is None
+    codes = np.arange(5, dtype=np.int32)
+    offsets, data = np.array([0, 1, 2], np.int32), b"ab"
+    assert kernel.decode_text(codes, offsets, data) is None  # a code past the dictionary
+    assert kernel.decode_text(codes[:2], offsets, data) == (
+        np.array([0, 1, 2], np.int32).tobytes(), b"ab")

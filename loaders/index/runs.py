@@ -1,0 +1,91 @@
+"""A sort of parts each already in order, as runs of consecutive rows: each column copied a
+run at a time out of its chunks, in C (kernel.gather, gather_text, decode_text), where an
+Arrow take copies a row at a time.  The long run's million rows are 8,000 runs."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from loaders.index.kernel import decode_text, gather, gather_text
+
+Runs = tuple[np.ndarray, np.ndarray]  # (first row, rows) of each run of the order
+MIN_RUN = 8  # rows a run on average, at least, for the runs' copies to beat a take
+
+
+def runs_of(order: pa.Array) -> Runs | None:
+    """The sort's order as runs of consecutive rows, or None when they are short (a take
+    then)."""
+    rows = order.to_numpy()
+    starts = np.flatnonzero(np.diff(rows) != 1) + 1
+    if len(starts) + 1 > len(rows) // MIN_RUN:
+        return None
+    starts = np.concatenate([[0], starts])
+    return rows[starts].astype(np.int64), np.diff(np.append(starts, len(rows)))
+
+
+def gathered(column: pa.ChunkedArray, runs: Runs, kind: pa.DataType | None = None
+             ) -> pa.Array | None:
+    """The column sorted by its runs, as `kind` (its own type by default; text, for a coded
+    text column to decode): numbers, text or binary without nulls, and coded text without
+    nulls made text; None for any other column, or without the build (a take then)."""
+    own = column.type
+    kind = own if kind is None else kind
+    if column.null_count:
+        return None
+    if pa.types.is_dictionary(own) and pa.types.is_string(kind):
+        return _decoded(column, runs)
+    if kind != own:
+        return None
+    if pa.types.is_string(own) or pa.types.is_binary(own):
+        return _gathered_text(column, runs)
+    if not (pa.types.is_integer(own) or pa.types.is_floating(own)):
+        return None
+    return _gathered_numbers([chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks],
+                             runs, own)
+
+
+def _gathered_numbers(chunks: list[np.ndarray], runs: Runs, kind: pa.DataType
+                      ) -> pa.Array | None:
+    """One copy, where a join then a take made two (the join's fresh pages cost as much as
+    the copies)."""
+    out = pa.allocate_buffer(int(runs[1].sum()) * kind.bit_width // 8)
+    if not gather(chunks, *runs, memoryview(out)):
+        return None
+    return pa.Array.from_buffers(kind, len(out) * 8 // kind.bit_width, [None, out])
+
+
+def _gathered_text(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
+    """A run's bytes are one copy and its offsets a shift."""
+    got = gather_text([_text_buffers(chunk) for chunk in column.chunks], *runs)
+    return None if got is None else _text(column.type, *got)
+
+
+def _decoded(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
+    """A coded text column whose chunks share one dictionary (unify_dictionaries'): its
+    codes gathered, then each code's text copied (kernel.decode_text)."""
+    if not column.num_chunks:
+        return None
+    texts = column.chunk(0).dictionary
+    if not (pa.types.is_string(texts.type) and pa.types.is_int32(column.type.index_type)
+            and all(chunk.dictionary.equals(texts) for chunk in column.chunks[1:])):
+        return None
+    codes = _gathered_numbers([chunk.indices.to_numpy(zero_copy_only=True)
+                               for chunk in column.chunks], runs, pa.int32())
+    if codes is None:
+        return None
+    got = decode_text(codes.to_numpy(zero_copy_only=True), *_text_buffers(texts))
+    return None if got is None else _text(pa.string(), *got)
+
+
+def _text(kind: pa.DataType, offsets: bytes, data: bytes) -> pa.Array:
+    return pa.Array.from_buffers(kind, len(offsets) // 4 - 1,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _text_buffers(chunk: pa.Array) -> tuple[np.ndarray, pa.Buffer | bytes]:
+    """A text chunk's n + 1 offsets from its first row's (a slice's too), and its data."""
+    if not len(chunk):
+        return np.zeros(1, np.int32), b""
+    _, offsets, data = chunk.buffers()
+    at = np.frombuffer(offsets, np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
+    return at, b"" if data is None else data
