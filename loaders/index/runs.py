@@ -27,13 +27,14 @@ def gathered(column: pa.ChunkedArray, runs: Runs, kind: pa.DataType | None = Non
              ) -> pa.Array | None:
     """The column sorted by its runs, as `kind` (its own type by default; text, for a coded
     text column to decode): numbers, text or binary without nulls, and coded text without
-    nulls made text; None for any other column, or without the build (a take then)."""
+    nulls, kept coded or made text; None for any other column, or without the build (a
+    take then)."""
     own = column.type
     kind = own if kind is None else kind
     if column.null_count:
         return None
-    if pa.types.is_dictionary(own) and pa.types.is_string(kind):
-        return _decoded(column, runs)
+    if pa.types.is_dictionary(own) and (pa.types.is_string(kind) or kind == own):
+        return _decoded(column, runs, decode=kind != own)
     if kind != own:
         return None
     if pa.types.is_string(own) or pa.types.is_binary(own):
@@ -60,9 +61,10 @@ def _gathered_text(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
     return None if got is None else _text(column.type, *got)
 
 
-def _decoded(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
+def _decoded(column: pa.ChunkedArray, runs: Runs, decode: bool) -> pa.Array | None:
     """A coded text column whose chunks share one dictionary (unify_dictionaries'): its
-    codes gathered, then each code's text copied (kernel.decode_text)."""
+    codes gathered, then kept with that dictionary, or with `decode` each code's text
+    copied (kernel.decode_text)."""
     if not column.num_chunks:
         return None
     texts = column.chunk(0).dictionary
@@ -73,6 +75,8 @@ def _decoded(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
                                for chunk in column.chunks], runs, pa.int32())
     if codes is None:
         return None
+    if not decode:
+        return pa.DictionaryArray.from_arrays(codes, texts, ordered=column.type.ordered)
     got = decode_text(codes.to_numpy(zero_copy_only=True), *_text_buffers(texts))
     return None if got is None else _text(pa.string(), *got)
 

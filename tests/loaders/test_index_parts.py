@@ -152,7 +152,8 @@ def test_a_sort_of_parts_in_order_copies_their_runs_and_equals_a_take():
 def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
     """A coded text column (a prompt preview) whose chunks share one dictionary is sorted
     by its codes' runs and decoded in C (kernel.decode_text) to the text a take and a cast
-    give; other dictionaries, nulls, or a code out of the dictionary are left to Arrow."""
+    give, or kept coded as a take keeps it; other dictionaries, nulls, or a code out of the
+    dictionary are left to Arrow."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -173,7 +174,9 @@ def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
     got.validate(full=True)
     want = whole.column("prompt").take(order).cast(pa.string()).combine_chunks()
     assert got.type == pa.string() and got.equals(want)
-    assert R.gathered(table.column("prompt"), runs) is None  # kept coded: a take keeps it
+    kept = R.gathered(table.column("prompt"), runs)  # kept coded: its codes gathered
+    assert kept.type == table.column("prompt").type
+    assert kept.equals(table.column("prompt").combine_chunks().take(order))
     other = pa.chunked_array([pa.array(["a", "b"] * 40).dictionary_encode(),
                               pa.array(["b", "a"] * 40).dictionary_encode()])
     assert R.gathered(other, runs, pa.string()) is None  # two dictionaries: a cast then
@@ -184,3 +187,19 @@ def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
     assert kernel.decode_text(codes, offsets, data) is None  # a code past the dictionary
     assert kernel.decode_text(codes[:2], offsets, data) == (
         np.array([0, 1, 2], np.int32).tobytes(), b"ab")
+
+
+def test_file_names_coded_by_arrow_become_the_categories_typed_makes_of_their_texts():
+    """The file column stays codes through the sort; its categories come out sorted, without
+    the names no row has, as astype("category") of the texts makes them."""
+    import pyarrow as pa
+
+    from loaders.index.table import _file_names
+
+    coded = pa.DictionaryArray.from_arrays(pa.array([2, 0, 2, 1, 0], pa.int32()),
+                                           pa.array(["r_2.jsonl", "a.jsonl", "r_10.jsonl",
+                                                     "unused.jsonl"]))
+    got = _file_names(pa.table({"f": coded}).to_pandas()["f"])
+    texts = pd.Series(coded.cast(pa.string()).to_pylist(), dtype="string")
+    pd.testing.assert_series_equal(got, texts.astype("category"), check_names=False)
+    assert list(got.cat.categories) == ["a.jsonl", "r_10.jsonl", "r_2.jsonl"]
