@@ -95,9 +95,11 @@ def sorted_parts(parts: list[Part], decoded: frozenset[str] = frozenset()) -> pa
         if ranks is not None:  # the file names stay codes: sorted by their ranks
             sort_by[key] = ranks
             continue
-        if pa.types.is_dictionary(column.type):
+        coded = pa.types.is_dictionary(column.type)
+        if coded:
             column = column.cast(column.type.value_type)
-        table = table.set_column(at, key, pc.fill_null(column, fill))
+        if coded or column.null_count:  # a fill copies the column, even one without nulls
+            table = table.set_column(at, key, pc.fill_null(column, fill))
         sort_by[key] = table.column(key)
     keys = [(key, "ascending") for key in S.SORT_KEYS if key in sort_by]
     order = pc.sort_indices(pa.table({key: sort_by[key] for key, _ in keys}), sort_keys=keys)
