@@ -23,7 +23,8 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
     """One column; a column that mixes numbers and text becomes text (typed() makes it
     numbers again when every value reads as one, as it does for any text column)."""
     if isinstance(values, Coded):
-        codes = pa.array(values.codes, mask=values.codes < 0)  # -1: a null
+        missing = values.codes < 0  # -1: a null
+        codes = pa.array(values.codes, mask=missing if missing.any() else None)  # else as is
         texts = _strings(values.texts)
         return pa.DictionaryArray.from_arrays(
             codes, pa.array(values.texts, pa.string()) if texts is None else texts)
