@@ -138,7 +138,7 @@ def truncated_at(frame: pd.DataFrame, cap: int | None) -> tuple[np.ndarray, np.n
             flags |= values.fillna(0).to_numpy() > 0
             known |= values.notna().to_numpy()
     for name, cut in _ENDINGS.items():
-        if name in frame.columns:
+        if name in frame.columns and holds_text(frame[name]):
             said = frame[name].astype("string").str.lower()
             flags |= said.isin(cut).fillna(False).to_numpy(dtype=bool)
             known |= (said.fillna("") != "").to_numpy(dtype=bool)
@@ -146,6 +146,15 @@ def truncated_at(frame: pd.DataFrame, cap: int | None) -> tuple[np.ndarray, np.n
     if cap is not None:
         inferred = ~known & (frame[S.RESPONSE_LEN].to_numpy() == cap) & cappable(frame)
     return flags | inferred, inferred
+
+
+def holds_text(column: pd.Series) -> bool:
+    """Whether a column has a value that is not empty text: where pandas keeps its texts in
+    Arrow, from their byte lengths (a finish reason no trainer line gave is a million empty
+    texts, not worth a lowercase and a compare each); any other column, True."""
+    if not isinstance(column.dtype, pd.StringDtype) or column.dtype.storage != "pyarrow":
+        return True
+    return bool(pc.sum(pc.binary_length(pa.array(column.array))).as_py() or 0)
 
 
 def length_cap(frame: pd.DataFrame) -> int | None:

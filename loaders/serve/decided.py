@@ -7,7 +7,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.formats import BY_NAME
-from loaders.index.table import TRUNCATION_FIELDS
+from loaders.index.table import TRUNCATION_FIELDS, holds_text
 from loaders.serve.run import Run
 
 JOINED_BY = "joined_by"  # slime/miles: the train file and key a sample was joined by
@@ -37,7 +37,7 @@ def _facts_by_file(rows: pd.DataFrame, said: list[str], extra: list[str]) -> dic
     sums = {c: np.bincount(codes, rows[c].to_numpy(dtype=np.float64), count)
             for c in (S.TRUNCATED, S.TRUNCATION_INFERRED, S.VALIDATION)}
     named = {c: set(np.unique(codes[rows[c].astype("string").fillna("").ne("").to_numpy(
-        dtype=bool)]).tolist()) for c in said}
+        dtype=bool)]).tolist()) if holds_text(rows[c]) else set() for c in said}
     texts = {c: _texts_by_file(codes, rows[c], count) for c in (S.GROUP_SOURCE, *extra)}
     out = {}
     for i in np.flatnonzero(samples).tolist():

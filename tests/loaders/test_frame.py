@@ -166,3 +166,17 @@ def test_truncated_directly_on_a_typed_frame():
     flags, inferred = frame.truncated(typed)
     assert flags.dtype == bool and flags.tolist() == [True, True, False]
     assert inferred.tolist() == [True, True, False]
+
+
+def test_an_ending_column_of_empty_texts_says_nothing_and_is_not_read():
+    """A finish reason no line gave is empty text in every row: the cap decides alone, as
+    when the column is absent; one "length" among empties still decides its row."""
+    empty = _rows(**{S.RESPONSE_LEN: [9, 9, 2], S.LAST_FINISH: ["", "", ""]})
+    assert frame.combine([empty])[S.TRUNCATION_INFERRED].tolist() == [True, True, False]
+    one = _rows(**{S.RESPONSE_LEN: [9, 9, 2], S.LAST_FINISH: ["", "length", ""]})
+    combined = frame.combine([one])
+    assert combined[S.TRUNCATED].tolist() == [True, True, False]
+    assert combined[S.TRUNCATION_INFERRED].tolist() == [True, False, False]
+    assert not frame.holds_text(pd.Series(["", None], dtype="string"))
+    assert frame.holds_text(pd.Series(["", "x"], dtype="str"))
+    assert frame.holds_text(pd.Series([1.0, None]))  # not Arrow text: the caller reads it
