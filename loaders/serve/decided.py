@@ -34,7 +34,7 @@ def _facts_by_file(rows: pd.DataFrame, said: list[str], extra: list[str]) -> dic
     codes, names = files.cat.codes.to_numpy(), files.cat.categories.astype(str).tolist()
     count = len(names)
     samples = np.bincount(codes, minlength=count)
-    sums = {c: np.bincount(codes, rows[c].to_numpy(dtype=np.float64), count)
+    sums = {c: np.bincount(codes[rows[c].to_numpy(dtype=bool)], minlength=count)
             for c in (S.TRUNCATED, S.TRUNCATION_INFERRED, S.VALIDATION)}
     named = {c: set(np.unique(codes[rows[c].astype("string").fillna("").ne("").to_numpy(
         dtype=bool)]).tolist()) if holds_text(rows[c]) else set() for c in said}
@@ -60,7 +60,11 @@ def _texts_by_file(files: np.ndarray, column: pd.Series, count: int) -> list[lis
     value_codes = values.cat.codes.to_numpy().astype(np.int64)
     have = value_codes >= 0  # a missing value says nothing
     width = len(texts) + 1
-    pairs = np.unique(files[have].astype(np.int64) * width + value_codes[have])
+    pairs = files[have].astype(np.int64) * width + value_codes[have]
+    if count * width <= 4 * len(pairs) + 1024:  # few files and texts: a count a pair
+        pairs = np.flatnonzero(np.bincount(pairs, minlength=count * width))
+    else:
+        pairs = np.unique(pairs)
     out: list[set[str]] = [set() for _ in range(count)]
     for pair in pairs.tolist():
         out[pair // width].add(texts[pair % width])
