@@ -12,8 +12,8 @@ from loaders.index import lines
 from loaders.index.chunk import Chunk, ChunkResult
 from loaders.index.hashes import data_hashes
 from loaders.index.summary import (
+    BLOCK_BYTES,
     FLUSH,
-    FLUSH_BYTES,
     SHORT_FLUSH,
     SHORT_FLUSH_BYTES,
     SHORT_LINE_BYTES,
@@ -43,7 +43,7 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     view = memoryview(data)  # lines as views: no copy of the chunk's bytes
     plain = chunk.format in AS_WRITTEN  # a line is a sample as it stands: no normalising
     misses = 0 if plain and lines.available() else _MISSES  # runs of plain lines, in C
-    flush = (FLUSH, FLUSH_BYTES)  # a block's samples and bytes at most
+    flush = (FLUSH, BLOCK_BYTES)  # a block's samples and bytes at most
     while pos < len(data):
         if misses < _MISSES:
             block = lines.read_block(data, pos, *flush)
@@ -83,7 +83,7 @@ _MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is re
 def _next_flush(block: lines.Block) -> tuple[int, int]:
     """The next block's most samples and bytes: more of them after a block of short lines."""
     short = len(block) and block.ends[-1] - block.starts[0] < SHORT_LINE_BYTES * len(block)
-    return (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, FLUSH_BYTES)
+    return (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, BLOCK_BYTES)
 
 
 def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:
