@@ -28,12 +28,6 @@ from loaders.parse.fields import finite_sum, scalar
 __all__ = ["SummaryBatch", "extra_column", "finite_sum", "scalar"]
 FLUSH = 1024  # samples summarized together: numpy's and a batch's fixed costs amortized
 FLUSH_BYTES = 2 << 20  # or fewer, when their lines are long: parsed, they hold 3-5x that
-# a run of lines read in C (lines.py) is columns, about the lines' own bytes, so its block
-# may be larger: a batch's ~100 numpy calls then cost a 16-token sample 6 % less, and a
-# 512-token one 3 % (blocks of long lines: BLOCK_BYTES, not FLUSH_BYTES)
-BLOCK_BYTES = 4 << 20
-SHORT_LINE_BYTES = 4096
-SHORT_FLUSH, SHORT_FLUSH_BYTES = 4096, 6 << 20
 
 
 class SummaryBatch:
