@@ -840,6 +840,48 @@ fail:
 
 /* ---- the run's sort ------------------------------------------------------------------ */
 
+/* The runs of a sorted column, a piece at a time: run r is size[r] rows from the row from[r]
+ * of the chunks laid end to end (chunk c holds the rows first[c] on), and a run may cross
+ * chunks; `piece` gets each chunk's part of it in order (its chunk, first row there, rows). */
+typedef void (*Piece)(void *context, Py_ssize_t chunk, int64_t row, int64_t rows);
+
+static void each_piece(Py_ssize_t count, const int64_t *first, const int64_t *from,
+                       const int64_t *size, Py_ssize_t runs, Piece piece, void *context) {
+    Py_ssize_t c = 0;
+    for (Py_ssize_t r = 0; r < runs; r++) {
+        int64_t row = from[r], left = size[r];
+        if (left == 0) continue;
+        if (row < first[c] || row >= first[c + 1]) {  /* the next run's chunk: searched */
+            Py_ssize_t lo = 0, hi = count - 1;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi + 1) / 2;
+                if (first[mid] <= row) lo = mid; else hi = mid - 1;
+            }
+            c = lo;
+        }
+        while (left > 0) {
+            while (row >= first[c + 1]) c++;  /* empty chunks, or a run across chunks */
+            int64_t n = first[c + 1] - row < left ? first[c + 1] - row : left;
+            piece(context, c, row - first[c], n);
+            row += n;
+            left -= n;
+        }
+    }
+}
+
+typedef struct {
+    const Py_buffer *views;
+    Py_ssize_t item;
+    char *to;
+} Copy;
+
+static void copy_piece(void *context, Py_ssize_t chunk, int64_t row, int64_t rows) {
+    Copy *copy = context;
+    size_t bytes = (size_t)(rows * copy->item);
+    memcpy(copy->to, (const char *)copy->views[chunk].buf + row * copy->item, bytes);
+    copy->to += bytes;
+}
+
 /* gather(chunks, chunk_starts, sources, lengths, out, itemsize) -> None: copies run r of a
  * sorted column, lengths[r] rows from the row sources[r] of the chunks laid end to end (chunk
  * c holds the rows chunk_starts[c] on, int64s), to the next rows of out; a row is itemsize
@@ -883,29 +925,9 @@ static PyObject *gather(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "gather: runs of another length than out");
         goto done;
     }
+    Copy copy = {views, item, out.buf};
     Py_BEGIN_ALLOW_THREADS
-    char *to = out.buf;
-    Py_ssize_t c = 0;
-    for (Py_ssize_t r = 0; r < runs; r++) {
-        int64_t row = from[r], left = size[r];
-        if (left == 0) continue;
-        if (row < first[c] || row >= first[c + 1]) {  /* the next run's chunk: searched */
-            Py_ssize_t lo = 0, hi = count - 1;
-            while (lo < hi) {
-                Py_ssize_t mid = (lo + hi + 1) / 2;
-                if (first[mid] <= row) lo = mid; else hi = mid - 1;
-            }
-            c = lo;
-        }
-        while (left > 0) {
-            while (row >= first[c + 1]) c++;  /* empty chunks, or a run across chunks */
-            int64_t n = first[c + 1] - row < left ? first[c + 1] - row : left;
-            memcpy(to, (char *)views[c].buf + (row - first[c]) * item, (size_t)(n * item));
-            to += n * item;
-            row += n;
-            left -= n;
-        }
-    }
+    each_piece(count, first, from, size, runs, copy_piece, &copy);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -918,42 +940,27 @@ done:
     return result;
 }
 
-/* The runs of gather_text walked once: the bytes they hold (out NULL), or those bytes
- * copied to out and their offsets, shifted, to out_off (rows + 1 of them). */
-static int64_t text_runs(const Py_buffer *views, Py_ssize_t count, const int64_t *first,
-                         const int64_t *from, const int64_t *size, Py_ssize_t runs,
-                         int32_t *out_off, char *out) {
-    int64_t at_row = 0, at_byte = 0;
-    Py_ssize_t c = 0;
-    for (Py_ssize_t r = 0; r < runs; r++) {
-        int64_t row = from[r], left = size[r];
-        if (left == 0) continue;
-        if (row < first[c] || row >= first[c + 1]) {  /* the next run's chunk: searched */
-            Py_ssize_t lo = 0, hi = count - 1;
-            while (lo < hi) {
-                Py_ssize_t mid = (lo + hi + 1) / 2;
-                if (first[mid] <= row) lo = mid; else hi = mid - 1;
-            }
-            c = lo;
-        }
-        while (left > 0) {
-            while (row >= first[c + 1]) c++;  /* empty chunks, or a run across chunks */
-            int64_t n = first[c + 1] - row < left ? first[c + 1] - row : left;
-            const int32_t *off = (const int32_t *)views[2 * c].buf + (row - first[c]);
-            int64_t bytes = (int64_t)off[n] - off[0];
-            if (out != NULL) {
-                memcpy(out + at_byte, (const char *)views[2 * c + 1].buf + off[0], (size_t)bytes);
-                for (int64_t i = 0; i < n; i++)
-                    out_off[at_row + i] = (int32_t)(at_byte + off[i] - off[0]);
-            }
-            at_row += n;
-            at_byte += bytes;
-            row += n;
-            left -= n;
-        }
+/* gather_text's walk of its runs: the bytes they hold (out NULL), or those bytes copied to
+ * out and their offsets, shifted, to out_off. */
+typedef struct {
+    const Py_buffer *views;  /* a chunk's offsets, then its data */
+    int32_t *out_off;
+    char *out;
+    int64_t at_row, at_byte;
+} Texts;
+
+static void text_piece(void *context, Py_ssize_t chunk, int64_t row, int64_t rows) {
+    Texts *t = context;
+    const int32_t *off = (const int32_t *)t->views[2 * chunk].buf + row;
+    int64_t bytes = (int64_t)off[rows] - off[0];
+    if (t->out != NULL) {
+        memcpy(t->out + t->at_byte, (const char *)t->views[2 * chunk + 1].buf + off[0],
+               (size_t)bytes);
+        for (int64_t i = 0; i < rows; i++)
+            t->out_off[t->at_row + i] = (int32_t)(t->at_byte + off[i] - off[0]);
     }
-    if (out != NULL) out_off[at_row] = (int32_t)at_byte;
-    return at_byte;
+    t->at_row += rows;
+    t->at_byte += bytes;
 }
 
 /* gather_text(chunks, chunk_starts, sources, lengths) -> None | (int32 offsets bytes, data
@@ -1005,15 +1012,17 @@ static PyObject *gather_text(PyObject *self, PyObject *args) {
         }
         rows += size[r];
     }
-    int64_t bytes = text_runs(views, count, first, from, size, runs, NULL, NULL);
+    Texts sizes = {views, NULL, NULL, 0, 0};
+    each_piece(count, first, from, size, runs, text_piece, &sizes);
+    int64_t bytes = sizes.at_byte;
     if (bytes > INT32_MAX) { result = Py_NewRef(Py_None); goto done; }
     offsets = PyBytes_FromStringAndSize(NULL, (rows + 1) * 4);
     data = PyBytes_FromStringAndSize(NULL, bytes);
     if (offsets == NULL || data == NULL) goto done;
-    int32_t *out_off = (int32_t *)PyBytes_AS_STRING(offsets);
-    char *out = PyBytes_AS_STRING(data);
+    Texts texts = {views, (int32_t *)PyBytes_AS_STRING(offsets), PyBytes_AS_STRING(data), 0, 0};
     Py_BEGIN_ALLOW_THREADS  /* the copies: a column a thread */
-    text_runs(views, count, first, from, size, runs, out_off, out);
+    each_piece(count, first, from, size, runs, text_piece, &texts);
+    texts.out_off[texts.at_row] = (int32_t)texts.at_byte;
     Py_END_ALLOW_THREADS
     result = Py_BuildValue("(OO)", offsets, data);
 done:
