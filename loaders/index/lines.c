@@ -293,7 +293,6 @@ static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
 
 /* A JSON number at l->p: 1 an int (*i), 2 a float (*d), 0 not plain (bad grammar, an
  * int outside int64, a float that is not finite). */
-
 static int read_number(Line *l, int64_t *i, double *d) {
     const char *s = l->p, *p = s;
     int negative = 0, digits = 0, frac_digits = 0, is_float = 0;

@@ -86,9 +86,8 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
 
 _WHOLE = {"int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_()}
 # the schema's text columns, which come as codes where few texts repeat (a prompt preview, a
-# finish reason): made text by Arrow as they are sorted, or pandas makes a str of each value
-# (and the file names, sorted by their codes' ranks: frame[FILE] is made text below, which
-# pandas does for a million rows of categories in 0.2 s, Arrow in a few ms)
+# finish reason): made text as they are sorted, or pandas makes a str of each value (the file
+# names stay codes, sorted by their ranks: pandas' categories, _file_names)
 _DECODED = frozenset(name for name, kind in S.SUMMARY_DTYPES.items() if kind == "string")
 
 
