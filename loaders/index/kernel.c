@@ -643,6 +643,94 @@ fail:
     return NULL;
 }
 
+/* ---- the KL columns' sums ------------------------------------------------------------ */
+
+/* numpy's pairwise sum of n doubles (DOUBLE_pairwise_sum, numpy/_core/src/umath/
+ * loops_utils.h.src): under 8 in order from -0.0; to 128 in eight running sums, met pairwise,
+ * then the rest in order; past that its halves (cut at a multiple of 8) summed apart.  Every
+ * step is one IEEE add, as numpy's, so the same bits (tests/loaders/test_index_kernel.py). */
+static double pairwise(const double *a, Py_ssize_t n) {
+    if (n < 8) {
+        double res = -0.0;
+        for (Py_ssize_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        Py_ssize_t i = 8;
+        for (; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    Py_ssize_t half = n / 2;
+    half -= half % 8;
+    return pairwise(a, half) + pairwise(a + half, n - half);
+}
+
+/* np.add.reduceat over one segment of n >= 1 values: its first, plus the pairwise sum of the
+ * rest (the reduce loop numpy runs over them after copying the first). */
+static double segment_sum(const double *x, Py_ssize_t n) {
+    return n > 1 ? x[0] + pairwise(x + 1, n - 1) : x[0];
+}
+
+/* kl_sums(r, expm1_neg, expm1_pos, lengths) -> float64 bytes (4 x segments): per segment of
+ * lengths[i] > 0 tokens, the sums kl.segment_sums makes with numpy (reduceat) of k1 = r,
+ * k2 = (0.5 r) r, k3 = expm1(-r) + r and k3_reverse = expm1(r) - r, estimator by estimator;
+ * the expm1 arrays are numpy's own (its SIMD expm1 is not libm's), the rest one pass here.
+ * None when the arrays or lengths do not agree. */
+static PyObject *kl_sums(PyObject *self, PyObject *args) {
+    Py_buffer rb, nb, pb, lb;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &rb, &nb, &pb, &lb)) return NULL;
+    PyObject *out = NULL;
+    double *scratch = NULL;
+    const double *r = rb.buf, *neg = nb.buf, *pos = pb.buf;
+    const int64_t *len = lb.buf;
+    Py_ssize_t tokens = rb.len / 8, segments = lb.len / 8, longest = 0, total = 0;
+    int bad = nb.len != rb.len || pb.len != rb.len;
+    for (Py_ssize_t i = 0; !bad && i < segments; i++) {
+        bad = len[i] <= 0;
+        total += len[i];
+        if (len[i] > longest) longest = len[i];
+    }
+    if (bad || total != tokens) { out = Py_NewRef(Py_None); goto done; }
+    scratch = PyMem_Malloc((longest ? longest : 1) * sizeof(double));
+    out = PyBytes_FromStringAndSize(NULL, 4 * segments * (Py_ssize_t)sizeof(double));
+    if (scratch == NULL || out == NULL) {
+        Py_CLEAR(out);
+        if (scratch == NULL) PyErr_NoMemory();
+        goto done;
+    }
+    double *sums = (double *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < segments; i++) {
+        Py_ssize_t n = len[i];
+        const double *x = r + at;
+        sums[i] = segment_sum(x, n);
+        for (Py_ssize_t t = 0; t < n; t++) {  /* one rounding a step, as numpy's */
+            double half = 0.5 * x[t];
+            scratch[t] = half * x[t];
+        }
+        sums[segments + i] = segment_sum(scratch, n);
+        for (Py_ssize_t t = 0; t < n; t++) scratch[t] = neg[at + t] + x[t];
+        sums[2 * segments + i] = segment_sum(scratch, n);
+        for (Py_ssize_t t = 0; t < n; t++) scratch[t] = pos[at + t] - x[t];
+        sums[3 * segments + i] = segment_sum(scratch, n);
+        at += n;
+    }
+    Py_END_ALLOW_THREADS
+done:
+    PyMem_Free(scratch);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&nb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&lb);
+    return out;
+}
+
 /* ---- text ids ------------------------------------------------------------------------ */
 
 /* BLAKE2b (RFC 7693) with an 8-byte digest, no key: hashlib.blake2b(data, digest_size=8),
@@ -1096,6 +1184,7 @@ static PyMethodDef methods[] = {
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
     {"utf8", utf8, METH_O, "a list of str or None as an Arrow string array's buffers"},
+    {"kl_sums", kl_sums, METH_VARARGS, "float64 bytes of the KL estimators' segment sums"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},
     {"text_ids", text_ids, METH_VARARGS, "int64 bytes of each text's text_id"},
     {"codes", codes, METH_O, "int32 bytes of each text's code, and the texts"},

@@ -75,6 +75,16 @@ def utf8(values: list) -> tuple[bytes, bytes, bytes | None] | None:
     return None if _C is None else _C.utf8(values)
 
 
+def kl_sums(r: np.ndarray, expm1_neg: np.ndarray, expm1_pos: np.ndarray,
+            lengths: np.ndarray) -> np.ndarray | None:
+    """kl.segment_sums' four estimator sums (rows k1, k2, k3, k3_reverse) of segments of
+    lengths[i] > 0 finite log-ratios, numpy's expm1(-r) and expm1(r) given; None without
+    the build."""
+    out = None if _C is None else _C.kl_sums(r, expm1_neg, expm1_pos,
+                                             np.ascontiguousarray(lengths, np.int64))
+    return None if out is None else np.frombuffer(out, np.float64).reshape(4, -1)
+
+
 def signatures(texts: list[str], window: int, bands: int, rows: int) -> np.ndarray | None:
     """Each text's LSH bands, uint32 end to end (loaders.index.signatures); None without
     the build or when one is no str."""

@@ -99,7 +99,7 @@ class LogRatios:
         if not len(at):
             return
         starts = np.cumsum(lengths) - lengths
-        sums = kl.segment_sums(policy - reference, starts)
+        sums = _segment_sums(policy - reference, starts, lengths)
         finite = sums["finite"]
         if np.array_equal(finite, lengths):  # every difference finite: so both logprobs
             bad = 0
@@ -113,6 +113,21 @@ class LogRatios:
         cols[S.LOG_RATIO_SUM] = cols[S.kl_sum(S.K1)].copy()
         cols[S.LOG_RATIO_MEAN] = cols[S.kl_mean(S.K1)].copy()
         cols[S.NAN_COUNT][at] += bad
+
+
+def _segment_sums(log_ratio: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+                  ) -> dict[str, np.ndarray]:
+    """kl.segment_sums: where every log-ratio is finite (the usual case), the estimators'
+    per-token values and sums made in one C pass (kernel.kl_sums) beside numpy's two expm1
+    passes, with numpy's bits; else, or without the build, numpy's passes."""
+    r = np.asarray(log_ratio, dtype=np.float64)
+    if not np.isfinite(r).all():
+        return kl.segment_sums(r, starts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = kernel.kl_sums(r, np.expm1(np.negative(r)), np.expm1(r), lengths)
+    if sums is None:
+        return kl.segment_sums(r, starts)
+    return {**dict(zip(S.KL_ESTIMATORS, sums)), "finite": lengths.astype(np.int64)}
 
 
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
