@@ -22,14 +22,7 @@ from loaders.index.grown_columns import GrownColumns, next_row_of
 from loaders.index.line_checks import stored_places
 from loaders.index.merge import in_file_order, split, with_cap_notes
 from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
-from loaders.index.parts import (
-    Part,
-    cap_extras,
-    numbered,
-    part_of,
-    shifted,
-    steps_of,
-)
+from loaders.index.parts import Part, cap_extras, numbered, part_of, shifted, steps_of
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.table import combine, length_cap
