@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from loaders.index import kernel
+from loaders.index.lines import TokenSpans
 from loaders.index.token_bins import Layout
 
 HOT_KEEP = 12  # token strings a group keeps per metric
@@ -34,13 +35,23 @@ class TokenLists:
         self._firsts.append(first)
         self._columns.append(tokens)
 
-    def get(self, row: int) -> list | np.ndarray | None:
-        """The row's token list; None where it has none (or no list)."""
+    def token(self, row: int, pos: int) -> object:
+        """The row's token at pos; NO_TOKEN where the row has no list or its list no such
+        token.  A list the C scan left as bytes (lines.TokenSpans) gives that one string."""
         part = bisect_right(self._firsts, row) - 1
         if part < 0 or row - self._firsts[part] >= len(self._columns[part]):
-            return None
-        found = self._columns[part][row - self._firsts[part]]
-        return found if isinstance(found, (list, np.ndarray)) else None
+            return NO_TOKEN
+        column, at = self._columns[part], row - self._firsts[part]
+        if isinstance(column, TokenSpans):
+            found = column.token(at, pos)
+            return NO_TOKEN if found is None else found
+        listed = column[at]
+        if not isinstance(listed, (list, np.ndarray)) or pos >= len(listed):
+            return NO_TOKEN
+        return listed[pos]
+
+
+NO_TOKEN = object()  # TokenLists.token's "none there" (a list may hold None itself)
 
 
 def _top_tokens(values: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
@@ -83,10 +94,10 @@ def hot_entries(values: np.ndarray, layout: Layout, tokens: TokenLists,
     rows_of, groups_of = layout.rows, layout.groups.tolist()
     for sample, pos, value in zip(samples.tolist(), positions, values[at].tolist()):
         row = rows_of[sample]
-        texts = tokens.get(row)
-        if texts is None or pos >= len(texts):
+        token = tokens.token(row, pos)
+        if token is NO_TOKEN:
             continue
-        text = str(texts[pos])[:TOKEN_CHARS]
+        text = str(token)[:TOKEN_CHARS]
         entry = found[groups_of[sample]].setdefault(text, [text, 0, 0.0, -1.0, 0, 0, 0])
         entry[1] += 1
         entry[2] += value

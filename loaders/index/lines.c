@@ -745,6 +745,46 @@ done:
     return out;
 }
 
+/* token_at(data, start, end, pos) -> str | None: string `pos` of the token list whose bytes
+ * are data[start:end] ([ to ], every string in it checked by the scan), read as read_string
+ * reads it; the strings before it are skipped, not made.  A digest's hot token wants one
+ * string of its sample's list, not the list.  None where the list holds no such string
+ * (the caller then reads the list with orjson). */
+static PyObject *token_at(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, end, pos;
+    if (!PyArg_ParseTuple(args, "y*nnn", &view, &start, &end, &pos)) return NULL;
+    PyObject *out = NULL;
+    Line l;
+    memset(&l, 0, sizeof l);
+    if (start < 0 || end > view.len || end - start < 2 || pos < 0
+        || ((const char *)view.buf)[start] != '[') goto none;
+    l.p = (const char *)view.buf + start + 1;
+    l.end = (const char *)view.buf + end - 1;  /* its ] */
+    for (Py_ssize_t k = 0;; k++) {
+        skip_ws(&l);
+        if (l.p >= l.end || *l.p != '"') goto none;
+        if (k == pos) {
+            out = read_string(&l);
+            if (out == NULL) goto none;
+            goto done;
+        }
+        const char *q = l.p + 1;
+        while (q < l.end && *q != '"') q += *q == '\\' ? 2 : 1;
+        if (q >= l.end) goto none;
+        l.p = q + 1;
+        skip_ws(&l);
+        if (l.p >= l.end || *l.p != ',') goto none;
+        l.p++;
+    }
+none:
+    out = Py_NewRef(Py_None);
+done:
+    PyMem_Free(l.text.data);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 /* flat_sums(values, lengths, n) -> float64 bytes: each sample's first n[i] values summed in
  * order from 0.0 (builtin sum's order on 3.11; NaN where it has no list or n is 0). */
 static PyObject *flat_sums(PyObject *self, PyObject *args) {
@@ -824,6 +864,7 @@ static PyMethodDef methods[] = {
     {"set_powers", set_powers, METH_VARARGS, "the powers of five the float parser uses"},
     {"set_hasher", set_hasher, METH_VARARGS, "the XXH3-64 function the line checks use"},
     {"parse_number", parse_number, METH_VARARGS, "one JSON number, as scan reads it"},
+    {"token_at", token_at, METH_VARARGS, "one string of a checked token list's bytes"},
     {"flat_sums", flat_sums, METH_VARARGS, "each sample's first n values summed in order"},
     {NULL, NULL, 0, NULL},
 };

@@ -118,6 +118,15 @@ class TokenSpans:
         start, end = self._spans[i].tolist()
         return orjson.loads(self.data[start:end])
 
+    def token(self, i: int, pos: int) -> str | None:
+        """Sample i's token at pos, its one string read (lines.c's token_at), not its list;
+        None where it has no list or the list no such token."""
+        if not 0 <= pos < self.lengths[i]:
+            return None
+        start, end = self._spans[i].tolist()
+        got = _C.token_at(self.data, start, end, pos)
+        return self[i][pos] if got is None else got
+
     def lists(self, missing: object) -> list:
         """Every sample's list, `missing` where it has none."""
         return [missing if value is None else value for value in map(self.__getitem__,

@@ -234,3 +234,22 @@ def test_a_string_reads_alike_whatever_byte_of_eight_its_escape_falls_on(special
     for at in range(17):
         bad = b'{"step": 1, "response": "' + b"a" * at + b"\x01" + b"b" * 12 + b'"}\n'
         assert lines.read_block(bad, 0, 1024, 1 << 20) is None, at
+
+
+def test_one_token_of_a_list_is_the_string_orjson_reads_there():
+    """A hot token is read alone from its list's bytes (TokenSpans.token, lines.c token_at):
+    escapes, non-ASCII, blanks around the commas, every position; none past the end."""
+    tokens = [["a", " b", "é", "\\n", '"q"', "𝄞", "x" * 40, "\u2028", "\\u00e9", ""],
+              ["only"], []]
+    rows = [make_sample(1, seed=i) for i in range(len(tokens))]
+    for row, listed in zip(rows, tokens):
+        row["response_tokens"] = listed
+    for ascii_only in (True, False):
+        lines_ = [json.dumps(r, ensure_ascii=ascii_only) for r in rows]
+        lines_[0] = lines_[0].replace('", "', '" ,\t "')  # blanks around its commas
+        data = ("\n".join(lines_) + "\n").encode()
+        spans = lines.read_block(data, 0, 1024, 1 << 20).columns["response_tokens"]
+        for i, listed in enumerate(tokens):
+            assert [spans.token(i, pos) for pos in range(len(listed))] == listed
+            assert spans.token(i, len(listed)) is None and spans.token(i, -1) is None
+    assert lines._C.token_at(b'["a", 1]', 0, 8, 1) is None  # not a string: orjson's then
