@@ -111,7 +111,8 @@ def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
     row not in `rows`), and each group's first row."""
     files = cols[S.FILE]
     codes = {name: i for i, name in enumerate(dict.fromkeys(files))}
-    file_codes = np.fromiter(map(codes.__getitem__, files), np.int64, len(files))
+    file_codes = np.zeros(len(files), np.int64) if len(codes) == 1 else np.fromiter(
+        map(codes.__getitem__, files), np.int64, len(files))  # a batch's one file: no map
     parts = (file_codes[rows], np.asarray(cols[S.STEP], dtype=np.int64)[rows],
              np.asarray(cols[S.VALIDATION], dtype=np.int64)[rows])
     keys = _packed(*parts)
