@@ -6,6 +6,10 @@ once, while it is in cache), a plain set of keys a key at a time.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from loaders.index import kernel
 
 
@@ -35,3 +39,13 @@ def column(objs: list[dict], key: str, keys: set[str]) -> list:
     if isinstance(keys, Fields):
         return keys.column(key)
     return kernel.column(objs, key) if key in keys else [None] * len(objs)
+
+
+def codes_of(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Each value's code into the distinct values (first seen first), and those values: a
+    batch's file names, one name mostly (zeros then, no lookup a row)."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1:
+        return np.zeros(len(values), np.int64), distinct
+    index = {value: i for i, value in enumerate(distinct)}
+    return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct

@@ -12,7 +12,7 @@ from loaders import schema as S
 from loaders.formats.context import context_of
 from loaders.index import kernel
 from loaders.index.extras import Report
-from loaders.index.fields import column
+from loaders.index.fields import codes_of, column
 from loaders.index.grouping import exclusion, group_id, usable_group_id
 from loaders.parse.arrays import BadField
 from loaders.parse.fields import flag
@@ -86,10 +86,8 @@ def _flag(value: object, key: str, i: int, report: Report) -> bool:
 def _validation_files(files: Sequence[str]) -> np.ndarray:
     """_validation_file of each sample's file, asked once a file (a batch holds one or a
     few), not once a sample."""
-    said = {name: _validation_file(name) for name in dict.fromkeys(files)}
-    if len(said) == 1:
-        return np.full(len(files), next(iter(said.values())), dtype=bool)
-    return np.fromiter(map(said.__getitem__, files), bool, len(files))
+    codes, names = codes_of(files)
+    return np.array([_validation_file(name) for name in names], dtype=bool)[codes]
 
 
 @lru_cache(maxsize=1 << 16)  # one entry a file: a dir of many small files must not thrash it

@@ -16,7 +16,7 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
-from loaders.index.fields import column
+from loaders.index.fields import codes_of, column
 from loaders.index.hot_tokens import TokenLists, hot_entries
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse import kl
@@ -110,9 +110,7 @@ def _groups(cols: dict, rows: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """The digest group of every row of the batch (by file, step and validation; -1 for a
     row not in `rows`), and each group's first row."""
     files = cols[S.FILE]
-    codes = {name: i for i, name in enumerate(dict.fromkeys(files))}
-    file_codes = np.zeros(len(files), np.int64) if len(codes) == 1 else np.fromiter(
-        map(codes.__getitem__, files), np.int64, len(files))  # a batch's one file: no map
+    file_codes, _ = codes_of(files)
     parts = (file_codes[rows], np.asarray(cols[S.STEP], dtype=np.int64)[rows],
              np.asarray(cols[S.VALIDATION], dtype=np.int64)[rows])
     keys = _packed(*parts)
