@@ -63,10 +63,10 @@ def page_count(rows: int, size: int = PAGE_ROWS) -> int:
 
 
 def rows_note(rows: int, page: int, size: int = PAGE_ROWS) -> str:
-    """" · rows a–b (page p of n)" for a table of more than one page, else ""."""
-    pages = page_count(rows, size)
-    if pages == 1:
+    """" · rows a–b (page p of n)" of a paged table's page; "" for a table of no rows."""
+    if not rows:
         return ""
+    pages = page_count(rows, size)
     page = min(max(page, 1), pages)
     return f" · rows {(page - 1) * size + 1:,}–{min(page * size, rows):,} (page {page} of {pages})"
 

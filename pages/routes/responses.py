@@ -127,15 +127,12 @@ def _export(view: View, shown: pd.DataFrame) -> None:
 
 def _paged(shown: pd.DataFrame, total: int) -> pd.DataFrame:
     """One page of the sorted rows: the browser's grid gets 500 rows, not 8,192."""
-    pages = tables.page_count(len(shown))
     page = page_number(len(shown), "rpage")
-    part = tables.page_of(shown, page)
-    first = (page - 1) * tables.PAGE_ROWS
-    st.caption(f"{len(shown):,} of {total:,} samples · rows {first + 1:,}–{first + len(part):,} "
-               f"(page {page} of {pages}) · select a row to open it · Sort by "
-               "orders the whole step (its column's header shows ↓ or ↑); a click on a header "
-               "re-sorts only the rows of this page, in the browser")
-    return part
+    st.caption(f"{len(shown):,} of {total:,} samples{tables.rows_note(len(shown), page)} · "
+               "select a row to open it · Sort by orders the whole step (its column's header "
+               "shows ↓ or ↑); a click on a header re-sorts only the rows of this page, in "
+               "the browser")
+    return tables.page_of(shown, page)
 
 
 def _rows(view: View) -> pd.DataFrame:

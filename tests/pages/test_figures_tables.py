@@ -309,10 +309,11 @@ def test_the_sorted_column_follows_the_texts_and_empty_columns_go():
     assert list(arranged(view, S.REWARD).columns)[:4] == [KEY, S.PROMPT, S.RESPONSE, S.REWARD]
 
 
-def test_rows_note_names_the_rows_of_a_page_only_past_one_page():
+def test_rows_note_names_a_pages_rows_and_nothing_for_no_rows():
     from pages.figures.tables import rows_note
 
-    assert rows_note(500, 1, 500) == "" and rows_note(0, 1, 500) == ""
+    assert rows_note(0, 1, 500) == ""  # no rows: no range
+    assert rows_note(500, 1, 500) == " · rows 1–500 (page 1 of 1)"
     assert rows_note(1201, 1, 500) == " · rows 1–500 (page 1 of 3)"
     assert rows_note(1201, 3, 500) == " · rows 1,001–1,201 (page 3 of 3)"
     assert rows_note(1201, 9, 500) == " · rows 1,001–1,201 (page 3 of 3)"  # clamped
