@@ -16,7 +16,7 @@ from loaders import schema as S
 from loaders.heap import give_back
 from loaders.index.arrow_part import concatenated
 from loaders.index.extras import kept_extras
-from loaders.index.runs import gathered, runs_of
+from loaders.index.runs import gathered, runs_of, sort_order
 from loaders.index.shared_part import hand_back
 
 Part = pa.Table
@@ -101,8 +101,7 @@ def sorted_parts(parts: list[Part], decoded: frozenset[str] = frozenset()) -> pa
         if coded or column.null_count:  # a fill copies the column, even one without nulls
             table = table.set_column(at, key, pc.fill_null(column, fill))
         sort_by[key] = table.column(key)
-    keys = [(key, "ascending") for key in S.SORT_KEYS if key in sort_by]
-    order = pc.sort_indices(pa.table({key: sort_by[key] for key, _ in keys}), sort_keys=keys)
+    order = sort_order([sort_by[key] for key in S.SORT_KEYS if key in sort_by])
     del sort_by
     held = [table]
     del table  # _taken holds the only reference: each column goes once it is sorted

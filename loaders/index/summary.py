@@ -179,7 +179,9 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, fields: Fields |
     text_columns(objs, keys, cols)
     cols[S.GROUP_ID], cols[S.GROUP_SOURCE] = G.groups(objs, keys, cols[S.PROMPT_ID])
     cols[S.EXCLUDED_BY] = G.exclusions(objs, keys, report)
-    cols[S.EXCLUDED] = np.array([bool(e) for e in cols[S.EXCLUDED_BY]], dtype=bool)
+    excluded = cols[S.EXCLUDED_BY]  # a batch mostly excludes none: no bool() a sample then
+    cols[S.EXCLUDED] = (np.fromiter(map(bool, excluded), bool, len(excluded)) if any(excluded)
+                        else np.zeros(len(excluded), dtype=bool))
     cols.update(extra_columns(objs, keys, report))
     cols.update(T.conversation_columns(objs, keys, turns, cols[S.TRAINED_SHARE]))
     cols[S.NAN_COUNT] = bad

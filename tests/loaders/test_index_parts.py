@@ -203,3 +203,38 @@ def test_file_names_coded_by_arrow_become_the_categories_typed_makes_of_their_te
     texts = pd.Series(coded.cast(pa.string()).to_pylist(), dtype="string")
     pd.testing.assert_series_equal(got, texts.astype("category"), check_names=False)
     assert list(got.cat.categories) == ["a.jsonl", "r_10.jsonl", "r_2.jsonl"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sort_order_of_packed_keys_equals_arrows_sort_indices(seed):
+    """Keys packed into one int64 sort as Arrow sorts them, ties in row order; keys that do
+    not fit 63 bits together, or that are not whole numbers, go to Arrow itself."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from loaders.index.runs import sort_order
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 3000))
+    spans = [int(rng.choice([1, 2, 9, 1000, 1 << 20, 1 << 40, 1 << 62])) for _ in range(5)]
+    kinds = [pa.int64(), pa.uint64(), pa.int32(), pa.int64(), pa.int64()]
+    if seed % 10 == 7:  # many ties: their rows must keep their order
+        spans = [2, 1, 3, 2, 1]
+    keys = []
+    for span, kind in zip(spans, kinds):
+        low = 0 if pa.types.is_unsigned_integer(kind) else int(rng.integers(-5, 5))
+        if kind == pa.int32():
+            span = min(span, 1 << 30)
+        values = [low + int(v) % span for v in rng.integers(0, 1 << 62, n)]
+        cut = int(rng.integers(0, n + 1))  # two chunks, as parts are
+        keys.append(pa.chunked_array([pa.array(values[:cut], kind),
+                                      pa.array(values[cut:], kind)], kind))
+    if seed % 10 == 9:
+        keys[2] = pa.chunked_array([pc.cast(keys[2].combine_chunks(), pa.float64())])
+    if seed % 10 == 8:  # a uint64 past int64's range
+        keys[1] = pa.chunked_array([pa.array([(1 << 63) + i % 3 for i in range(n)],
+                                             pa.uint64())])
+    table = pa.table({str(at): key for at, key in enumerate(keys)})
+    want = pc.sort_indices(table, sort_keys=[(name, "ascending") for name in table.column_names])
+    assert sort_order(keys).to_numpy().tolist() == want.to_numpy().tolist()
