@@ -51,6 +51,27 @@ class TokenLists:
         return listed[pos]
 
 
+    def tokens(self, rows: np.ndarray, positions: np.ndarray) -> list[object]:
+        """token(row, pos) of each pair: a part left as bytes gives its strings in one C call
+        (lines.TokenSpans.tokens), not one call a token."""
+        out: list[object] = [NO_TOKEN] * len(rows)
+        parts = np.searchsorted(np.asarray(self._firsts, np.int64), rows, side="right") - 1
+        for part in np.unique(parts).tolist():
+            picked = np.flatnonzero(parts == part)
+            column = self._columns[part] if part >= 0 else None
+            if isinstance(column, TokenSpans):
+                at = rows[picked] - self._firsts[part]
+                inside = at < len(column)
+                got = column.tokens(np.where(inside, at, 0), np.where(inside, positions[picked],
+                                                                      -1))
+                for i, token in zip(picked.tolist(), got):
+                    out[i] = NO_TOKEN if token is None else token
+            else:
+                for i in picked.tolist():
+                    out[i] = self.token(int(rows[i]), int(positions[i]))
+        return out
+
+
 NO_TOKEN = object()  # TokenLists.token's "none there" (a list may hold None itself)
 
 
@@ -90,15 +111,15 @@ def hot_entries(values: np.ndarray, layout: Layout, tokens: TokenLists,
     tokens: [token, count, sum, largest, offset, item, position] each."""
     found: list[dict[str, list]] = [{} for _ in range(groups)]
     samples, at = _top_tokens(values, layout)
-    positions = (at - layout.starts[samples]).tolist()
-    rows_of, groups_of = layout.rows, layout.groups.tolist()
-    for sample, pos, value in zip(samples.tolist(), positions, values[at].tolist()):
-        row = rows_of[sample]
-        token = tokens.token(row, pos)
+    positions = at - layout.starts[samples]
+    rows = layout.rows[samples]
+    for group, row, pos, value, token in zip(layout.groups[samples].tolist(), rows.tolist(),
+                                             positions.tolist(), values[at].tolist(),
+                                             tokens.tokens(rows, positions)):
         if token is NO_TOKEN:
             continue
         text = str(token)[:TOKEN_CHARS]
-        entry = found[groups_of[sample]].setdefault(text, [text, 0, 0.0, -1.0, 0, 0, 0])
+        entry = found[group].setdefault(text, [text, 0, 0.0, -1.0, 0, 0, 0])
         entry[1] += 1
         entry[2] += value
         if value > entry[3]:

@@ -745,43 +745,69 @@ done:
     return out;
 }
 
-/* token_at(data, start, end, pos) -> str | None: string `pos` of the token list whose bytes
- * are data[start:end] ([ to ], every string in it checked by the scan), read as read_string
- * reads it; the strings before it are skipped, not made.  A digest's hot token wants one
- * string of its sample's list, not the list.  None where the list holds no such string
- * (the caller then reads the list with orjson). */
+/* String `pos` of the token list whose bytes are buf[start:end] ([ to ], every string in it
+ * checked by the scan), read as read_string reads it; the strings before it are skipped, not
+ * made.  NULL (no error set) where the list holds no such string. */
+static PyObject *token_in(const char *buf, Py_ssize_t len, Py_ssize_t start, Py_ssize_t end,
+                          Py_ssize_t pos) {
+    PyObject *out = NULL;
+    Line l;
+    memset(&l, 0, sizeof l);
+    if (start < 0 || end > len || end - start < 2 || pos < 0 || buf[start] != '[') return NULL;
+    l.p = buf + start + 1;
+    l.end = buf + end - 1;  /* its ] */
+    for (Py_ssize_t k = 0;; k++) {
+        skip_ws(&l);
+        if (l.p >= l.end || *l.p != '"') break;
+        if (k == pos) {
+            out = read_string(&l);
+            break;
+        }
+        const char *q = l.p + 1;
+        while (q < l.end && *q != '"') q += *q == '\\' ? 2 : 1;
+        if (q >= l.end) break;
+        l.p = q + 1;
+        skip_ws(&l);
+        if (l.p >= l.end || *l.p != ',') break;
+        l.p++;
+    }
+    PyMem_Free(l.text.data);
+    return out;
+}
+
+/* token_at(data, start, end, pos) -> str | None: token_in's string.  A digest's hot token
+ * wants one string of its sample's list, not the list.  None where the list holds no such
+ * string (the caller then reads the list with orjson). */
 static PyObject *token_at(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t start, end, pos;
     if (!PyArg_ParseTuple(args, "y*nnn", &view, &start, &end, &pos)) return NULL;
-    PyObject *out = NULL;
-    Line l;
-    memset(&l, 0, sizeof l);
-    if (start < 0 || end > view.len || end - start < 2 || pos < 0
-        || ((const char *)view.buf)[start] != '[') goto none;
-    l.p = (const char *)view.buf + start + 1;
-    l.end = (const char *)view.buf + end - 1;  /* its ] */
-    for (Py_ssize_t k = 0;; k++) {
-        skip_ws(&l);
-        if (l.p >= l.end || *l.p != '"') goto none;
-        if (k == pos) {
-            out = read_string(&l);
-            if (out == NULL) goto none;
-            goto done;
-        }
-        const char *q = l.p + 1;
-        while (q < l.end && *q != '"') q += *q == '\\' ? 2 : 1;
-        if (q >= l.end) goto none;
-        l.p = q + 1;
-        skip_ws(&l);
-        if (l.p >= l.end || *l.p != ',') goto none;
-        l.p++;
-    }
-none:
-    out = Py_NewRef(Py_None);
-done:
-    PyMem_Free(l.text.data);
+    PyObject *out = token_in(view.buf, view.len, start, end, pos);
     PyBuffer_Release(&view);
+    return out != NULL ? out : Py_NewRef(Py_None);
+}
+
+/* tokens_at(data, starts, ends, positions) -> list of str | None: token_at of each
+ * (start, end, pos), the three int64 bytes of as many: a group's hot tokens in one call. */
+static PyObject *tokens_at(PyObject *self, PyObject *args) {
+    Py_buffer view, starts, ends, positions;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*", &view, &starts, &ends, &positions)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t count = starts.len / 8;
+    if (ends.len != starts.len || positions.len != starts.len || starts.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "starts, ends and positions: as many int64 each");
+        goto done;
+    }
+    out = PyList_New(count);
+    if (out == NULL) goto done;
+    const int64_t *s = starts.buf, *e = ends.buf, *at = positions.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *got = token_in(view.buf, view.len, s[i], e[i], at[i]);
+        PyList_SET_ITEM(out, i, got != NULL ? got : Py_NewRef(Py_None));
+    }
+done:
+    PyBuffer_Release(&view); PyBuffer_Release(&starts); PyBuffer_Release(&ends);
+    PyBuffer_Release(&positions);
     return out;
 }
 
@@ -865,6 +891,7 @@ static PyMethodDef methods[] = {
     {"set_hasher", set_hasher, METH_VARARGS, "the XXH3-64 function the line checks use"},
     {"parse_number", parse_number, METH_VARARGS, "one JSON number, as scan reads it"},
     {"token_at", token_at, METH_VARARGS, "one string of a checked token list's bytes"},
+    {"tokens_at", tokens_at, METH_VARARGS, "token_at of many (start, end, pos)"},
     {"flat_sums", flat_sums, METH_VARARGS, "each sample's first n values summed in order"},
     {NULL, NULL, 0, NULL},
 };

@@ -127,6 +127,17 @@ class TokenSpans:
         got = _C.token_at(self.data, start, end, pos)
         return self[i][pos] if got is None else got
 
+    def tokens(self, rows: np.ndarray, positions: np.ndarray) -> list[str | None]:
+        """token(row, pos) of each pair, the strings read in one C call."""
+        rows, positions = np.asarray(rows, np.int64), np.asarray(positions, np.int64)
+        spans = self._spans[rows]
+        inside = (positions >= 0) & (positions < self.lengths[rows])
+        found = _C.tokens_at(self.data, spans[:, 0].tobytes(), spans[:, 1].tobytes(),
+                             np.where(inside, positions, -1).tobytes())
+        return [None if not ok else self[row][pos] if got is None else got
+                for got, ok, row, pos in zip(found, inside.tolist(), rows.tolist(),
+                                             positions.tolist())]
+
     def lists(self, missing: object) -> list:
         """Every sample's list, `missing` where it has none."""
         return [missing if value is None else value for value in map(self.__getitem__,

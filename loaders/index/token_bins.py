@@ -23,10 +23,9 @@ class Layout:
                  ) -> None:
         """order: the samples' rows and lengths, in the values' order; group_of_row: the
         group of every row."""
-        rows, self.lengths = order
-        self.rows = rows.tolist()
+        self.rows, self.lengths = order  # numpy: a hot token's row is read by index
         self.starts = np.cumsum(self.lengths) - self.lengths
-        self.groups = group_of_row[rows]
+        self.groups = group_of_row[self.rows]
         self.width = REL_BINS + int(-(-self.lengths.max() // ABS_TOKENS))  # bins a group
         self._edges: list[np.ndarray] | None = None
         self._token_keys: np.ndarray | None = None

@@ -253,3 +253,48 @@ def test_one_token_of_a_list_is_the_string_orjson_reads_there():
             assert [spans.token(i, pos) for pos in range(len(listed))] == listed
             assert spans.token(i, len(listed)) is None and spans.token(i, -1) is None
     assert lines._C.token_at(b'["a", 1]', 0, 8, 1) is None  # not a string: orjson's then
+
+
+def test_many_tokens_read_in_one_call_are_each_the_one_token_reads():
+    """TokenSpans.tokens (lines.c tokens_at) gives token(row, pos) of every pair at once:
+    every position of every list, past the end, before the start, a sample without a list;
+    a list with a number in it reads None there (orjson's reading then)."""
+    tokens = [["a", " b", "é", "\\n", '"q"', "𝄞"], [], None, ["only"]]
+    rows = [make_sample(1, seed=i) for i in range(len(tokens))]
+    for row, listed in zip(rows, tokens):
+        row.pop("response_tokens", None)
+        if listed is not None:
+            row["response_tokens"] = listed
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    spans = lines.read_block(data, 0, 1024, 1 << 20).columns["response_tokens"]
+    pairs = [(i, pos) for i in range(len(tokens)) for pos in range(-1, 8)]
+    got = spans.tokens(np.array([i for i, _ in pairs]), np.array([p for _, p in pairs]))
+    assert got == [spans.token(i, pos) for i, pos in pairs]
+    assert [token for token in got if token is not None] == tokens[0] + tokens[3]
+    assert lines._C.tokens_at(b'["a", 1]', np.array([0, 0], np.int64).tobytes(),
+                              np.array([8, 8], np.int64).tobytes(),
+                              np.array([0, 1], np.int64).tobytes()) == ["a", None]
+    with pytest.raises(ValueError):
+        lines._C.tokens_at(b"[]", b"\0" * 8, b"", b"")
+
+
+def test_hot_tokens_looked_up_at_once_across_parts_are_each_ones_lookup():
+    """TokenLists.tokens over parts read in C (TokenSpans) and as parsed lists, with rows
+    before the first part and past a part's end: each NO_TOKEN or the token that
+    TokenLists.token gives."""
+    from loaders.index.hot_tokens import NO_TOKEN, TokenLists
+
+    rows = [make_sample(1, seed=i) for i in range(4)]
+    for i, row in enumerate(rows):
+        row["response_tokens"] = [f"t{i}_{k}" for k in range(i + 1)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    spans = lines.read_block(data, 0, 1024, 1 << 20).columns["response_tokens"]
+    lists = TokenLists()
+    lists.add(2, spans)  # rows 2-5
+    lists.add(6, [["p", "q"], None, "not a list", ["r"]])  # rows 6-9
+    lists.add(12, spans)  # rows 12-15; 10 and 11 are past the second part's end
+    wanted = [(row, pos) for row in range(0, 17) for pos in (-1, 0, 1, 2, 3)]
+    got = lists.tokens(np.array([r for r, _ in wanted]), np.array([p for _, p in wanted]))
+    assert got == [lists.token(r, p) for r, p in wanted]
+    assert got[wanted.index((3, 1))] == "t1_1" and got[wanted.index((6, 1))] == "q"
+    assert got[wanted.index((0, 0))] is NO_TOKEN and got[wanted.index((10, 0))] is NO_TOKEN
