@@ -534,8 +534,10 @@ static int read_scalar(Key *key, Line *l, Staged *st) {
     return 1;
 }
 
-/* One line into the staging: 1 plain, 0 not.  The step must be an int (is_plain's rule) and
- * no key may change kind within the run (a run's columns keep one kind each). */
+/* One line into the staging, read up to its newline (l->end may lie past it: no plain value
+ * holds a raw newline, and blanks are skipped up to one only): 1 plain, l->p at the newline;
+ * 0 not.  The step must be an int (is_plain's rule) and no key may change kind within the
+ * run (a run's columns keep one kind each). */
 static int read_line(Run *r, Line *l) {
     unstage(l);
     l->numbers.size = 0;
@@ -577,8 +579,8 @@ static int read_line(Run *r, Line *l) {
         if (l->p < l->end && *l->p == '}') { l->p++; break; }
         return 0;
     }
-    skip_ws(l);
-    return step_seen && l->p == l->end;
+    skip_ws(l);  /* then the line's newline, where the scan finds the line's end */
+    return step_seen && l->p < l->end && *l->p == '\n';
 }
 
 /* Pad a key's column to `count` samples with the missing marker (or length -1). */
@@ -702,13 +704,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     Py_ssize_t n = 0, lines = 0, at = pos, taken = 0;
     PyObject *out = NULL;
     while (at < view.len && n < max_samples && taken < max_bytes) {
-        const char *line = data + at;
-        const char *nl = memchr(line, '\n', end - line);
-        if (nl == NULL) break;  /* a last line without newline: the caller's rules */
-        if (!is_blank(line, nl)) {
-            l.p = line;
-            l.end = nl;
-            if (!read_line(&r, &l)) { unstage(&l); break; }
+        const char *line = data + at, *nl;
+        /* The line is parsed up to the data's end: no value of a plain line holds a raw
+         * newline, so its parse stops at the line's own, found without a memchr a line. */
+        l.p = line;
+        l.end = end;
+        if (read_line(&r, &l)) {
+            nl = l.p;
             int64_t s = at, e = nl - data, number = lines;
             if (commit(&r, &l, n, data) < 0 || buf_put(&starts, &s, sizeof s) < 0
                 || buf_put(&ends, &e, sizeof e) < 0 || buf_put(&numbers, &number, sizeof number) < 0)
@@ -719,6 +721,11 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             }
             n++;
             taken += nl - line;
+        } else {
+            unstage(&l);
+            nl = memchr(line, '\n', end - line);
+            /* a last line without newline: the caller's rules; a line not plain ends the run */
+            if (nl == NULL || !is_blank(line, nl)) break;
         }
         lines++;
         at = nl + 1 - data;

@@ -298,3 +298,26 @@ def test_hot_tokens_looked_up_at_once_across_parts_are_each_ones_lookup():
     assert got == [lists.token(r, p) for r, p in wanted]
     assert got[wanted.index((3, 1))] == "t1_1" and got[wanted.index((6, 1))] == "q"
     assert got[wanted.index((0, 0))] is NO_TOKEN and got[wanted.index((10, 0))] is NO_TOKEN
+
+
+@pytest.mark.parametrize("odd", [
+    b'{"step": 1,\n"reward": 1.0}\n',  # an object over two lines: two bad lines, not one
+    b'{"step": 1, "response": "a\nb"}\n',  # a raw newline in a string
+    b'{"step": 1, "response_tokens": ["a\n", "b"]}\n',  # and in a token
+    b'{"step": 1, "logprobs": [0.5,\n0.25]}\n',  # a list over two lines
+    b'{"step": 1}\t\x0b\n',  # a blank orjson does not take after the object
+    b'{"step": 1} {"step": 2}\n',  # two objects on a line
+])
+def test_a_plain_run_ends_at_a_line_whose_value_runs_past_its_newline(odd):
+    """The C scan parses a line up to the data's end and finds its newline where the parse
+    stops: a value that would run past the newline ends the run before its line, as the
+    line's own end did, and the lines after it are no part of it."""
+    good = b'{"step": 1, "reward": 0.5, "response": "ok"}\n'
+    data = good * 3 + b" \t\r\n" + good + odd + good
+    block = lines.read_block(data, 0, 1024, 1 << 20)
+    assert block is not None and len(block) == 4 and block.lines == 5
+    assert block.end == data.index(odd)
+    assert lines.read_block(data, block.end, 1024, 1 << 20) is None
+    tail = lines.read_block(data, len(data) - len(good), 1024, 1 << 20)
+    assert len(tail) == 1 and tail.end == len(data)
+    assert lines.read_block(data[:-1], len(data) - len(good), 1024, 1 << 20) is None
