@@ -25,6 +25,9 @@ _NUMBERS = frozenset({float, int, bool, type(None)})
 
 def numbers(values: list) -> np.ndarray | None:
     """float64 (None -> NaN) when every value is a number, a bool or None; else None."""
+    fast = kernel.numbers(values) if values.__class__ is list else None
+    if fast is not None:
+        return fast
     kinds = set(map(type, values))
     if not kinds <= _NUMBERS:
         return None

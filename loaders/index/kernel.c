@@ -592,6 +592,36 @@ static PyObject *all_strings(PyObject *self, PyObject *values) {
     Py_RETURN_TRUE;
 }
 
+/* numbers(values) -> float64 bytes | None: a list of float, int, bool and None (exactly
+ * those types) as np.array(..., float64) reads it, None as NaN; None when an item is of
+ * another type or an int does not fit a double (np.array raises then).  A batch's reward
+ * column without a set of its types and numpy's own pass over the list. */
+static PyObject *numbers(PyObject *self, PyObject *values) {
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "numbers: a list");
+        return NULL;
+    }
+    double *at = NULL;
+    Py_ssize_t count = PyList_GET_SIZE(values);
+    PyObject *out = float64s(count, &at);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *v = PyList_GET_ITEM(values, i);
+        if (PyFloat_CheckExact(v)) at[i] = PyFloat_AS_DOUBLE(v);
+        else if (v == Py_None) at[i] = NAN;
+        else if (v == Py_True || v == Py_False) at[i] = v == Py_True;
+        else if (!PyLong_CheckExact(v)) goto not_plain;
+        else if ((at[i] = PyLong_AsDouble(v)) == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();  /* past a double's range */
+            goto not_plain;
+        }
+    }
+    return out;
+not_plain:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 /* utf8(values) -> None | (int32 offsets bytes, data bytes, validity bytes | None): a list of
  * str or None laid out as an Arrow string array's buffers (None: a null, bit 0 in the
  * validity, LSB first; no validity when every item is a str).  Arrow's own conversion checks
@@ -1183,6 +1213,7 @@ static PyMethodDef methods[] = {
     {"repetitions", repetitions, METH_VARARGS, "float64 bytes of each text's repetition"},
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
+    {"numbers", numbers, METH_O, "float64 bytes of a list of plain numbers"},
     {"utf8", utf8, METH_O, "a list of str or None as an Arrow string array's buffers"},
     {"kl_sums", kl_sums, METH_VARARGS, "float64 bytes of the KL estimators' segment sums"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},

@@ -41,6 +41,15 @@ def flat_heads(parts: list, lengths: list[int]) -> np.ndarray | None:
     return None if out is None else np.frombuffer(out, dtype=np.float64)
 
 
+def numbers(values: list) -> np.ndarray | None:
+    """float64 of a list of float, int, bool and None (None -> NaN), as np.array reads it;
+    None when an item is of another type or an int is past a double's range."""
+    if _C is None:
+        return None
+    out = _C.numbers(values)
+    return None if out is None else np.frombuffer(out, dtype=np.float64).copy()
+
+
 def head_sums(parts: list, lengths: list[int]) -> np.ndarray | None:
     """sum(part[:n], 0.0) of each list (NaN where it is no list or n is 0); None when a
     value is not a float or a machine-size int (Python's sum is the rule then)."""

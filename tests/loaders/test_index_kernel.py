@@ -343,3 +343,31 @@ def test_kl_sums_are_numpys_reduceat_sums_bit_for_bit():
     assert got.tobytes() == np.full(9, -0.0).tobytes()
     assert kernel.kl_sums(np.zeros(3), np.zeros(3), np.zeros(3), np.array([2, 0, 1])) is None
     assert kernel.kl_sums(np.zeros(3), np.zeros(2), np.zeros(3), np.array([3])) is None
+
+
+class _Float(float):
+    pass
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_numbers_read_a_list_as_numpy_reads_it(seed):
+    """kernel.numbers is np.array(values, float64) with None as NaN, bit for bit, for lists
+    of exactly float, int, bool and None; any other item, or an int past a double, leaves the
+    list to Python (None)."""
+    import math
+
+    from loaders.index.field_columns import numbers
+
+    rng = random.Random(seed)
+    pool = [0.1, -0.0, math.inf, -math.inf, math.nan, 1e308, 5e-324, 2 ** 53 + 1, -(2 ** 63),
+            2 ** 64 + 3, 10 ** 300, True, False, None, 0, -7, 3.0]
+    values = [rng.choice(pool) for _ in range(rng.randint(0, 200))]
+    got = kernel.numbers(values)
+    want = np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+    assert got is not None and got.tobytes() == want.tobytes()
+    assert got.flags.writeable
+    assert numbers(values).tobytes() == want.tobytes()
+    for odd in ("1.5", _Float(1.5), 10 ** 400, [1.0], np.float64(1.0)):
+        at = rng.randint(0, len(values))
+        assert kernel.numbers(values[:at] + [odd] + values[at:]) is None
+    assert numbers(values + [10 ** 400]) is None  # as numpy: no double holds it
