@@ -25,7 +25,13 @@ class StepRanges:
 
     @classmethod
     def of(cls, step_column: np.ndarray) -> StepRanges:
-        steps, starts = np.unique(step_column, return_index=True)
+        """The ranges of a step column in order: where it changes (a pass, where np.unique
+        sorted a million rows in 40 ms); np.unique's first rows of a column out of order."""
+        if len(step_column) and (step_column[1:] >= step_column[:-1]).all():
+            starts = np.flatnonzero(np.r_[True, step_column[1:] != step_column[:-1]])
+            steps = step_column[starts]
+        else:
+            steps, starts = np.unique(step_column, return_index=True)
         ends = np.append(starts[1:], len(step_column)).astype(np.int64)
         return cls(steps, starts.astype(np.int64), ends)
 

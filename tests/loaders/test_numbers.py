@@ -189,3 +189,21 @@ def test_an_index_not_sorted_by_step_is_damaged(runs):
     with pytest.raises(IndexDamaged, match="not sorted by step"):
         assert open_run(served.root).steps
     assert open_run(served.root).cache == "miss"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_step_ranges_of_a_column_in_order_are_np_uniques(seed):
+    """StepRanges.of finds a sorted column's steps where it changes; they equal np.unique's
+    (steps, first rows) and their ends, dtypes too; a column out of order goes to np.unique."""
+    from loaders.index.index_columns import StepRanges
+
+    rng = np.random.default_rng(seed)
+    column = rng.integers(-3, 6, int(rng.integers(0, 60))).astype(
+        [np.int64, np.int32][seed % 2])
+    if seed % 5:
+        column = np.sort(column)
+    steps, starts = np.unique(column, return_index=True)
+    got = StepRanges.of(column)
+    assert got.steps.tolist() == steps.tolist() and got.steps.dtype == column.dtype
+    assert got.starts.tolist() == starts.tolist() and got.starts.dtype == np.int64
+    assert got.ends.tolist() == np.append(starts[1:], len(column)).tolist()
