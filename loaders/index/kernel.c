@@ -622,6 +622,32 @@ not_plain:
     Py_RETURN_NONE;
 }
 
+/* whole_numbers(values) -> int64 bytes | None: a list of int (exactly that type) within
+ * int64, as np.array(..., int64) reads it; None for any other item (the caller's numpy
+ * then reads the list, or refuses it as it always did). */
+static PyObject *whole_numbers(PyObject *self, PyObject *values) {
+    if (!PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "whole_numbers: a list");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(values);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    if (out == NULL) return NULL;
+    int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *v = PyList_GET_ITEM(values, i);
+        int overflow = 0;
+        if (!PyLong_CheckExact(v)) goto not_plain;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) { PyErr_Clear(); goto not_plain; }
+        at[i] = (int64_t)x;
+    }
+    return out;
+not_plain:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 /* utf8(values) -> None | (int32 offsets bytes, data bytes, validity bytes | None): a list of
  * str or None laid out as an Arrow string array's buffers (None: a null, bit 0 in the
  * validity, LSB first; no validity when every item is a str).  Arrow's own conversion checks
@@ -1214,6 +1240,7 @@ static PyMethodDef methods[] = {
     {"token_bins", token_bins, METH_VARARGS, "the token digest's counts and sums by bin"},
     {"all_strings", all_strings, METH_O, "every item of a list a str"},
     {"numbers", numbers, METH_O, "float64 bytes of a list of plain numbers"},
+    {"whole_numbers", whole_numbers, METH_O, "int64 bytes of a list of ints"},
     {"utf8", utf8, METH_O, "a list of str or None as an Arrow string array's buffers"},
     {"kl_sums", kl_sums, METH_VARARGS, "float64 bytes of the KL estimators' segment sums"},
     {"top_tokens", top_tokens, METH_VARARGS, "int64 bytes of each run's top values' offsets"},

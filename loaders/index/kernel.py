@@ -50,6 +50,15 @@ def numbers(values: list) -> np.ndarray | None:
     return None if out is None else np.frombuffer(out, dtype=np.float64).copy()
 
 
+def whole_numbers(values: list) -> np.ndarray:
+    """np.array(values, int64), in one C pass when every item is an int within int64 (a
+    batch's steps); numpy's own reading (and its errors) else."""
+    out = _C.whole_numbers(values) if _C is not None and values.__class__ is list else None
+    if out is None:
+        return np.array(values, dtype=np.int64)
+    return np.frombuffer(out, dtype=np.int64).copy()
+
+
 def head_sums(parts: list, lengths: list[int]) -> np.ndarray | None:
     """sum(part[:n], 0.0) of each list (NaN where it is no list or n is 0); None when a
     value is not a float or a machine-size int (Python's sum is the rule then)."""

@@ -15,6 +15,7 @@ import numpy as np
 from loaders import schema as S
 from loaders.index import field_columns as F
 from loaders.index import group_columns as G
+from loaders.index import kernel
 from loaders.index import turn_columns as T
 from loaders.index.block_fields import BlockFields
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
@@ -169,7 +170,7 @@ def _summarize(objs: list[dict], where: dict, report: F.Report, fields: Fields |
     places = T.trained_views(objs, keys, cols)  # drops only known keys: `keys` still holds
     keys = fields if fields is not None else Fields(objs, keys)  # after the cut: its
     # columns are the cut samples'
-    cols[S.STEP] = np.array(column(objs, S.STEP, keys), dtype=np.int64)
+    cols[S.STEP] = kernel.whole_numbers(column(objs, S.STEP, keys))
     cols[S.POLICY_LAG], cols[S.POLICY_SPAN] = F.policy_lag(objs, keys, cols[S.STEP], report)
     cols[S.IMAGES] = F.image_counts(objs, keys)
     cols[S.VALIDATION] = G.validation(objs, cols.get(S.FILE) or [""] * len(objs), keys, report)

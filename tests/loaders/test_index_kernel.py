@@ -371,3 +371,19 @@ def test_numbers_read_a_list_as_numpy_reads_it(seed):
         at = rng.randint(0, len(values))
         assert kernel.numbers(values[:at] + [odd] + values[at:]) is None
     assert numbers(values + [10 ** 400]) is None  # as numpy: no double holds it
+
+
+def test_whole_numbers_read_ints_as_numpy_reads_them():
+    """kernel.whole_numbers is np.array(values, int64) for a list of ints within int64, and
+    numpy's own reading (its errors too) for anything else."""
+    values = [0, -1, 2 ** 63 - 1, -(2 ** 63), 999, 7]
+    got = kernel.whole_numbers(values)
+    assert got.dtype == np.int64 and got.tolist() == values and got.flags.writeable
+    assert kernel._C.whole_numbers(values + [True]) is None  # numpy reads a bool as 1
+    assert kernel.whole_numbers(values + [True]).tolist() == values + [1]
+    assert kernel._C.whole_numbers([2 ** 63]) is None
+    with pytest.raises(OverflowError):
+        kernel.whole_numbers([1, 2 ** 63])
+    with pytest.raises(TypeError):
+        kernel.whole_numbers([1, None])
+    assert kernel.whole_numbers([]).tolist() == []
