@@ -9,9 +9,9 @@ from loaders.find.remote import open_binary
 from loaders.formats import AS_WRITTEN, is_plain, samples_of
 from loaders.formats.context import FileContext, context_of
 from loaders.index import lines
-from loaders.index.chunk import Chunk, ChunkResult
+from loaders.index.chunk import CHUNK_BYTES, Chunk, ChunkResult
 from loaders.index.hashes import data_hashes
-from loaders.index.summary import FLUSH, SummaryBatch
+from loaders.index.summary import SummaryBatch
 from loaders.parse.record import BadLine, line_check, parse_object
 from loaders.parse.repair import problems_of
 
@@ -36,12 +36,10 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
     view = memoryview(data)  # lines as views: no copy of the chunk's bytes
     plain = chunk.format in AS_WRITTEN  # a line is a sample as it stands: no normalising
     misses = 0 if plain and lines.available() else _MISSES  # runs of plain lines, in C
-    flush = (FLUSH, BLOCK_BYTES)  # a block's samples and bytes at most
     while pos < len(data):
         if misses < _MISSES:
-            block = lines.read_block(data, pos, *flush)
+            block = lines.read_block(data, pos, BLOCK_SAMPLES, BLOCK_BYTES)
             if block is not None:
-                flush = _next_flush(block)
                 batch.add_block(block, _where(block, chunk, result.lines, view),
                                 result.problems)
                 result.lines += block.lines
@@ -72,17 +70,10 @@ def scan_jsonl(chunk: Chunk, batch: SummaryBatch) -> ChunkResult:
 
 _MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is read line by line
 # A run of lines read in C (lines.py) is columns, about the lines' own bytes, not the 3-5x
-# of parsed dicts that summary.FLUSH_BYTES bounds, so its block may be larger: a batch's ~100
-# numpy calls then cost a 16-token sample 6 % less, and a 512-token one 3 %.
-BLOCK_BYTES = 4 << 20
-SHORT_LINE_BYTES = 4096
-SHORT_FLUSH, SHORT_FLUSH_BYTES = 4096, 6 << 20
-
-
-def _next_flush(block: lines.Block) -> tuple[int, int]:
-    """The next block's most samples and bytes: more of them after a block of short lines."""
-    short = len(block) and block.ends[-1] - block.starts[0] < SHORT_LINE_BYTES * len(block)
-    return (SHORT_FLUSH, SHORT_FLUSH_BYTES) if short else (FLUSH, BLOCK_BYTES)
+# of parsed dicts that summary.FLUSH_BYTES bounds, so a chunk's plain lines are one block:
+# a batch's ~100 numpy calls and its table are paid once a chunk, not once every 4 MB (a
+# 16-token sample costs 3 % less, a 512- or 1,024-token one 5 %; a worker holds ~10 MB more)
+BLOCK_SAMPLES, BLOCK_BYTES = 16384, CHUNK_BYTES
 
 
 def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:

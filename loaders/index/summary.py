@@ -68,10 +68,9 @@ class SummaryBatch:
         first: the parts keep the samples' order."""
         self._flush()
         keys = BlockFields(block)
-        if not AS_DICTS.isdisjoint(keys):  # a per-sample rule: read as the dicts it holds
-            rows = [dict(row) for row in keys.rows()]
-            for i, row in enumerate(rows):
-                self.add(row, tuple(where[k][i] for k in WHERE), problems)
+        if not AS_DICTS.isdisjoint(keys):  # a per-sample rule: read as the dicts it holds,
+            for i, row in enumerate(keys.rows()):  # a FLUSH of them at a time (a block is a
+                self.add(dict(row), tuple(where[k][i] for k in WHERE), problems)  # chunk)
             return
         self._summarized(keys.rows(), where, [problems] * len(block), {}, keys)
 
