@@ -231,20 +231,29 @@ static int same_word(const Word *a, const Word *b, const char *data, int kind) {
            memcmp(data + a->start * kind, data + b->start * kind, (size_t)a->len * kind) == 0;
 }
 
-/* The words of text[from:] as str.split() finds them (runs of Py_UNICODE_ISSPACE). */
-static Py_ssize_t split_words(PyObject *text, Py_ssize_t from, Word *words) {
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t size = PyUnicode_GET_LENGTH(text), count = 0, i = from;
+/* Py_UNICODE_ISSPACE of each code point below 256, set at import: a 1-byte text's words are
+ * split by a table, not the macro's branch and call past ASCII. */
+static unsigned char SPACE1[256];
+
+/* Whether ch is str.split()'s whitespace; `kind` a constant where the callers below are
+ * inlined for 1-byte text (PyUnicode_READ is then a byte's load). */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+ALWAYS_INLINE int is_space(int kind, Py_UCS4 ch) {
+    return kind == PyUnicode_1BYTE_KIND ? SPACE1[ch] : Py_UNICODE_ISSPACE(ch);
+}
+
+ALWAYS_INLINE Py_ssize_t split_words_of(int kind, const void *data, Py_ssize_t size,
+                                        Py_ssize_t i, Word *words) {
+    Py_ssize_t count = 0;
     while (i < size) {
-        while (i < size && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+        while (i < size && is_space(kind, PyUnicode_READ(kind, data, i))) i++;
         if (i >= size) break;
         Word *w = &words[count++];
         uint64_t h = 0x9e3779b97f4a7c15ULL;
         w->start = i;
         while (i < size) {
             Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-            if (Py_UNICODE_ISSPACE(ch)) break;
+            if (is_space(kind, ch)) break;
             h = (h ^ ch) * 0x100000001b3ULL;
             i++;
         }
@@ -252,6 +261,15 @@ static Py_ssize_t split_words(PyObject *text, Py_ssize_t from, Word *words) {
         w->hash = mix(h);
     }
     return count;
+}
+
+/* The words of text[from:] as str.split() finds them (runs of Py_UNICODE_ISSPACE). */
+static Py_ssize_t split_words(PyObject *text, Py_ssize_t from, Word *words) {
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text);
+    if (PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND)
+        return split_words_of(PyUnicode_1BYTE_KIND, data, size, from, words);
+    return split_words_of(PyUnicode_KIND(text), data, size, from, words);
 }
 
 /* 1 - distinct word 4-grams / 4-grams (repetition.repetition), grams compared word by
@@ -320,15 +338,15 @@ static PyObject *repetitions(PyObject *self, PyObject *args) {
 
 /* A word's hash as signatures() reads it: ASCII letters lowercased, each run of ASCII digits
  * one '0' (a paraphrase with other numbers is the same text), FNV-1a over code points. */
-static Py_ssize_t next_word(int kind, const void *data, Py_ssize_t i, Py_ssize_t end,
-                            uint64_t *hash) {
-    while (i < end && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) i++;
+ALWAYS_INLINE Py_ssize_t next_word(int kind, const void *data, Py_ssize_t i, Py_ssize_t end,
+                                   uint64_t *hash) {
+    while (i < end && is_space(kind, PyUnicode_READ(kind, data, i))) i++;
     if (i >= end) return -1;
     uint64_t h = 0xcbf29ce484222325ULL;
     int in_digits = 0;
     while (i < end) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        if (Py_UNICODE_ISSPACE(ch)) break;
+        if (is_space(kind, ch)) break;
         i++;
         if (ch >= '0' && ch <= '9') {
             if (in_digits) continue;
@@ -383,7 +401,9 @@ static Py_ssize_t min_hashes(PyObject *text, Py_ssize_t window, int count, uint3
     for (int p = 0; p < parts; p++) {
         Py_ssize_t i = spans[p][0];
         uint64_t h;
-        while ((i = next_word(kind, data, i, spans[p][1], &h)) >= 0) {
+        while ((i = kind == PyUnicode_1BYTE_KIND  /* the usual text: its loop specialized */
+                    ? next_word(PyUnicode_1BYTE_KIND, data, i, spans[p][1], &h)
+                    : next_word(kind, data, i, spans[p][1], &h)) >= 0) {
             w[0] = w[1]; w[1] = w[2]; w[2] = h;
             if (++words >= 3) update_mins(shingle(w), count, mins);
         }
@@ -1262,6 +1282,7 @@ PyMODINIT_FUNC PyInit__kernel(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) update_mins = lower_mins_avx2;
+    for (Py_UCS4 ch = 0; ch < 256; ch++) SPACE1[ch] = Py_UNICODE_ISSPACE(ch) != 0;
 #endif
     ELLIPSIS = PyUnicode_FromString("\xe2\x80\xa6");  /* U+2026 */
     if (ELLIPSIS == NULL) return NULL;

@@ -387,3 +387,27 @@ def test_whole_numbers_read_ints_as_numpy_reads_them():
     with pytest.raises(TypeError):
         kernel.whole_numbers([1, None])
     assert kernel.whole_numbers([]).tolist() == []
+
+
+def test_one_byte_texts_split_at_every_latin1_space_as_str_split_does(monkeypatch):
+    """A text of code points below 256 is split by a table of them (kernel.c SPACE1): every
+    one str.isspace() calls a space (\\x1c-\\x1f, \\x85, \\xa0 too) splits words there, and the
+    repetition scores and signatures equal the Python ones."""
+    from loaders.index.signatures import signatures
+
+    spaces = [chr(c) for c in range(256) if chr(c).isspace()]
+    assert {"\x1c", "\x85", "\xa0"} <= set(spaces)
+    words = ["the", "Answer", "IS", "42", "x=7", "é", "Ünï", "ß", "\xff\xfe", "ab\x84cd"]
+    rng = random.Random(11)
+    texts = []
+    for _ in range(400):
+        n = rng.choice([2, 3, 16, 17, 60, 400])
+        text = "".join(rng.choice(words) + rng.choice(spaces) for _ in range(n))
+        texts.append(text[: rng.choice([len(text), 40, 1024, 1700])])
+    assert all(max(map(ord, t), default=0) < 256 for t in texts)
+    fast = kernel.repetitions(texts, S.REPETITION_CHARS, MIN_WORDS, _MIN_CHARS)
+    assert fast.tolist() == [repetition(t) if len(t) >= _MIN_CHARS else 0.0 for t in texts]
+    assert max(fast) > 0.0
+    bands = signatures(texts)
+    monkeypatch.setattr(kernel, "_C", None)
+    assert (bands == signatures(texts)).all()
