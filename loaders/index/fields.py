@@ -49,3 +49,11 @@ def codes_of(values: Sequence[str]) -> tuple[np.ndarray, list[str]]:
         return np.zeros(len(values), np.int64), distinct
     index = {value: i for i, value in enumerate(distinct)}
     return np.fromiter(map(index.__getitem__, values), np.int64, len(values)), distinct
+
+
+def joined(parts: list[np.ndarray], dtype: type = np.int64) -> np.ndarray:
+    """The arrays end to end: the one array itself when there is one (a chunk's plain lines
+    are one batch: no copy of its columns), empty of `dtype` when there is none."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

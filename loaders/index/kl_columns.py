@@ -11,7 +11,7 @@ from loaders import schema as S
 from loaders.index import kernel
 from loaders.index.block_fields import BlockFields
 from loaders.index.field_columns import Report, numeric_heads
-from loaders.index.fields import column
+from loaders.index.fields import column, joined
 from loaders.index.token_bins import Order
 from loaders.parse import kl
 from loaders.parse.arrays import BadField, float_array
@@ -81,14 +81,14 @@ class LogRatios:
         """(rows, n) of the samples kept, in order: the layout of arrays(); one object
         until the next add (a Layout is shared by the metrics laid out alike)."""
         if self._order is None:
-            self._order = _joined(self._rows), _joined(self._lengths)
+            self._order = joined(self._rows), joined(self._lengths)
         return self._order
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(policy, reference) logprobs of the samples in `order`, end to end."""
         if not self._policy:
             return np.zeros(0), np.zeros(0)
-        return np.concatenate(self._policy), np.concatenate(self._reference)
+        return joined(self._policy, np.float64), joined(self._reference, np.float64)
 
     def fill(self, cols: dict, policy: np.ndarray, reference: np.ndarray) -> None:
         """The KL columns (NaN where not computable); non-finite logprobs add to NAN_COUNT."""
@@ -128,10 +128,6 @@ def _segment_sums(log_ratio: np.ndarray, starts: np.ndarray, lengths: np.ndarray
     if sums is None:
         return kl.segment_sums(r, starts)
     return {**dict(zip(S.KL_ESTIMATORS, sums)), "finite": lengths.astype(np.int64)}
-
-
-def _joined(parts: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _head(values: object, n: int) -> object:

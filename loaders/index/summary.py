@@ -19,7 +19,7 @@ from loaders.index import kernel
 from loaders.index import turn_columns as T
 from loaders.index.block_fields import BlockFields
 from loaders.index.extras import FieldProblem, extra_column, extra_columns
-from loaders.index.fields import Fields, column
+from loaders.index.fields import Fields, column, joined
 from loaders.index.kl_columns import LogRatios
 from loaders.index.lines import AS_DICTS, Block
 from loaders.index.text_columns import text_columns
@@ -201,10 +201,13 @@ def _concat(parts: list[dict]) -> dict[str, list | np.ndarray]:
     for name in names:
         pieces = [part.get(name) for part in parts]
         if all(isinstance(p, np.ndarray) for p in pieces):
-            out[name] = np.concatenate(pieces)
+            out[name] = joined(pieces)
             continue
-        joined: list = []  # extend is one copy of a list's pointers; a chain, a call an item
+        if len(pieces) == 1 and isinstance(pieces[0], list):  # one part: its list as it is
+            out[name] = pieces[0]
+            continue
+        listed: list = []  # extend is one copy of a list's pointers; a chain, a call an item
         for piece, size in zip(pieces, sizes):
-            joined.extend([None] * size if piece is None else piece)
-        out[name] = joined
+            listed.extend([None] * size if piece is None else piece)
+        out[name] = listed
     return out

@@ -16,7 +16,7 @@ import numpy as np
 import orjson
 
 from loaders import schema as S
-from loaders.index.fields import codes_of, column
+from loaders.index.fields import codes_of, column, joined
 from loaders.index.hot_tokens import TokenLists, hot_entries
 from loaders.index.token_bins import ABS_TOKENS, REL_BINS, Layout, Order, binned
 from loaders.parse import kl
@@ -63,7 +63,7 @@ class TokenDigest:
         reference logprobs of the samples in `order`, (row, n) each, are reused: nothing
         is parsed twice)."""
         out: list[bytes | None] = [None] * len(cols[S.STEP])
-        rows = np.concatenate(self._rows) if self._rows else np.zeros(0, np.int64)
+        rows = joined(self._rows)
         if not len(rows):
             return out
         group_of_row, first = _groups(cols, rows)
