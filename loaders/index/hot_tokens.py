@@ -50,7 +50,6 @@ class TokenLists:
             return NO_TOKEN
         return listed[pos]
 
-
     def tokens(self, rows: np.ndarray, positions: np.ndarray) -> list[object]:
         """token(row, pos) of each pair: a part left as bytes gives its strings in one C call
         (lines.TokenSpans.tokens), not one call a token."""
