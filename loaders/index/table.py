@@ -72,9 +72,10 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
     if not tables:
         return empty_frame()
     # a block a column: no consolidating copy of the run (a wide run's many blocks are only
-    # slower to add a column to, which pandas warns of)
-    frame = _ints_filled(sorted_parts(tables, _DECODED)).to_pandas(
-        self_destruct=True, split_blocks=True)
+    # slower to add a column to, which pandas warns of); not self_destruct, which frees only
+    # the few columns pandas copies (flags, digests: the long run's peak 10 MB lower) at
+    # twice the conversion's time (45 against 16 ms)
+    frame = _ints_filled(sorted_parts(tables, _DECODED)).to_pandas(split_blocks=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = _file_names(frame[S.FILE])
