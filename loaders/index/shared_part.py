@@ -103,15 +103,16 @@ def hand_back(column: pa.ChunkedArray) -> None:
 
 
 def _own(array: pa.Array) -> pa.Array:
-    """A copy of the array in buffers of this process's pool (the system allocator, see
-    parts.py), a dictionary's values too (a concatenation of one keeps them); a nested or
+    """The array with what a sort keeps of it in buffers of this process's pool (the system
+    allocator, see parts.py): a dictionary's values (a concatenation of one keeps them), its
+    codes left where they lie (a sort copies them, as it does a number column); a nested or
     view type (no summary column is one) copied whole, by Arrow's own pool."""
     pool = pa.default_memory_pool()
     kind = array.type
     if pa.types.is_dictionary(kind):
         return pa.DictionaryArray.from_arrays(
-            pa.concat_arrays([array.indices], memory_pool=pool),
-            pa.concat_arrays([array.dictionary], memory_pool=pool), ordered=kind.ordered)
+            array.indices, pa.concat_arrays([array.dictionary], memory_pool=pool),
+            ordered=kind.ordered)
     if pa.types.is_nested(kind) or pa.types.is_string_view(kind) or pa.types.is_binary_view(
             kind):
         return array.copy_to(pa.default_cpu_memory_manager())
