@@ -616,16 +616,23 @@ static PyObject *all_strings(PyObject *self, PyObject *values) {
  * those types) as np.array(..., float64) reads it, None as NaN; None when an item is of
  * another type or an int does not fit a double (np.array raises then).  A batch's reward
  * column without a set of its types and numpy's own pass over the list. */
-static PyObject *numbers(PyObject *self, PyObject *values) {
+/* The bytes of one `size`-byte item per item of a list argument (*at: their start); NULL
+ * with a TypeError naming `name` when it is no list. */
+static PyObject *item_bytes(PyObject *values, const char *name, Py_ssize_t size, void **at) {
     if (!PyList_Check(values)) {
-        PyErr_SetString(PyExc_TypeError, "numbers: a list");
+        PyErr_Format(PyExc_TypeError, "%s: a list", name);
         return NULL;
     }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, PyList_GET_SIZE(values) * size);
+    if (out != NULL) *at = PyBytes_AS_STRING(out);
+    return out;
+}
+
+static PyObject *numbers(PyObject *self, PyObject *values) {
     double *at = NULL;
-    Py_ssize_t count = PyList_GET_SIZE(values);
-    PyObject *out = float64s(count, &at);
+    PyObject *out = item_bytes(values, "numbers", sizeof(double), (void **)&at);
     if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < count; i++) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
         PyObject *v = PyList_GET_ITEM(values, i);
         if (PyFloat_CheckExact(v)) at[i] = PyFloat_AS_DOUBLE(v);
         else if (v == Py_None) at[i] = NAN;
@@ -646,15 +653,10 @@ not_plain:
  * int64, as np.array(..., int64) reads it; None for any other item (the caller's numpy
  * then reads the list, or refuses it as it always did). */
 static PyObject *whole_numbers(PyObject *self, PyObject *values) {
-    if (!PyList_Check(values)) {
-        PyErr_SetString(PyExc_TypeError, "whole_numbers: a list");
-        return NULL;
-    }
-    Py_ssize_t count = PyList_GET_SIZE(values);
-    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    int64_t *at = NULL;
+    PyObject *out = item_bytes(values, "whole_numbers", sizeof(int64_t), (void **)&at);
     if (out == NULL) return NULL;
-    int64_t *at = (int64_t *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t i = 0; i < count; i++) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values); i++) {
         PyObject *v = PyList_GET_ITEM(values, i);
         int overflow = 0;
         if (!PyLong_CheckExact(v)) goto not_plain;
