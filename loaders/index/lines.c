@@ -39,8 +39,7 @@ typedef struct {
 static int buf_put(Buf *b, const void *src, Py_ssize_t n) {
     if (b->size + n > b->cap) {
         Py_ssize_t cap = b->cap ? b->cap : 256;
-        /* 4x past 64 kB: a block's number columns are MBs, and each growth copies them */
-        while (cap < b->size + n) cap *= cap < (64 << 10) ? 2 : 4;
+        while (cap < b->size + n) cap *= 2;
         char *grown = PyMem_Realloc(b->data, cap);
         if (grown == NULL) { PyErr_NoMemory(); return -1; }
         b->data = grown;
