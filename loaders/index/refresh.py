@@ -67,7 +67,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     parts = in_file_order([w.dump.rel for w in works], frames + bundles)
     # the parts alone hold the rows now: combine lets each column go as it sorts it
     del results, bundles, by_file, frames
-    changed = steps_of(parts)
+    changed = steps_of(parts) if stored is not None else None  # a first index has none
     frame = None
     if stored is not None:
         texts = texts or not stored.served
