@@ -795,7 +795,7 @@ static PyObject *token_at(PyObject *self, PyObject *args) {
 }
 
 /* tokens_at(data, starts, ends, positions) -> list of str | None: token_at of each
- * (start, end, pos), the three int64 bytes of as many: a group's hot tokens in one call. */
+ * (start, end, pos), the three int64 bytes of as many: a part's hot tokens in one call. */
 static PyObject *tokens_at(PyObject *self, PyObject *args) {
     Py_buffer view, starts, ends, positions;
     if (!PyArg_ParseTuple(args, "y*y*y*y*", &view, &starts, &ends, &positions)) return NULL;
