@@ -189,6 +189,28 @@ def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
         np.array([0, 1, 2], np.int32).tobytes(), b"ab")
 
 
+@pytest.mark.parametrize("text", ["", "length", "é ✓ 𝄞"])
+def test_a_coded_column_of_one_text_is_laid_out_whole_as_a_cast_makes_it(text):
+    """A coded text column whose one dictionary holds one text (an empty finish reason on
+    every row) is laid out at once, not decoded a row at a time: the text a take and a cast
+    give, over chunks, an empty one and slices."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from loaders.index import runs as R
+
+    whole = pa.table({S.STEP: np.concatenate([np.repeat(np.arange(10), 8)] * 2),
+                      "reason": pa.array([text] * 160).dictionary_encode()})
+    table = pa.concat_tables([whole.slice(0, 30), whole.slice(30, 0), whole.slice(30, 50),
+                              whole.slice(80)]).unify_dictionaries()
+    order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
+    got = R.gathered(table.column("reason"), R.runs_of(order), pa.string())
+    got.validate(full=True)
+    assert got.equals(whole.column("reason").take(order).cast(pa.string()).combine_chunks())
+    assert len(got.buffers()[2] or b"") == 160 * len(text.encode())
+
+
 def test_file_names_coded_by_arrow_become_the_categories_typed_makes_of_their_texts():
     """The file column stays codes through the sort; its categories come out sorted, without
     the names no row has, as astype("category") of the texts makes them."""
