@@ -37,16 +37,12 @@ class TokenLists:
 
     def token(self, row: int, pos: int) -> object:
         """The row's token at pos; NO_TOKEN where the row has no list or its list no such
-        token.  A list the C scan left as bytes (lines.TokenSpans) gives that one string."""
+        token (a list the C scan left as bytes is read whole: tokens() reads one string)."""
         part = bisect_right(self._firsts, row) - 1
         if part < 0 or row - self._firsts[part] >= len(self._columns[part]):
             return NO_TOKEN
-        column, at = self._columns[part], row - self._firsts[part]
-        if isinstance(column, TokenSpans):
-            found = column.token(at, pos)
-            return NO_TOKEN if found is None else found
-        listed = column[at]
-        if not isinstance(listed, (list, np.ndarray)) or pos >= len(listed):
+        listed = self._columns[part][row - self._firsts[part]]
+        if not isinstance(listed, (list, np.ndarray)) or not 0 <= pos < len(listed):
             return NO_TOKEN
         return listed[pos]
 

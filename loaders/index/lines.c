@@ -782,20 +782,10 @@ static PyObject *token_in(const char *buf, Py_ssize_t len, Py_ssize_t start, Py_
     return out;
 }
 
-/* token_at(data, start, end, pos) -> str | None: token_in's string.  A digest's hot token
- * wants one string of its sample's list, not the list.  None where the list holds no such
- * string (the caller then reads the list with orjson). */
-static PyObject *token_at(PyObject *self, PyObject *args) {
-    Py_buffer view;
-    Py_ssize_t start, end, pos;
-    if (!PyArg_ParseTuple(args, "y*nnn", &view, &start, &end, &pos)) return NULL;
-    PyObject *out = token_in(view.buf, view.len, start, end, pos);
-    PyBuffer_Release(&view);
-    return out != NULL ? out : Py_NewRef(Py_None);
-}
-
-/* tokens_at(data, starts, ends, positions) -> list of str | None: token_at of each
- * (start, end, pos), the three int64 bytes of as many: a part's hot tokens in one call. */
+/* tokens_at(data, starts, ends, positions) -> list of str | None: token_in's string of each
+ * (start, end, pos), the three int64 bytes of as many: a part's hot tokens in one call, one
+ * string of each list, not the list.  None where the list holds no such string (the caller
+ * then reads that list with orjson). */
 static PyObject *tokens_at(PyObject *self, PyObject *args) {
     Py_buffer view, starts, ends, positions;
     if (!PyArg_ParseTuple(args, "y*y*y*y*", &view, &starts, &ends, &positions)) return NULL;
@@ -897,8 +887,7 @@ static PyMethodDef methods[] = {
     {"set_powers", set_powers, METH_VARARGS, "the powers of five the float parser uses"},
     {"set_hasher", set_hasher, METH_VARARGS, "the XXH3-64 function the line checks use"},
     {"parse_number", parse_number, METH_VARARGS, "one JSON number, as scan reads it"},
-    {"token_at", token_at, METH_VARARGS, "one string of a checked token list's bytes"},
-    {"tokens_at", tokens_at, METH_VARARGS, "token_at of many (start, end, pos)"},
+    {"tokens_at", tokens_at, METH_VARARGS, "one string of each of many token lists"},
     {"flat_sums", flat_sums, METH_VARARGS, "each sample's first n values summed in order"},
     {NULL, NULL, 0, NULL},
 };

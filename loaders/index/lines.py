@@ -118,17 +118,10 @@ class TokenSpans:
         start, end = self._spans[i].tolist()
         return orjson.loads(self.data[start:end])
 
-    def token(self, i: int, pos: int) -> str | None:
-        """Sample i's token at pos, its one string read (lines.c's token_at), not its list;
-        None where it has no list or the list no such token."""
-        if not 0 <= pos < self.lengths[i]:
-            return None
-        start, end = self._spans[i].tolist()
-        got = _C.token_at(self.data, start, end, pos)
-        return self[i][pos] if got is None else got
-
     def tokens(self, rows: np.ndarray, positions: np.ndarray) -> list[str | None]:
-        """token(row, pos) of each pair, the strings read in one C call."""
+        """Each row's token at its position, the strings read in one C call (lines.c
+        tokens_at: the strings before it skipped, not made), not their lists; None where a
+        row has no list or its list no such token."""
         rows, positions = np.asarray(rows, np.int64), np.asarray(positions, np.int64)
         spans = self._spans[rows]
         inside = (positions >= 0) & (positions < self.lengths[rows])

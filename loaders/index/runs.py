@@ -28,7 +28,7 @@ def sort_order(keys: list[pa.ChunkedArray]) -> pa.Array:
     """The stable ascending order of rows by these keys (no nulls), as pyarrow's sort_indices
     gives it.  Whole-number keys whose spans fit 63 bits together are packed into one int64
     a row first, and numpy's stable sort (timsort) merges the parts' runs: the long run's
-    order 30-60 -> 5-10 ms."""
+    order 50-80 -> 18-25 ms (its keys' copies out of 104 chunks the most of it)."""
     if keys and all(pa.types.is_integer(key.type) for key in keys):
         values = [key.to_numpy() for key in keys]
         lows = [int(v.min()) if len(v) else 0 for v in values]

@@ -237,8 +237,9 @@ def test_a_string_reads_alike_whatever_byte_of_eight_its_escape_falls_on(special
 
 
 def test_one_token_of_a_list_is_the_string_orjson_reads_there():
-    """A hot token is read alone from its list's bytes (TokenSpans.token, lines.c token_at):
-    escapes, non-ASCII, blanks around the commas, every position; none past the end."""
+    """A hot token is read alone from its list's bytes (TokenSpans.tokens, lines.c
+    tokens_at): escapes, non-ASCII, blanks around the commas, every position; none past the
+    end."""
     tokens = [["a", " b", "é", "\\n", '"q"', "𝄞", "x" * 40, "\u2028", "\\u00e9", ""],
               ["only"], []]
     rows = [make_sample(1, seed=i) for i in range(len(tokens))]
@@ -250,15 +251,17 @@ def test_one_token_of_a_list_is_the_string_orjson_reads_there():
         data = ("\n".join(lines_) + "\n").encode()
         spans = lines.read_block(data, 0, 1024, 1 << 20).columns["response_tokens"]
         for i, listed in enumerate(tokens):
-            assert [spans.token(i, pos) for pos in range(len(listed))] == listed
-            assert spans.token(i, len(listed)) is None and spans.token(i, -1) is None
-    assert lines._C.token_at(b'["a", 1]', 0, 8, 1) is None  # not a string: orjson's then
+            n = len(listed)
+            assert spans.tokens(np.full(n, i), np.arange(n)) == listed
+            assert spans.tokens(np.array([i, i]), np.array([n, -1])) == [None, None]
+    assert lines._C.tokens_at(b'["a", 1]', *(np.array([v], np.int64).tobytes()
+                                             for v in (0, 8, 1))) == [None]  # not a string
 
 
 def test_many_tokens_read_in_one_call_are_each_the_one_token_reads():
-    """TokenSpans.tokens (lines.c tokens_at) gives token(row, pos) of every pair at once:
-    every position of every list, past the end, before the start, a sample without a list;
-    a list with a number in it reads None there (orjson's reading then)."""
+    """TokenSpans.tokens (lines.c tokens_at) gives the token orjson's list holds at each
+    pair at once: every position of every list, past the end, before the start, a sample
+    without a list; a list with a number in it reads None there (orjson's reading then)."""
     tokens = [["a", " b", "é", "\\n", '"q"', "𝄞"], [], None, ["only"]]
     rows = [make_sample(1, seed=i) for i in range(len(tokens))]
     for row, listed in zip(rows, tokens):
@@ -269,7 +272,8 @@ def test_many_tokens_read_in_one_call_are_each_the_one_token_reads():
     spans = lines.read_block(data, 0, 1024, 1 << 20).columns["response_tokens"]
     pairs = [(i, pos) for i in range(len(tokens)) for pos in range(-1, 8)]
     got = spans.tokens(np.array([i for i, _ in pairs]), np.array([p for _, p in pairs]))
-    assert got == [spans.token(i, pos) for i, pos in pairs]
+    assert got == [tokens[i][pos] if tokens[i] is not None and 0 <= pos < len(tokens[i])
+                   else None for i, pos in pairs]
     assert [token for token in got if token is not None] == tokens[0] + tokens[3]
     assert lines._C.tokens_at(b'["a", 1]', np.array([0, 0], np.int64).tobytes(),
                               np.array([8, 8], np.int64).tobytes(),
