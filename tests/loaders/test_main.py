@@ -1,4 +1,5 @@
 """python -m loaders, run as a real subprocess."""
+import os
 import subprocess
 import sys
 
@@ -9,9 +10,14 @@ REQUIRED = {"files", "steps", "samples", "bad_lines", "problems", "nan_values", 
             "cache"}
 
 
+# as a user's shell runs it: output to a pipe is block-buffered, so what the CLI leaves in
+# its buffer at exit is lost unless it flushes (__main__.finished)
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "loaders", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=_ENV)
 
 
 def test_json_summary_and_cache_states(dump_dir):
@@ -54,3 +60,17 @@ def test_problem_list_is_capped(dump_dir):
         handle.write(b"bad\n" * 120)
     info = orjson.loads(_cli(dump_dir, "--json").stdout)
     assert info["bad_lines"] == 120 and len(info["problems"]) == 50
+
+
+def test_output_past_a_pipe_buffer_arrives_whole(dump_dir):
+    """The summary's process exits without the interpreter's teardown (__main__.finished):
+    what it wrote must still reach a reader whole, past the 64 KB a pipe holds."""
+    with open(dump_dir / "rollout_data_rank_0.jsonl", "ab") as handle:
+        handle.write(b"".join(b'{"not json %d\n' % i for i in range(2000)))
+    result = _cli(dump_dir, "--json", "--max-problems", "2000")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout) > 1 << 17
+    info = orjson.loads(result.stdout)
+    assert info["bad_lines"] == 2000 and len(info["problems"]) == 2000
+    assert info["problems"][-1]["line"] == 2012
+
