@@ -243,15 +243,18 @@ def test_the_sort_order_of_packed_keys_equals_arrows_sort_indices(seed):
     kinds = [pa.int64(), pa.uint64(), pa.int32(), pa.int64(), pa.int64()]
     if seed % 10 == 7:  # many ties: their rows must keep their order
         spans = [2, 1, 3, 2, 1]
+    # every key in the same chunks, as a concatenation of parts gives them (packed a chunk
+    # at a time), or each cut apart (joined first)
+    shared = sorted(int(c) for c in rng.integers(0, n + 1, 5)) if seed % 2 else None
     keys = []
     for span, kind in zip(spans, kinds):
         low = 0 if pa.types.is_unsigned_integer(kind) else int(rng.integers(-5, 5))
         if kind == pa.int32():
             span = min(span, 1 << 30)
         values = [low + int(v) % span for v in rng.integers(0, 1 << 62, n)]
-        cut = int(rng.integers(0, n + 1))  # two chunks, as parts are
-        keys.append(pa.chunked_array([pa.array(values[:cut], kind),
-                                      pa.array(values[cut:], kind)], kind))
+        cuts = [0, *(shared or [int(rng.integers(0, n + 1))]), n]
+        keys.append(pa.chunked_array([pa.array(values[a:b], kind)
+                                      for a, b in zip(cuts, cuts[1:])], kind))
     if seed % 10 == 9:
         keys[2] = pa.chunked_array([pc.cast(keys[2].combine_chunks(), pa.float64())])
     if seed % 10 == 8:  # a uint64 past int64's range
