@@ -23,12 +23,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--num-cpus", type=int, help="CPUs of a local Ray (default: all)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
-    scan = None
+    scan, ready = None, None
     if args.ray is not None:
         from loaders.index.on_ray import RayMissing, connect, ray_scanner
 
         try:
-            connect(args.ray or None, args.num_cpus)
+            ready = connect(args.ray or None, args.num_cpus)
         except RayMissing as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
@@ -39,9 +39,13 @@ def main(argv: list[str]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     info = summary_dict(run, 20)
+    if ready is not None:  # the cluster joined or started and its workers made ready, once
+        info["ray_ready_seconds"] = round(ready, 4)  # before the build ("seconds")
     if args.json:
         sys.stdout.write(orjson.dumps(info, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
+        ready_note = "" if ready is None else f" (Ray ready in {ready:.2f}s before)"
         print(f"{info['samples']} samples, {info['steps']} steps, {info['bad_lines']} bad "
-              f"lines; index ({info['cache']}) at {run.index_path}")
+              f"lines; index ({info['cache']}) at {run.index_path} in "
+              f"{info['seconds']:.2f}s{ready_note}")
     return 0

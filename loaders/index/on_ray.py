@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 from loaders.index.chunk import ChunkResult, Progress, Task
@@ -28,7 +29,7 @@ class RayMissing(RuntimeError):
     """ray is not installed: the message says how to get it."""
 
 
-def _ray():  # noqa: ANN202 - the ray module
+def _ray() -> ModuleType:
     try:
         import ray
     except ImportError:
@@ -36,15 +37,44 @@ def _ray():  # noqa: ANN202 - the ray module
     return ray
 
 
-def connect(address: str | None, num_cpus: int | None = None) -> None:
+def connect(address: str | None, num_cpus: int | None = None) -> float:
     """Join the cluster at address ("auto": the one this node belongs to), or start a local
-    one when no address is given; the board's code is shipped to the workers."""
+    one when no address is given; the board's code is shipped to the workers, and every CPU's
+    worker is made ready (_ready).  The seconds it took (0 when already connected)."""
     ray = _ray()
     if ray.is_initialized():
-        return
+        return 0.0
+    started = time.perf_counter()
     code = str(Path(__file__).resolve().parents[1])  # the loaders package
     ray.init(address=address, num_cpus=num_cpus, runtime_env={"py_modules": [code]},
              log_to_driver=False, include_dashboard=False)
+    _ready(ray)
+    return time.perf_counter() - started
+
+
+# seconds a warm task holds its CPU: tasks that overlap land on workers of their own
+WARM_HOLD = 0.2
+WARM_TIMEOUT = 120.0  # a busy cluster's CPUs: the build goes on without waiting for them all
+
+
+def _ready(ray: ModuleType) -> None:
+    """Start a worker on every CPU of the cluster, each with the scan imported, before the
+    build: a worker's first task otherwise waits for its start with the board's code and
+    its imports (1.3 s on this machine, the same for one worker or many: with it, 2 workers
+    built `large` 1.3x faster than 1; without it, 1.8x).  Best effort: a CPU held by
+    another job is not waited for past WARM_TIMEOUT."""
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    warm = ray.remote(num_cpus=1, max_retries=0)(_warm_worker)
+    ray.wait([warm.remote(WARM_HOLD) for _ in range(cpus)], num_returns=cpus,
+             timeout=WARM_TIMEOUT)
+
+
+def _warm_worker(hold: float) -> None:
+    """In a worker: what a scan task imports and loads first, then hold the CPU a while."""
+    from loaders.index import lines, pool  # noqa: F401 - the scan's modules, imported here
+
+    lines.available()  # the C scan loaded and its tables set
+    time.sleep(hold)
 
 
 def ray_scanner(report: TextIO | None = sys.stderr, retries: int = MAX_RETRIES,
