@@ -60,8 +60,8 @@ WARM_TIMEOUT = 120.0  # a busy cluster's CPUs: the build goes on without waiting
 def _ready(ray: ModuleType) -> None:
     """Start a worker on every CPU of the cluster, each with the scan imported, before the
     build: a worker's first task otherwise waits for its start with the board's code and
-    its imports (1.3 s on this machine, the same for one worker or many: with it, 2 workers
-    built `large` 1.3x faster than 1; without it, 1.8x).  Best effort: a CPU held by
+    its imports (1.3 s on this machine, the same for one worker or many: 2 workers built
+    `large` 1.2-1.4x faster than 1 with that wait, 1.6-1.8x without it).  Best effort: a CPU held by
     another job is not waited for past WARM_TIMEOUT."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     warm = ray.remote(num_cpus=1, max_retries=0)(_warm_worker)

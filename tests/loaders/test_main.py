@@ -73,4 +73,3 @@ def test_output_past_a_pipe_buffer_arrives_whole(dump_dir):
     info = orjson.loads(result.stdout)
     assert info["bad_lines"] == 2000 and len(info["problems"]) == 2000
     assert info["problems"][-1]["line"] == 2012
-
