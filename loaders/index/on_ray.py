@@ -61,8 +61,8 @@ def _ready(ray: ModuleType) -> None:
     """Start a worker on every CPU of the cluster, each with the scan imported, before the
     build: a worker's first task otherwise waits for its start with the board's code and
     its imports (1.3 s on this machine, the same for one worker or many: 2 workers built
-    `large` 1.2-1.4x faster than 1 with that wait, 1.6-1.8x without it).  Best effort: a CPU held by
-    another job is not waited for past WARM_TIMEOUT."""
+    `large` 1.2-1.4x faster than 1 with that wait, 1.6-1.8x without it).  Best effort: a
+    CPU held by another job is not waited for past WARM_TIMEOUT."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     warm = ray.remote(num_cpus=1, max_retries=0)(_warm_worker)
     ray.wait([warm.remote(WARM_HOLD) for _ in range(cpus)], num_returns=cpus,
