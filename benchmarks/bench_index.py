@@ -7,7 +7,8 @@ Each shape is generated once (samples/generate_dump.py; `parquet` is `large` con
 `python -m loaders convert`) and kept in DIR for the next run.  Per shape, interleaved and best
 of --repeat, on a warm page cache: the parse limit (../shared/bench/parse_limit.py: bare
 orjson over every line, every core) and the cold index (`python -m loaders DIR --json
---no-cache` in a fresh process, its wall time less the interpreter's start and imports),
+--no-cache` in a fresh process, its wall time less the interpreter's start and imports, both
+the best of the runs: the start-up is measured beside each),
 with the peak RSS of its process tree.  Then the reopen (the stored index, a cache hit).
 `real` (2 x 8 x 1,024 samples of up to 8,192 tokens, 7.6 GB) is left out unless named.
 --before runs an earlier checkout's cold index beside each of this one's (make it with
@@ -70,41 +71,47 @@ CLOCKED = ("import sys, time\nfrom loaders.__main__ import main\nt = time.perf_c
            "sys.exit(code)")
 
 
-def cold_index(root: Path, cwd: Path, start_s: float | None) -> tuple[str, float, int]:
-    """One cold index in a fresh process: its JSON, seconds (start-up less, or its own
-    main()'s with start_s None) and peak RSS."""
-    if start_s is None:
+def cold_index(root: Path, cwd: Path, own_clock: bool) -> tuple[str, float, int]:
+    """One cold index in a fresh process: its JSON, seconds (its own main()'s with
+    own_clock, else the process's wall) and peak RSS."""
+    if own_clock:
         out, _, peak = timed_child([sys.executable, "-c", CLOCKED, str(root), "--json",
                                     "--no-cache"], cwd)
         text, _, seconds = out.rpartition("\n#main_s ")
         return text, float(seconds), peak
-    out, wall, peak = timed_child([sys.executable, "-m", "loaders", str(root), "--json",
-                                   "--no-cache"], cwd)
-    return out, wall - start_s, peak
+    return timed_child([sys.executable, "-m", "loaders", str(root), "--json", "--no-cache"],
+                       cwd)
 
 
-def measure(root: Path, limit_root: Path, repeat: int, start_s: float | None,
-            before: tuple[Path, float | None] | None = None) -> dict:
-    """`before`: another checkout and its start-up time, whose cold index runs interleaved
-    with this one's (the same dumps, the same minutes of a machine whose speed drifts)."""
+def measure(root: Path, limit_root: Path, repeat: int, own_clock: bool,
+            before: Path | None = None) -> dict:
+    """`before`: another checkout, whose cold index runs interleaved with this one's (the
+    same dumps, the same minutes of a machine whose speed drifts).  Without own_clock, each
+    checkout's start-up is measured beside each of its runs, and the best start-up is taken
+    from the best wall (one measured before them all read a drift of the machine as the
+    index's: medium once at 0.80x)."""
     warm(root)
     warm(limit_root)
     limits, colds, peaks, earlier = [], [], [], []
+    starts, earlier_starts = [], []
     for _ in range(repeat):
         limits.append(parse_limit(limit_root))
         if before:
-            earlier.append(cold_index(root, *before)[1])
-        out, seconds, peak = cold_index(root, ROOT, start_s)
+            earlier.append(cold_index(root, before, own_clock)[1])
+            earlier_starts.append(0.0 if own_clock else start_up(before, repeat=1))
+        out, seconds, peak = cold_index(root, ROOT, own_clock)
         colds.append(seconds)
         peaks.append(peak)
+        starts.append(0.0 if own_clock else start_up(repeat=1))
     samples = orjson.loads(out)["samples"]
-    start_s = start_up() if start_s is None else start_s  # the reopen's
+    start_s = start_up() if own_clock else min(starts)  # the reopen's
     timed_child([sys.executable, "-m", "loaders", str(root), "--json"])  # stores the index
     _, reopen, reopen_rss = timed_child([sys.executable, "-m", "loaders", str(root), "--json"])
     return {"samples": samples, "bytes": size_of(root), "limit_bytes": size_of(limit_root),
-            "parse_limit_s": min(limits), "cold_s": min(colds), "peak_rss": min(peaks),
-            "reopen_s": reopen - start_s, "reopen_rss": reopen_rss,
-            "before_s": min(earlier) if earlier else None}
+            "parse_limit_s": min(limits), "cold_s": min(colds) - min(starts),
+            "peak_rss": min(peaks), "reopen_s": reopen - start_s, "reopen_rss": reopen_rss,
+            "start_s": start_s,
+            "before_s": min(earlier) - min(earlier_starts) if earlier else None}
 
 
 def report(name: str, r: dict) -> str:
@@ -138,18 +145,15 @@ def main() -> None:
     args = parser.parse_args()
     if not LIMIT.exists():
         raise SystemExit(f"the yardstick {LIMIT} is missing (../shared/bench beside the checkout)")
-    start_s = None if args.own_clock else start_up()
-    print("the cold index's own main() timed" if start_s is None else
-          f"interpreter start and imports: {start_s:.2f} s (subtracted); yardstick {LIMIT}")
-    before = None
-    if args.before:
-        where = args.before.resolve()
-        before = (where, None if args.own_clock else start_up(where))
+    print("the cold index's own main() timed" if args.own_clock else
+          "the cold index: its process's wall less the interpreter's start and imports, each "
+          f"the best of the shape's runs; yardstick {LIMIT}")
+    before = args.before.resolve() if args.before else None
     results = {}
     for name in args.shapes.split(","):
         root = made(args.dir, name)
         limit_root = made(args.dir, "large") if name == "parquet" else root
-        results[name] = measure(root, limit_root, args.repeat, start_s, before)
+        results[name] = measure(root, limit_root, args.repeat, args.own_clock, before)
         print(report(name, results[name]), flush=True)
     out = ROOT / "benchmarks" / "out" / "bench_index.json"
     out.parent.mkdir(exist_ok=True)
