@@ -54,16 +54,20 @@ def connect(address: str | None, num_cpus: int | None = None) -> float:
 
 # seconds a warm task holds its CPU: tasks that overlap land on workers of their own
 WARM_HOLD = 0.2
-WARM_TIMEOUT = 120.0  # a busy cluster's CPUs: the build goes on without waiting for them all
+WARM_TIMEOUT = 30.0  # a worker slow to start: the build goes on without waiting for it
 
 
 def _ready(ray: ModuleType) -> None:
-    """Start a worker on every CPU of the cluster, each with the scan imported, before the
-    build: a worker's first task otherwise waits for its start with the board's code and
+    """Start a worker on every free CPU of the cluster, each with the scan imported, before
+    the build: a worker's first task otherwise waits for its start with the board's code and
     its imports (1.3 s on this machine, the same for one worker or many: 2 workers built
-    `large` 1.2-1.4x faster than 1 with that wait, 1.6-1.8x without it).  Best effort: a
-    CPU held by another job is not waited for past WARM_TIMEOUT."""
-    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    `large` 1.2-1.4x faster than 1 with that wait, 1.6-1.8x without it).  Only the CPUs
+    free now: a task for each CPU a training job holds (a verl cluster's) would queue on
+    the free ones, WARM_HOLD a round; the build's tasks take those CPUs as they come free,
+    as before."""
+    cpus = int(ray.available_resources().get("CPU", 0))
+    if cpus < 1:
+        return
     warm = ray.remote(num_cpus=1, max_retries=0)(_warm_worker)
     ray.wait([warm.remote(WARM_HOLD) for _ in range(cpus)], num_returns=cpus,
              timeout=WARM_TIMEOUT)

@@ -35,6 +35,32 @@ print(orjson.dumps({"seconds": seconds, "workers": ray.get([probe.remote(), prob
 """
 
 
+# a local Ray of 2 CPUs one of which a long task holds (a training job's, say): the
+# warm-up uses the free one and never waits for the held one (a warm-up that waited for
+# every CPU to start a worker would wait out its timeout here)
+BUSY = """
+import sys, time
+from pathlib import Path
+import orjson, ray
+from loaders.index import on_ray
+
+code = str(Path(on_ray.__file__).resolve().parents[1])
+ray.init(num_cpus=2, runtime_env={"py_modules": [code]}, log_to_driver=False,
+         include_dashboard=False)
+
+@ray.remote(num_cpus=1)
+def hold():
+    time.sleep(90)
+
+held = hold.remote()
+while ray.available_resources().get("CPU", 0) > 1:
+    time.sleep(0.05)
+started = time.perf_counter()
+on_ray._ready(ray)
+print(orjson.dumps({"seconds": time.perf_counter() - started}).decode())
+"""
+
+
 @pytest.fixture
 def ray_lock():
     """One local Ray at a time on this machine (as test_index_ray's fixture)."""
@@ -52,6 +78,14 @@ def test_every_worker_is_ready_before_the_first_task(ray_lock):
     assert first != second  # two workers, both started by connect
     assert ready_1 and ready_2
     assert got["seconds"] > 0
+
+
+def test_a_cpu_another_task_holds_is_not_waited_for(ray_lock):
+    proc = subprocess.run([sys.executable, "-c", BUSY], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seconds = orjson.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+    assert seconds < 0.5 * 30  # on_ray.WARM_TIMEOUT: a wait for the held CPU reaches it
 
 
 def test_index_command_reports_the_clusters_start_apart(tmp_path, ray_lock):
