@@ -612,10 +612,6 @@ static PyObject *all_strings(PyObject *self, PyObject *values) {
     Py_RETURN_TRUE;
 }
 
-/* numbers(values) -> float64 bytes | None: a list of float, int, bool and None (exactly
- * those types) as np.array(..., float64) reads it, None as NaN; None when an item is of
- * another type or an int does not fit a double (np.array raises then).  A batch's reward
- * column without a set of its types and numpy's own pass over the list. */
 /* The bytes of one `size`-byte item per item of a list argument (*at: their start); NULL
  * with a TypeError naming `name` when it is no list. */
 static PyObject *item_bytes(PyObject *values, const char *name, Py_ssize_t size, void **at) {
@@ -628,6 +624,10 @@ static PyObject *item_bytes(PyObject *values, const char *name, Py_ssize_t size,
     return out;
 }
 
+/* numbers(values) -> float64 bytes | None: a list of float, int, bool and None (exactly
+ * those types) as np.array(..., float64) reads it, None as NaN; None when an item is of
+ * another type or an int does not fit a double (np.array raises then).  A batch's reward
+ * column without a set of its types and numpy's own pass over the list. */
 static PyObject *numbers(PyObject *self, PyObject *values) {
     double *at = NULL;
     PyObject *out = item_bytes(values, "numbers", sizeof(double), (void **)&at);
@@ -1284,8 +1284,8 @@ PyMODINIT_FUNC PyInit__kernel(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) update_mins = lower_mins_avx2;
-    for (Py_UCS4 ch = 0; ch < 256; ch++) SPACE1[ch] = Py_UNICODE_ISSPACE(ch) != 0;
 #endif
+    for (Py_UCS4 ch = 0; ch < 256; ch++) SPACE1[ch] = Py_UNICODE_ISSPACE(ch) != 0;
     ELLIPSIS = PyUnicode_FromString("\xe2\x80\xa6");  /* U+2026 */
     if (ELLIPSIS == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
