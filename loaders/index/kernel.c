@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef KERNEL_SOURCE
 #define KERNEL_SOURCE "unknown"
@@ -1250,6 +1251,63 @@ done:
     return result;
 }
 
+/* ---- pages shown twice ------------------------------------------------------------------ */
+
+#ifdef __linux__
+#include <sys/mman.h>
+
+/* alias(addresses, lengths) -> address | None: one new mapping, contiguous, of the pages of
+ * each shared mapping [addresses[i], + lengths[i]) in turn (int64s, whole pages): no page is
+ * copied or made.  A sort of parts read in place (shared_part.py) writes each number column
+ * into the pages that held its parts' rows: on this kind of VM a fresh page costs 4-13 us to
+ * fault in, a page a worker already wrote 0.4.  None where the system refuses (a limit on
+ * mappings, say): the caller then copies into fresh memory.  unmap(address, size) ends it. */
+static PyObject *alias(PyObject *self, PyObject *args) {
+    Py_buffer at, lengths;
+    if (!PyArg_ParseTuple(args, "y*y*", &at, &lengths)) return NULL;
+    PyObject *result = NULL;
+    const int64_t *from = at.buf, *size = lengths.buf;
+    Py_ssize_t count = lengths.len / 8;
+    int64_t total = 0, page = sysconf(_SC_PAGESIZE);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (from[i] % page || size[i] <= 0 || size[i] % page) {
+            PyErr_SetString(PyExc_ValueError, "alias: not whole pages");
+            goto done;
+        }
+        total += size[i];
+    }
+    if (at.len != lengths.len || total == 0) {
+        PyErr_SetString(PyExc_ValueError, "alias: no pages, or addresses of another count");
+        goto done;
+    }
+    char *region = mmap(NULL, (size_t)total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+                        MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) { result = Py_NewRef(Py_None); goto done; }
+    char *to = region;
+    for (Py_ssize_t i = 0; i < count; i++) {  /* old size 0: the same pages, mapped anew */
+        if (mremap((void *)(intptr_t)from[i], 0, (size_t)size[i], MREMAP_MAYMOVE | MREMAP_FIXED,
+                   to) != to) {
+            munmap(region, (size_t)total);
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        to += size[i];
+    }
+    result = PyLong_FromVoidPtr(region);
+done:
+    PyBuffer_Release(&at);
+    PyBuffer_Release(&lengths);
+    return result;
+}
+
+static PyObject *unmap(PyObject *self, PyObject *args) {
+    Py_ssize_t address, size;
+    if (!PyArg_ParseTuple(args, "nn", &address, &size)) return NULL;
+    if (munmap((void *)address, (size_t)size) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+}
+#endif
+
 static PyMethodDef methods[] = {
     {"previews", previews, METH_VARARGS, "int64 bytes of lengths, and each text's preview"},
     {"signatures", signatures, METH_VARARGS, "uint32 bytes of each text's LSH bands"},
@@ -1271,6 +1329,10 @@ static PyMethodDef methods[] = {
     {"gather", gather, METH_VARARGS, "a sorted column's runs copied out of its chunks"},
     {"gather_text", gather_text, METH_VARARGS, "a sorted text column's runs, as buffers"},
     {"decode_text", decode_text, METH_VARARGS, "a coded text column's texts, as buffers"},
+#ifdef __linux__
+    {"alias", alias, METH_VARARGS, "one mapping of the pages of several shared ones"},
+    {"unmap", unmap, METH_VARARGS, "an alias's mapping ended"},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -225,3 +225,16 @@ def take(objs: list[dict], keys: tuple[str, ...]) -> list[list] | None:
     """[column(objs, key) for key in keys] in one C pass over the samples (each sample's dict
     read once, while it is in cache); None without the build or when one is no dict."""
     return None if _C is None else _C.take(objs, keys)
+
+
+def alias(addresses: list[int], sizes: list[int]) -> int | None:
+    """One new mapping of the pages of shared mappings (whole pages each), end to end: its
+    address, or None without the build, off Linux, or where the system refuses."""
+    if _C is None or not hasattr(_C, "alias"):
+        return None
+    return _C.alias(np.array(addresses, np.int64), np.array(sizes, np.int64))
+
+
+def unmap(address: int, size: int) -> None:
+    """End a mapping alias made."""
+    _C.unmap(address, size)

@@ -16,6 +16,7 @@ from loaders import schema as S
 from loaders.heap import give_back
 from loaders.index.arrow_part import concatenated
 from loaders.index.extras import kept_extras
+from loaders.index.in_place import claimed, sorted_in_place
 from loaders.index.runs import gathered, runs_of, sort_order
 from loaders.index.shared_part import hand_back
 
@@ -136,9 +137,13 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
             fields[at] = field.with_type(field.type.value_type)
 
     runs = runs_of(order)
+    slabs = claimed(columns) if runs is not None else [None] * len(columns)
 
     def take(at: int) -> pa.Array:
         column, columns[at] = columns[at], None
+        out = sorted_in_place(column, runs, slabs[at]) if slabs[at] else None
+        if out is not None:  # in its parts' own pages: none to hand back
+            return out if out.type == fields[at].type else out.cast(fields[at].type)
         out = gathered(column, runs, fields[at].type) if runs is not None else None
         # else joined first: a take over a column's chunks finds each row's chunk, which
         # costs more than the join's copy (the long run: 0.50 -> 0.30 s)

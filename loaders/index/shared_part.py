@@ -26,6 +26,8 @@ from multiprocessing import reduction
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
+from loaders.index.slabs import read_slabs, slab_fields, slab_sizes, write_slabs
+
 
 class SharedPart:
     """A table in an anonymous memory file of the process that made it (picklable)."""
@@ -33,9 +35,14 @@ class SharedPart:
     def __init__(self, table: pa.Table) -> None:
         fd = os.memfd_create("rl-board-part", os.MFD_CLOEXEC)
         try:
+            slabbed = slab_fields(table)  # number columns in pages of their own: slabs.py
+            rest = table.drop_columns([table.column_names[at] for at in slabbed]) if (
+                slabbed) else table
             with pa.output_stream(f"/proc/self/fd/{fd}") as sink, \
-                    ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
+                    ipc.new_file(sink, rest.schema) as writer:
+                writer.write_table(rest)
+            self._ipc_bytes = os.fstat(fd).st_size
+            self._slabs = write_slabs(fd, table, slabbed, self._ipc_bytes)
             self.rows = table.num_rows
             self._handle = reduction.DupFd(fd)  # the worker's copy, until it is asked for
         finally:
@@ -51,12 +58,16 @@ class SharedPart:
         finally:
             os.close(fd)  # the map keeps the file
         whole = pa.py_buffer(mapped)
-        _MAPS.remember(whole.address, whole.size, mapped)
-        table = ipc.open_file(pa.BufferReader(whole)).read_all()
-        columns = [pa.chunked_array([_own(chunk) for chunk in column.chunks], column.type)
-                   if pa.types.is_dictionary(column.type) or pa.types.is_nested(column.type)
-                   else column for column in table.columns]
-        return pa.Table.from_arrays(columns, schema=table.schema)
+        _MAPS.remember(whole.address, whole.size, mapped, slab_sizes(self._slabs, whole))
+        table = ipc.open_file(pa.BufferReader(whole.slice(0, self._ipc_bytes))).read_all()
+        fields, columns = list(table.schema), [
+            pa.chunked_array([_own(chunk) for chunk in column.chunks], column.type)
+            if pa.types.is_dictionary(column.type) or pa.types.is_nested(column.type)
+            else column for column in table.columns]
+        for at, field, array in read_slabs(whole, self._slabs, self.rows):
+            fields.insert(at, field)
+            columns.insert(at, pa.chunked_array([array]))
+        return pa.Table.from_arrays(columns, schema=pa.schema(fields, table.schema.metadata))
 
 
 class _Maps:
@@ -65,15 +76,26 @@ class _Maps:
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._maps: list[tuple[int, weakref.ref[mmap.mmap]]] = []  # (end, map) by start
+        self._slabs: dict[int, tuple[int, weakref.ref[mmap.mmap]]] = {}  # (pages, map)
         self._lock = threading.Lock()  # the sort's takers hand back columns at once
 
-    def remember(self, start: int, size: int, mapped: mmap.mmap) -> None:
+    def remember(self, start: int, size: int, mapped: mmap.mmap,
+                 slabs: dict[int, int] | None = None) -> None:
+        """A part's map, and its slabs: {address: the size of their whole pages}."""
         with self._lock:
             live = [(s, m) for s, m in zip(self._starts, self._maps) if m[1]() is not None]
+            self._slabs = {at: kept for at, kept in self._slabs.items() if kept[1]() is not None}
+            self._slabs.update((at, (pages, weakref.ref(mapped))) for at, pages in (
+                slabs or {}).items())
             live.append((start, (start + size, weakref.ref(mapped))))
             live.sort(key=lambda entry: entry[0])
             self._starts = [s for s, _ in live]
             self._maps = [m for _, m in live]
+
+    def slab_pages(self, address: int) -> int | None:
+        """The size of the whole pages of the slab at `address` of a live part's map."""
+        found = self._slabs.get(address)
+        return None if found is None or found[1]() is None else found[0]
 
     def hand_back(self, address: int, size: int) -> None:
         """The whole pages of [address, address + size) given back, where a map holds them."""
@@ -91,6 +113,12 @@ class _Maps:
 
 
 _MAPS = _Maps()
+
+
+def slab_pages(address: int) -> int | None:
+    """The size of the whole pages of a part's slab (slabs.py) that starts at `address`;
+    None where none does."""
+    return _MAPS.slab_pages(address)
 
 
 def hand_back(column: pa.ChunkedArray) -> None:

@@ -1,0 +1,115 @@
+"""A run's sort writes each number column into the pages its parts' rows held
+(loaders.index.slabs, in_place): the parts come from real child processes through shared
+memory, and the sorted run is the run a plain Arrow sort gives, with or without the pages'
+reuse, and lets its pages go when it goes."""
+import gc
+import multiprocessing
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from loaders.index import in_place, kernel, parts
+from loaders.index import shared_part as SP
+from loaders.index.slabs import PAGE
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "memfd_create") or not hasattr(kernel._C, "alias"),
+    reason="no anonymous memory files, or no kernel build")
+
+
+def _part(rank: int, steps: int = 12, per_step: int = 700) -> pa.Table:
+    n = steps * per_step
+    rng = np.random.default_rng(rank)
+    return pa.table({
+        "step": pa.array(np.repeat(np.arange(steps), per_step)),
+        "rank": pa.array(np.full(n, rank)),
+        "line": pa.array(np.arange(n) + 1),
+        "reward": pa.array(rng.normal(size=n)),
+        "small": pa.array(rng.integers(0, 200, n).astype(np.uint8)),
+        "ratio": pa.array(rng.random(n).astype(np.float32)),
+        "flags": pa.array(rng.random(n) < 0.5),
+        "gaps": pa.array([None if i % 5 == 0 else float(i) for i in range(n)]),
+        "texts": pa.array([f"r{rank} {i}" for i in range(n)]),
+    }).slice(3)  # a slice: the slabs hold its rows, not its parent's
+
+
+def _send(queue, table: pa.Table) -> None:
+    queue.put(SP.shared(table))
+    queue.get()  # alive until the parent has read it, as a pool's worker is
+
+
+def _received(tables: list[pa.Table]) -> list[pa.Table]:
+    context = multiprocessing.get_context("fork")
+    got = []
+    for table in tables:
+        queue = context.Queue()
+        child = context.Process(target=_send, args=(queue, table))
+        child.start()
+        try:
+            got.append(SP.received(queue.get(timeout=60)))
+        finally:
+            queue.put(None)
+            child.join(60)
+    return got
+
+
+def _mapped() -> int:
+    with open("/proc/self/maps") as handle:
+        return sum("rl-board-part" in line for line in handle)
+
+
+def _expected(tables: list[pa.Table]) -> pa.Table:
+    whole = pa.concat_tables(tables)
+    return whole.take(pc.sort_indices(whole, [("step", "ascending"), ("rank", "ascending"),
+                                               ("line", "ascending")]))
+
+
+def test_number_columns_come_in_pages_of_their_own_and_the_rest_as_before():
+    table = _part(0)
+    got, = _received([table])
+    assert got.equals(table) and got.schema == table.schema
+    slabbed = {name for name in got.column_names
+               if SP.slab_pages(got.column(name).chunk(0).buffers()[1].address)}
+    assert slabbed == {"step", "rank", "line", "reward", "small", "ratio"}
+    for name in slabbed:
+        data = got.column(name).chunk(0).buffers()[1]
+        assert data.address % PAGE == 0
+        assert SP.slab_pages(data.address) == -(-data.size // PAGE) * PAGE
+
+
+def test_a_sort_writes_the_number_columns_into_the_parts_pages_and_frees_them_with_the_run():
+    tables = [_part(rank) for rank in (2, 0, 1)]
+    got = _received(tables)
+    assert all(slabs is not None for slabs in in_place.claimed(
+        [got[0].column("reward"), got[1].column("reward")]))
+    before = _mapped()
+    assert before == 3
+    run = parts.sorted_parts(got)
+    assert got == []  # the parts are the run's now
+    gc.collect()
+    expected = _expected(tables)
+    assert run.to_pandas().equals(expected.to_pandas())
+    # the maps left are the aliases of the six number columns: the parts' own went
+    assert _mapped() >= 6 and all(not SP.slab_pages(run.column(c).chunk(0).buffers()[1].address)
+                                  for c in ("step", "reward", "ratio"))
+    del run
+    gc.collect()
+    assert _mapped() == 0
+
+
+def test_a_refused_map_or_a_shared_slab_falls_back_to_a_copy(monkeypatch):
+    tables = [_part(rank) for rank in (1, 0)]
+    got = _received(tables)
+    column = got[0].column("reward")
+    assert in_place.claimed([column, column]) == [None, None]  # one slab, two columns
+    del column
+    monkeypatch.setattr(kernel, "alias", lambda addresses, sizes: None)
+    run = parts.sorted_parts(got)
+    gc.collect()
+    assert run.to_pandas().equals(_expected(tables).to_pandas())
+    del run
+    gc.collect()
+    assert _mapped() == 0
