@@ -1260,8 +1260,10 @@ done:
  * each shared mapping [addresses[i], + lengths[i]) in turn (int64s, whole pages): no page is
  * copied or made.  A sort of parts read in place (shared_part.py) writes each number column
  * into the pages that held its parts' rows: on this kind of VM a fresh page costs 4-13 us to
- * fault in, a page a worker already wrote 0.4.  None where the system refuses (a limit on
- * mappings, say): the caller then copies into fresh memory.  unmap(address, size) ends it. */
+ * fault in, a page a worker already wrote 0.4.  The old maps keep their range but no longer
+ * map these pages: a read there maps them again, from the same file.  None where the system
+ * refuses (a limit on mappings, say): the caller then copies into fresh memory.
+ * unmap(address, size) ends the new mapping. */
 static PyObject *alias(PyObject *self, PyObject *args) {
     Py_buffer at, lengths;
     if (!PyArg_ParseTuple(args, "y*y*", &at, &lengths)) return NULL;
@@ -1293,6 +1295,10 @@ static PyObject *alias(PyObject *self, PyObject *args) {
         }
         to += size[i];
     }
+    /* the old maps let go of these pages (the file keeps them): a page mapped twice counts
+     * twice in the process's resident size, and the run would read as held twice */
+    for (Py_ssize_t i = 0; i < count; i++)
+        madvise((void *)(intptr_t)from[i], (size_t)size[i], MADV_DONTNEED);
     result = PyLong_FromVoidPtr(region);
 done:
     PyBuffer_Release(&at);

@@ -1,7 +1,7 @@
 """A part's number columns in whole pages of their own (slabs), and a sort that writes each
 such column back into the pages its parts' rows held.
 
-Why: on a VM under nested paging (this benchmark machine, and the CI's) a page costs 4-13 us
+Why: on a VM under nested paging (this benchmark machine) a page costs 4-13 us
 the first time a process writes it, a page another process already wrote 0.4 us to map.
 The long run's sort copied its 520 MB of parts into fresh pages: 150,000 faults, 0.45 s of
 the 1.0 s after the scan.  Here a worker writes each column of fixed-width numbers without

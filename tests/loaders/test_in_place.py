@@ -13,6 +13,7 @@ import pytest
 
 from loaders.index import in_place, kernel, parts
 from loaders.index import shared_part as SP
+from loaders.index.runs import runs_of
 from loaders.index.slabs import PAGE
 
 pytestmark = pytest.mark.skipif(
@@ -61,6 +62,18 @@ def _mapped() -> int:
         return sum("rl-board-part" in line for line in handle)
 
 
+def _part_rss() -> int:
+    """Resident bytes of this process's maps of parts (a page mapped twice counts twice)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as handle:
+        for line in handle:
+            if "-" in line.split(" ", 1)[0]:
+                inside = "rl-board-part" in line
+            elif inside and line.startswith("Rss:"):
+                total += int(line.split()[1]) << 10
+    return total
+
+
 def _expected(tables: list[pa.Table]) -> pa.Table:
     whole = pa.concat_tables(tables)
     return whole.take(pc.sort_indices(whole, [("step", "ascending"), ("rank", "ascending"),
@@ -92,9 +105,13 @@ def test_a_sort_writes_the_number_columns_into_the_parts_pages_and_frees_them_wi
     gc.collect()
     expected = _expected(tables)
     assert run.to_pandas().equals(expected.to_pandas())
-    # the maps left are the aliases of the six number columns: the parts' own went
+    # the maps left are the aliases of the six number columns: the parts' own went, and no
+    # page is counted twice (the part's map let go of what its alias maps)
     assert _mapped() >= 6 and all(not SP.slab_pages(run.column(c).chunk(0).buffers()[1].address)
                                   for c in ("step", "reward", "ratio"))
+    numbers = sum(run.column(c).nbytes for c in ("step", "rank", "line", "reward", "small",
+                                                  "ratio"))
+    assert numbers <= _part_rss() <= numbers + 3 * 6 * PAGE
     del run
     gc.collect()
     assert _mapped() == 0
@@ -113,3 +130,17 @@ def test_a_refused_map_or_a_shared_slab_falls_back_to_a_copy(monkeypatch):
     del run
     gc.collect()
     assert _mapped() == 0
+
+
+def test_a_column_written_into_its_pages_is_not_counted_twice_while_its_parts_live():
+    tables = [_part(rank) for rank in (1, 0)]
+    got = _received(tables)
+    whole = pa.concat_tables(got)
+    runs = runs_of(pa.array(np.lexsort([whole.column("rank").to_numpy(),
+                                        whole.column("step").to_numpy()])))
+    column = whole.column("reward")
+    assert pc.sum(column).is_valid  # every page of its parts read, as a sort's gather does
+    held = _part_rss()
+    out = in_place.sorted_in_place(column, runs, in_place.claimed([column])[0])
+    assert out.to_pylist() == _expected(tables).column("reward").to_pylist()
+    assert _part_rss() <= held + 2 * PAGE  # its pages moved to the sorted column, not doubled
