@@ -12,53 +12,83 @@ import pyarrow as pa
 
 from loaders.index import kernel
 from loaders.index.shared_part import slab_pages
-from loaders.index.slabs import PAGE, slab_type
+from loaders.index.slabs import PAGE, is_text, slab_type
 
 Runs = tuple[np.ndarray, np.ndarray]  # runs.Runs: (first row, rows) of each run
-Slabs = tuple[list[int], list[int]]  # a column's slabs: their addresses, their pages' sizes
+# a column's slabs, one plane a buffer (a number column's values; a text column's offsets,
+# then its data): each chunk's slab address, and the size of its whole pages
+Slabs = list[tuple[list[int], list[int]]]
 
 
 def claimed(columns: list[pa.ChunkedArray]) -> list[Slabs | None]:
-    """Each column's slabs, in chunk order, where each of its chunks is a whole slab of a
+    """Each column's slabs, in chunk order, where each of its chunks is whole slabs of a
     part read in place and no other column shares one; else None."""
     found = [_slabs(column) for column in columns]
-    seen = Counter(at for slabs in found if slabs for at in slabs[0])
-    return [slabs if slabs and all(seen[at] == 1 for at in slabs[0]) else None
-            for slabs in found]
+    seen = Counter(at for slabs in found if slabs for plane in slabs for at in plane[0])
+    return [slabs if slabs and all(seen[at] == 1 for plane in slabs for at in plane[0])
+            else None for slabs in found]
 
 
 def _slabs(column: pa.ChunkedArray) -> Slabs | None:
-    if not slab_type(column.type) or column.null_count or not column.num_chunks:
+    kind = column.type
+    if not slab_type(kind) or column.null_count or not column.num_chunks:
         return None
-    width = column.type.bit_width // 8
-    addresses, sizes = [], []
+    planes: Slabs = [([], []) for _ in range(2 if is_text(kind) else 1)]
     for chunk in column.chunks:
-        data = chunk.buffers()[1]
-        pages = None if chunk.offset or data is None else slab_pages(data.address)
-        if not pages or len(chunk) * width > pages:
-            return None
-        addresses.append(data.address)
-        sizes.append(pages)
-    return addresses, sizes
+        for (addresses, sizes), data, need in zip(planes, chunk.buffers()[1:], _sizes(chunk)):
+            pages = None if chunk.offset or data is None else slab_pages(data.address)
+            if not pages or need > pages:
+                return None
+            addresses.append(data.address)
+            sizes.append(pages)
+    return planes
+
+
+def _sizes(chunk: pa.Array) -> tuple[int, ...]:
+    """The bytes of each of a chunk's buffers its rows use."""
+    if is_text(chunk.type):
+        return (len(chunk) + 1) * 4, _text_bytes(chunk)
+    return (len(chunk) * chunk.type.bit_width // 8,)
+
+
+def _text_bytes(chunk: pa.Array) -> int:
+    """A text chunk's data bytes (its offsets run from 0: a slab's, see slabs._buffers)."""
+    return int(np.frombuffer(chunk.buffers()[1], np.int32, 1, len(chunk) * 4)[0])
 
 
 def sorted_in_place(column: pa.ChunkedArray, runs: Runs, slabs: Slabs) -> pa.Array | None:
     """The column sorted by its runs, in its own slabs (which then hold it: nothing may read
     the column's chunks after this); None where it cannot be (no build, a refused map)."""
-    width = column.type.bit_width // 8
     rows = int(runs[1].sum())
-    scratch = _scratch(rows * width)
-    chunks = [chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks]
-    if not kernel.gather(chunks, *runs, memoryview(scratch)):
-        return None
-    region = kernel.alias(*slabs)
-    if region is None:
-        return None
-    out = pa.foreign_buffer(region, rows * width, base=_Mapping(region, sum(slabs[1])))
-    # read first: a read maps 16 pages a fault, a write one (2 us each on this VM)
-    np.frombuffer(out, np.uint8)[::PAGE].sum()
-    ctypes.memmove(region, scratch.ctypes.data, rows * width)
-    return pa.Array.from_buffers(column.type, rows, [None, out])
+    if is_text(column.type):
+        sizes = ((rows + 1) * 4, sum(map(_text_bytes, column.chunks)))
+        outs = [_scratch(size, plane) for plane, size in enumerate(sizes)]
+        chunks = [(np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1),
+                   chunk.buffers()[2]) for chunk in column.chunks]
+        done = kernel.gather_text(chunks, *runs, *map(memoryview, outs)) is True
+    else:
+        outs = [_scratch(rows * column.type.bit_width // 8, 0)]
+        done = kernel.gather([chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks],
+                             *runs, memoryview(outs[0]))
+    buffers = _written(outs, slabs) if done else None
+    return None if buffers is None else pa.Array.from_buffers(column.type, rows,
+                                                              [None, *buffers])
+
+
+def _written(outs: list[np.ndarray], slabs: Slabs) -> list[pa.Buffer] | None:
+    """Each scratch copied into its plane's slabs mapped end to end; None where a map is
+    refused (before any copy: the chunks still read as they did)."""
+    buffers = []
+    for out, (addresses, sizes) in zip(outs, slabs):
+        region = kernel.alias(addresses, sizes)
+        if region is None:
+            return None  # (a plane mapped already goes with `buffers`)
+        buffers.append(pa.foreign_buffer(region, len(out), base=_Mapping(region, sum(sizes))))
+    for out, buffer in zip(outs, buffers):
+        # read first: a read maps 16 pages a fault, a write one (2 us each on this VM)
+        np.frombuffer(buffer, np.uint8)[::PAGE].sum()
+        ctypes.memmove(buffer.address, out.ctypes.data, len(out))
+    return buffers
 
 
 class _Mapping:
@@ -74,10 +104,12 @@ class _Mapping:
 _LOCAL = threading.local()
 
 
-def _scratch(size: int) -> np.ndarray:
-    """This thread's scratch buffer of `size` bytes: its pages faulted in once, not once a
-    column."""
+def _scratch(size: int, plane: int) -> np.ndarray:
+    """This thread's scratch buffer of `size` bytes for a plane: its pages faulted in once,
+    not once a column."""
     held = getattr(_LOCAL, "scratch", None)
-    if held is None or len(held) < size:
-        held = _LOCAL.scratch = np.empty(size, np.uint8)
-    return held[:size]
+    if held is None:
+        held = _LOCAL.scratch = {}
+    if len(held.get(plane, ())) < size:
+        held[plane] = np.empty(max(size, 1), np.uint8)
+    return held[plane][:size]

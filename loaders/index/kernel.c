@@ -1134,12 +1134,14 @@ static void text_piece(void *context, Py_ssize_t chunk, int64_t row, int64_t row
  * bytes): gather's runs of a text (or binary) column without nulls, each chunk a pair (its
  * n + 1 int32 offsets, from its first row's, and its data buffer).  A run's bytes are one
  * copy and its offsets a shift, where Arrow's take copies a value at a time (the long run's
- * previews: 0.08 s a column).  None when the data would pass 2 GB: a take then. */
+ * previews: 0.08 s a column).  None when the data would pass 2 GB: a take then.  Given
+ * out_offsets and out_data (writable, of just the sizes the runs need), it writes there and
+ * gives True. */
 static PyObject *gather_text(PyObject *self, PyObject *args) {
     PyObject *chunks;
-    Py_buffer starts, sources, lengths;
-    if (!PyArg_ParseTuple(args, "O!y*y*y*", &PyTuple_Type, &chunks, &starts, &sources,
-                          &lengths)) return NULL;
+    Py_buffer starts, sources, lengths, out_off = {0}, out_data = {0};
+    if (!PyArg_ParseTuple(args, "O!y*y*y*|w*w*", &PyTuple_Type, &chunks, &starts, &sources,
+                          &lengths, &out_off, &out_data)) return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(chunks), runs = lengths.len / 8, got = 0;
     Py_buffer *views = PyMem_Calloc(2 * (count ? count : 1), sizeof(Py_buffer));
     PyObject *offsets = NULL, *data = NULL, *result = NULL;
@@ -1183,15 +1185,23 @@ static PyObject *gather_text(PyObject *self, PyObject *args) {
     each_piece(count, first, from, size, runs, text_piece, &sizes);
     int64_t bytes = sizes.at_byte;
     if (bytes > INT32_MAX) { result = Py_NewRef(Py_None); goto done; }
-    offsets = PyBytes_FromStringAndSize(NULL, (rows + 1) * 4);
-    data = PyBytes_FromStringAndSize(NULL, bytes);
-    if (offsets == NULL || data == NULL) goto done;
-    Texts texts = {views, (int32_t *)PyBytes_AS_STRING(offsets), PyBytes_AS_STRING(data), 0, 0};
+    int given = out_data.obj != NULL;  /* the caller's buffers, of just these sizes */
+    if (given && (out_off.len != (rows + 1) * 4 || out_data.len != bytes)) {
+        PyErr_SetString(PyExc_ValueError, "gather_text: out buffers of other sizes");
+        goto done;
+    }
+    if (!given) {
+        offsets = PyBytes_FromStringAndSize(NULL, (rows + 1) * 4);
+        data = PyBytes_FromStringAndSize(NULL, bytes);
+        if (offsets == NULL || data == NULL) goto done;
+    }
+    Texts texts = {views, given ? out_off.buf : (int32_t *)PyBytes_AS_STRING(offsets),
+                   given ? out_data.buf : PyBytes_AS_STRING(data), 0, 0};
     Py_BEGIN_ALLOW_THREADS  /* the copies: a column a thread */
     each_piece(count, first, from, size, runs, text_piece, &texts);
     texts.out_off[texts.at_row] = (int32_t)texts.at_byte;
     Py_END_ALLOW_THREADS
-    result = Py_BuildValue("(OO)", offsets, data);
+    result = given ? Py_NewRef(Py_True) : Py_BuildValue("(OO)", offsets, data);
 done:
     for (Py_ssize_t i = 0; i < got; i++) {
         PyBuffer_Release(&views[2 * i]);
@@ -1200,6 +1210,8 @@ done:
     PyMem_Free(views);
     Py_XDECREF(offsets);
     Py_XDECREF(data);
+    if (out_off.obj != NULL) PyBuffer_Release(&out_off);
+    if (out_data.obj != NULL) PyBuffer_Release(&out_data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&sources);
     PyBuffer_Release(&lengths);

@@ -181,16 +181,17 @@ def gather(chunks: list[np.ndarray], sources: np.ndarray, lengths: np.ndarray,
 
 
 def gather_text(chunks: list[tuple[np.ndarray, object]], sources: np.ndarray,
-                lengths: np.ndarray) -> tuple[bytes, bytes] | None:
+                lengths: np.ndarray, *outs: memoryview) -> tuple[bytes, bytes] | bool | None:
     """gather for a text or binary column without nulls, each chunk its n + 1 int32
     offsets (from its first row's) and its data: the sorted column's offsets and data, or
-    None without the build or past 2 GB of data (a take then)."""
+    None without the build or past 2 GB of data (a take then).  Given `outs` (writable
+    offsets and data of just the sizes needed), they are filled, and the answer is True."""
     if _C is None:
         return None
     starts = np.zeros(len(chunks) + 1, np.int64)
     np.cumsum([len(offsets) - 1 for offsets, _ in chunks], out=starts[1:])
     return _C.gather_text(tuple(chunks), starts, sources.astype(np.int64),
-                          lengths.astype(np.int64))
+                          lengths.astype(np.int64), *outs)
 
 
 def decode_text(codes: np.ndarray, offsets: np.ndarray, data: object

@@ -36,8 +36,7 @@ class SharedPart:
         fd = os.memfd_create("rl-board-part", os.MFD_CLOEXEC)
         try:
             slabbed = slab_fields(table)  # number columns in pages of their own: slabs.py
-            rest = table.drop_columns([table.column_names[at] for at in slabbed]) if (
-                slabbed) else table
+            rest = table.select(sorted(set(range(table.num_columns)).difference(slabbed)))
             with pa.output_stream(f"/proc/self/fd/{fd}") as sink, \
                     ipc.new_file(sink, rest.schema) as writer:
                 writer.write_table(rest)
