@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from loaders.index import in_place, kernel, parts
+from loaders.index import in_place, kernel, parts, slabs
 from loaders.index import shared_part as SP
 from loaders.index.runs import runs_of
 from loaders.index.slabs import PAGE
@@ -176,3 +176,15 @@ def test_a_text_column_whose_data_map_is_refused_is_copied_from_its_chunks_intac
     assert column.take(pa.array(np.lexsort([whole.column("rank").to_numpy(),
                                             whole.column("step").to_numpy()]))).to_pylist() == want
     assert in_place.sorted_in_place(column, runs, slabs).to_pylist() == want
+
+
+def test_a_short_write_of_the_slabs_is_finished_piece_by_piece(monkeypatch):
+    real = os.pwritev
+
+    def short(fd: int, pieces: list, at: int) -> int:  # as a write past 2 GB returns
+        return real(fd, [memoryview(pieces[0])[:1000]], at)
+
+    monkeypatch.setattr(slabs.os, "pwritev", short)
+    table = _part(3)
+    got, = _received([table])
+    assert got.equals(table)
