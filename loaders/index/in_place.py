@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import threading
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -22,11 +23,34 @@ Slabs = list[tuple[list[int], list[int]]]
 
 def claimed(columns: list[pa.ChunkedArray]) -> list[Slabs | None]:
     """Each column's slabs, in chunk order, where each of its chunks is whole slabs of a
-    part read in place and no other column shares one; else None."""
+    part read in place and no other column shares one, as far as the maps' budget goes
+    (each slab is a map of its own: MAP_BUDGET); else None."""
     found = [_slabs(column) for column in columns]
     seen = Counter(at for slabs in found if slabs for plane in slabs for at in plane[0])
-    return [slabs if slabs and all(seen[at] == 1 for plane in slabs for at in plane[0])
-            else None for slabs in found]
+    left = MAP_BUDGET - _LIVE[0]
+    out: list[Slabs | None] = []
+    for slabs in found:
+        pieces = sum(len(plane[0]) for plane in slabs) if slabs else 0
+        fits = slabs and pieces <= left and all(seen[at] == 1 for plane in slabs
+                                                for at in plane[0])
+        out.append(slabs if fits else None)
+        left -= pieces if fits else 0
+    return out
+
+
+def _map_budget() -> int:
+    """The maps the aliases may hold at once: a quarter of the system's limit on a process's
+    maps (vm.max_map_count, 65,530 by default), so the rest of the process (its allocator,
+    Arrow, numpy) never meets that limit; a run of more parts is copied as before."""
+    try:
+        return int(Path("/proc/sys/vm/max_map_count").read_text()) // 4
+    except (OSError, ValueError):
+        return 16_000
+
+
+MAP_BUDGET = _map_budget()
+_LIVE = [0]  # slabs mapped by live aliases
+_LIVE_LOCK = threading.Lock()
 
 
 def _slabs(column: pa.ChunkedArray) -> Slabs | None:
@@ -83,7 +107,8 @@ def _written(outs: list[np.ndarray], slabs: Slabs) -> list[pa.Buffer] | None:
         region = kernel.alias(addresses, sizes)
         if region is None:
             return None  # (a plane mapped already goes with `buffers`)
-        buffers.append(pa.foreign_buffer(region, len(out), base=_Mapping(region, sum(sizes))))
+        buffers.append(pa.foreign_buffer(region, len(out), base=_Mapping(
+            region, sum(sizes), len(sizes))))
     for out, buffer in zip(outs, buffers):
         # read first: a read maps 16 pages a fault, a write one (2 us each on this VM)
         np.frombuffer(buffer, np.uint8)[::PAGE].sum()
@@ -92,13 +117,17 @@ def _written(outs: list[np.ndarray], slabs: Slabs) -> list[pa.Buffer] | None:
 
 
 class _Mapping:
-    """An alias's mapping, ended with the last buffer over it."""
+    """An alias's mapping of `pieces` slabs, ended with the last buffer over it."""
 
-    def __init__(self, address: int, size: int) -> None:
-        self.address, self.size = address, size
+    def __init__(self, address: int, size: int, pieces: int) -> None:
+        self.address, self.size, self.pieces = address, size, pieces
+        with _LIVE_LOCK:
+            _LIVE[0] += pieces
 
     def __del__(self) -> None:
         kernel.unmap(self.address, self.size)
+        with _LIVE_LOCK:
+            _LIVE[0] -= self.pieces
 
 
 _LOCAL = threading.local()

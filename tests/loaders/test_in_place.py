@@ -188,3 +188,20 @@ def test_a_short_write_of_the_slabs_is_finished_piece_by_piece(monkeypatch):
     table = _part(3)
     got, = _received([table])
     assert got.equals(table)
+
+
+def test_the_maps_of_live_aliases_stay_within_their_budget(monkeypatch):
+    tables = [_part(rank) for rank in (1, 0)]
+    got = _received(tables)
+    monkeypatch.setattr(in_place, "MAP_BUDGET", 5)  # two slabs a number column, four a text
+    whole = pa.concat_tables(got)
+    picked = in_place.claimed([whole.column(c) for c in ("texts", "reward", "step")])
+    assert [slabs is not None for slabs in picked] == [True, False, False]
+    del whole, picked
+    monkeypatch.setattr(in_place, "MAP_BUDGET", 4 + 2 * 6)  # the text and six number columns
+    run = parts.sorted_parts(got)
+    assert in_place._LIVE[0] == 4 + 2 * 6  # the blobs' text took the copy
+    assert run.to_pandas().equals(_expected(tables).to_pandas())
+    del run
+    gc.collect()
+    assert in_place._LIVE[0] == 0 and _mapped() == 0
