@@ -1,6 +1,6 @@
-"""A sort's number column written into the pages its parts' rows held (see slabs.py): the
-column gathered into a scratch buffer of the thread, its parts' slabs mapped end to end,
-the scratch copied there."""
+"""A sort's column of numbers or text written into the pages its parts' rows held (see
+slabs.py): the column gathered into scratch buffers of the thread, its parts' slabs mapped
+end to end, the scratch copied there."""
 from __future__ import annotations
 
 import ctypes
@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from loaders.index import kernel
 from loaders.index.shared_part import slab_pages
-from loaders.index.slabs import PAGE, is_text, slab_type
+from loaders.index.slabs import is_text, slab_type
 
 Runs = tuple[np.ndarray, np.ndarray]  # runs.Runs: (first row, rows) of each run
 # a column's slabs, one plane a buffer (a number column's values; a text column's offsets,
@@ -82,38 +82,52 @@ def _text_bytes(chunk: pa.Array) -> int:
 
 def sorted_in_place(column: pa.ChunkedArray, runs: Runs, slabs: Slabs) -> pa.Array | None:
     """The column sorted by its runs, in its own slabs (which then hold it: nothing may read
-    the column's chunks after this); None where it cannot be (no build, a refused map)."""
+    the column's chunks after this); None where it cannot be (no build, a refused map).
+    The chunks are read through the new maps, so their pages are mapped once, not in the
+    parts' maps first."""
     rows = int(runs[1].sum())
+    planes = _mapped(slabs)
+    if planes is None:
+        return None
+    starts = [np.cumsum([0, *sizes[:-1]]) for _, sizes in slabs]
     if is_text(column.type):
-        sizes = ((rows + 1) * 4, sum(map(_text_bytes, column.chunks)))
-        outs = [_scratch(size, plane) for plane, size in enumerate(sizes)]
-        chunks = [(np.frombuffer(chunk.buffers()[1], np.int32, len(chunk) + 1),
-                   chunk.buffers()[2]) for chunk in column.chunks]
+        lengths = [len(chunk) for chunk in column.chunks]
+        offsets = [_view(planes[0], at, 4 * (n + 1), np.int32) for at, n in zip(starts[0],
+                                                                                lengths)]
+        chunks = [(o, _view(planes[1], at, int(o[-1]), np.uint8))
+                  for o, at in zip(offsets, starts[1])]
+        outs = [_scratch((rows + 1) * 4, 0), _scratch(sum(int(o[-1]) for o in offsets), 1)]
         done = kernel.gather_text(chunks, *runs, *map(memoryview, outs)) is True
     else:
-        outs = [_scratch(rows * column.type.bit_width // 8, 0)]
-        done = kernel.gather([chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks],
-                             *runs, memoryview(outs[0]))
-    buffers = _written(outs, slabs) if done else None
-    return None if buffers is None else pa.Array.from_buffers(column.type, rows,
-                                                              [None, *buffers])
-
-
-def _written(outs: list[np.ndarray], slabs: Slabs) -> list[pa.Buffer] | None:
-    """Each scratch copied into its plane's slabs mapped end to end; None where a map is
-    refused (before any copy: the chunks still read as they did)."""
+        kind = column.type.to_pandas_dtype()
+        chunks = [_view(planes[0], at, len(chunk) * np.dtype(kind).itemsize, kind)
+                  for at, chunk in zip(starts[0], column.chunks)]
+        outs = [_scratch(rows * np.dtype(kind).itemsize, 0)]
+        done = kernel.gather(chunks, *runs, memoryview(outs[0]))
+    if not done:
+        return None
     buffers = []
-    for out, (addresses, sizes) in zip(outs, slabs):
+    for out, plane in zip(outs, planes):  # the pages all mapped by the reads above
+        ctypes.memmove(plane.address, out.ctypes.data, len(out))
+        buffers.append(plane.slice(0, len(out)))
+    return pa.Array.from_buffers(column.type, rows, [None, *buffers])
+
+
+def _mapped(slabs: Slabs) -> list[pa.Buffer] | None:
+    """Each plane's slabs mapped end to end; None where a map is refused (before any copy:
+    the chunks still read as they did, through the parts' maps)."""
+    planes = []
+    for addresses, sizes in slabs:
         region = kernel.alias(addresses, sizes)
         if region is None:
-            return None  # (a plane mapped already goes with `buffers`)
-        buffers.append(pa.foreign_buffer(region, len(out), base=_Mapping(
+            return None  # (a plane mapped already goes with `planes`)
+        planes.append(pa.foreign_buffer(region, sum(sizes), base=_Mapping(
             region, sum(sizes), len(sizes))))
-    for out, buffer in zip(outs, buffers):
-        # read first: a read maps 16 pages a fault, a write one (2 us each on this VM)
-        np.frombuffer(buffer, np.uint8)[::PAGE].sum()
-        ctypes.memmove(buffer.address, out.ctypes.data, len(out))
-    return buffers
+    return planes
+
+
+def _view(plane: pa.Buffer, at: int, size: int, kind: type | np.dtype) -> np.ndarray:
+    return np.frombuffer(plane, np.uint8, size, int(at)).view(kind)
 
 
 class _Mapping:

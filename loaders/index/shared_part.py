@@ -8,6 +8,9 @@ Arrow IPC and sends only a handle to it; the main process maps the file and read
 where it lies (copied out, 500 MB cost it 0.55 s of a core while the workers parsed).  The
 run's sort hands each column's pages back to the system as soon as it has taken the column
 (hand_back), so the run is held once and a few columns, as if each part were its own.
+Columns of numbers or text without nulls come after the IPC file, each buffer in pages of
+its own (slabs.py), and the sort writes each such column, sorted, back into them
+(in_place.py): no page of them is handed back or made afresh.
 
 The handle is multiprocessing's own (reduction.DupFd): the worker keeps a duplicate of the
 file's descriptor until the main process asks for it over a Unix socket, so a file is never
@@ -35,7 +38,7 @@ class SharedPart:
     def __init__(self, table: pa.Table) -> None:
         fd = os.memfd_create("rl-board-part", os.MFD_CLOEXEC)
         try:
-            slabbed = slab_fields(table)  # number columns in pages of their own: slabs.py
+            slabbed = slab_fields(table)  # in pages of their own, for the sort: slabs.py
             rest = table.select(sorted(set(range(table.num_columns)).difference(slabbed)))
             with pa.output_stream(f"/proc/self/fd/{fd}") as sink, \
                     ipc.new_file(sink, rest.schema) as writer:
