@@ -4,6 +4,7 @@ end to end, the scratch copied there."""
 from __future__ import annotations
 
 import ctypes
+import mmap
 import threading
 from collections import Counter
 from pathlib import Path
@@ -12,20 +13,48 @@ import numpy as np
 import pyarrow as pa
 
 from loaders.index import kernel
-from loaders.index.shared_part import slab_pages
-from loaders.index.slabs import is_text, slab_type
+from loaders.index.shared_part import keep_only, slab_of
+from loaders.index.slabs import is_text, page_up, slab_type
 
 Runs = tuple[np.ndarray, np.ndarray]  # runs.Runs: (first row, rows) of each run
 # a column's slabs, one plane a buffer (a number column's values; a text column's offsets,
-# then its data): each chunk's slab address, and the size of its whole pages
-Slabs = list[tuple[list[int], list[int]]]
+# then its data): each chunk's slab address, the size of its whole pages, its map's start
+Slabs = list[tuple[list[int], list[int], list[int]]]
+Parts = dict[int, mmap.mmap]  # the parts' maps a sort's slabs lie in, by where they start
 
 
-def claimed(columns: list[pa.ChunkedArray]) -> list[Slabs | None]:
+class InPlaceSort:
+    """A sort's columns written into their parts' pages where they can be (claimed), and
+    the parts' files let go of the rest once the sort is done."""
+
+    def __init__(self, columns: list[pa.ChunkedArray], runs: Runs | None) -> None:
+        self._runs = runs
+        self._slabs, self._parts = claimed(columns) if runs is not None else (
+            [None] * len(columns), {})
+        self._kept: dict[int, list[tuple[int, int]]] = {}  # slabs now sorted columns, by part
+
+    def sorted(self, at: int, column: pa.ChunkedArray) -> pa.Array | None:
+        """Column `at` sorted into its slabs; None where it takes the copy."""
+        slabs = self._slabs[at]
+        out = sorted_in_place(column, self._runs, slabs) if slabs else None
+        if out is not None:
+            for addresses, sizes, starts in slabs:
+                for address, size, start in zip(addresses, sizes, starts):
+                    self._kept.setdefault(start, []).append((address - start, size))
+        return out
+
+    def done(self) -> None:
+        """Every column taken: the parts' pages but the kept slabs given back."""
+        let_go(self._parts, self._kept)
+
+
+def claimed(columns: list[pa.ChunkedArray]) -> tuple[list[Slabs | None], Parts]:
     """Each column's slabs, in chunk order, where each of its chunks is whole slabs of a
     part read in place and no other column shares one, as far as the maps' budget goes
-    (each slab is a map of its own: MAP_BUDGET); else None."""
-    found = [_slabs(column) for column in columns]
+    (each slab is a map of its own: MAP_BUDGET); else None.  And the maps they lie in,
+    held until the sort has let go of what its columns do not keep (let_go)."""
+    parts: Parts = {}
+    found = [_slabs(column, parts) for column in columns]
     seen = Counter(at for slabs in found if slabs for plane in slabs for at in plane[0])
     left = MAP_BUDGET - _LIVE[0]
     out: list[Slabs | None] = []
@@ -35,7 +64,15 @@ def claimed(columns: list[pa.ChunkedArray]) -> list[Slabs | None]:
                                                 for at in plane[0])
         out.append(slabs if fits else None)
         left -= pieces if fits else 0
-    return out
+    return out, parts
+
+
+def let_go(parts: Parts, kept: dict[int, list[tuple[int, int]]]) -> None:
+    """Every page of the parts' files but the slabs the sorted columns now hold (`kept`:
+    their (offset, bytes) by their map's start) given back: a sorted column keeps its
+    part's file, which would otherwise live on whole with it."""
+    for start, mapped in parts.items():
+        keep_only(mapped, kept.get(start, []))
 
 
 def _map_budget() -> int:
@@ -53,18 +90,21 @@ _LIVE = [0]  # slabs mapped by live aliases
 _LIVE_LOCK = threading.Lock()
 
 
-def _slabs(column: pa.ChunkedArray) -> Slabs | None:
+def _slabs(column: pa.ChunkedArray, parts: Parts) -> Slabs | None:
     kind = column.type
     if not slab_type(kind) or column.null_count or not column.num_chunks:
         return None
-    planes: Slabs = [([], []) for _ in range(2 if is_text(kind) else 1)]
+    planes: Slabs = [([], [], []) for _ in range(2 if is_text(kind) else 1)]
     for chunk in column.chunks:
-        for (addresses, sizes), data, need in zip(planes, chunk.buffers()[1:], _sizes(chunk)):
-            pages = None if chunk.offset or data is None else slab_pages(data.address)
-            if not pages or need > pages:
+        for (addresses, sizes, starts), data, need in zip(planes, chunk.buffers()[1:],
+                                                           _sizes(chunk)):
+            found = None if chunk.offset or data is None else slab_of(data)
+            if found is None or need > data.size:
                 return None
+            parts[found[0]] = found[1]
             addresses.append(data.address)
-            sizes.append(pages)
+            sizes.append(page_up(data.size))
+            starts.append(found[0])
     return planes
 
 
@@ -89,7 +129,7 @@ def sorted_in_place(column: pa.ChunkedArray, runs: Runs, slabs: Slabs) -> pa.Arr
     planes = _mapped(slabs)
     if planes is None:
         return None
-    starts = [np.cumsum([0, *sizes[:-1]]) for _, sizes in slabs]
+    starts = [np.cumsum([0, *plane[1][:-1]]) for plane in slabs]
     if is_text(column.type):
         lengths = [len(chunk) for chunk in column.chunks]
         offsets = [_view(planes[0], at, 4 * (n + 1), np.int32) for at, n in zip(starts[0],
@@ -117,7 +157,7 @@ def _mapped(slabs: Slabs) -> list[pa.Buffer] | None:
     """Each plane's slabs mapped end to end; None where a map is refused (before any copy:
     the chunks still read as they did, through the parts' maps)."""
     planes = []
-    for addresses, sizes in slabs:
+    for addresses, sizes, _ in slabs:
         region = kernel.alias(addresses, sizes)
         if region is None:
             return None  # (a plane mapped already goes with `planes`)
@@ -139,9 +179,9 @@ class _Mapping:
             _LIVE[0] += pieces
 
     def __del__(self) -> None:
-        kernel.unmap(self.address, self.size)
         with _LIVE_LOCK:
             _LIVE[0] -= self.pieces
+        kernel.unmap(self.address, self.size)
 
 
 _LOCAL = threading.local()

@@ -1283,16 +1283,16 @@ static PyObject *alias(PyObject *self, PyObject *args) {
     const int64_t *from = at.buf, *size = lengths.buf;
     Py_ssize_t count = lengths.len / 8;
     int64_t total = 0, page = sysconf(_SC_PAGESIZE);
+    if (at.len != lengths.len || lengths.len % 8 || count == 0) {
+        PyErr_SetString(PyExc_ValueError, "alias: no pages, or addresses of another count");
+        goto done;
+    }
     for (Py_ssize_t i = 0; i < count; i++) {
         if (from[i] % page || size[i] <= 0 || size[i] % page) {
             PyErr_SetString(PyExc_ValueError, "alias: not whole pages");
             goto done;
         }
         total += size[i];
-    }
-    if (at.len != lengths.len || total == 0) {
-        PyErr_SetString(PyExc_ValueError, "alias: no pages, or addresses of another count");
-        goto done;
     }
     char *region = mmap(NULL, (size_t)total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
                         MAP_NORESERVE, -1, 0);

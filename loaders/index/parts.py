@@ -16,7 +16,7 @@ from loaders import schema as S
 from loaders.heap import give_back
 from loaders.index.arrow_part import concatenated
 from loaders.index.extras import kept_extras
-from loaders.index.in_place import claimed, sorted_in_place
+from loaders.index.in_place import InPlaceSort
 from loaders.index.runs import gathered, runs_of, sort_order
 from loaders.index.shared_part import hand_back
 
@@ -137,11 +137,11 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
             fields[at] = field.with_type(field.type.value_type)
 
     runs = runs_of(order)
-    slabs = claimed(columns) if runs is not None else [None] * len(columns)
+    in_place = InPlaceSort(columns, runs)
 
     def take(at: int) -> pa.Array:
         column, columns[at] = columns[at], None
-        out = sorted_in_place(column, runs, slabs[at]) if slabs[at] else None
+        out = in_place.sorted(at, column)
         if out is not None:  # in its parts' own pages: none to hand back
             return out if out.type == fields[at].type else out.cast(fields[at].type)
         out = gathered(column, runs, fields[at].type) if runs is not None else None
@@ -158,6 +158,7 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
             taken.append(array)
             if trim and len(taken) % TAKEN_AT_ONCE == 0:
                 give_back()  # glibc keeps what the columns freed otherwise: no lower peak
+    in_place.done()  # the parts' files let go of what no sorted column holds
     return pa.Table.from_arrays(taken, schema=pa.schema(fields, metadata))
 
 

@@ -78,26 +78,28 @@ class _Maps:
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._maps: list[tuple[int, weakref.ref[mmap.mmap]]] = []  # (end, map) by start
-        self._slabs: dict[int, tuple[int, weakref.ref[mmap.mmap]]] = {}  # (pages, map)
+        # a slab's address: its bytes, and its map's start (the map held weakly)
+        self._slabs: dict[int, tuple[int, int, weakref.ref[mmap.mmap]]] = {}
         self._lock = threading.Lock()  # the sort's takers hand back columns at once
 
     def remember(self, start: int, size: int, mapped: mmap.mmap,
                  slabs: dict[int, int] | None = None) -> None:
-        """A part's map, and its slabs: {address: the size of their whole pages}."""
+        """A part's map, and its slabs: {address: bytes}."""
         with self._lock:
             live = [(s, m) for s, m in zip(self._starts, self._maps) if m[1]() is not None]
-            self._slabs = {at: kept for at, kept in self._slabs.items() if kept[1]() is not None}
-            self._slabs.update((at, (pages, weakref.ref(mapped))) for at, pages in (
+            self._slabs = {at: kept for at, kept in self._slabs.items() if kept[2]() is not None}
+            self._slabs.update((at, (size, start, weakref.ref(mapped))) for at, size in (
                 slabs or {}).items())
             live.append((start, (start + size, weakref.ref(mapped))))
             live.sort(key=lambda entry: entry[0])
             self._starts = [s for s, _ in live]
             self._maps = [m for _, m in live]
 
-    def slab_pages(self, address: int) -> int | None:
-        """The size of the whole pages of the slab at `address` of a live part's map."""
+    def slab_of(self, address: int, size: int) -> tuple[int, mmap.mmap] | None:
+        """(its map's start, the map) of a live part's slab of `size` bytes at `address`."""
         found = self._slabs.get(address)
-        return None if found is None or found[1]() is None else found[0]
+        mapped = None if found is None or found[0] != size else found[2]()
+        return None if mapped is None else (found[1], mapped)
 
     def hand_back(self, address: int, size: int) -> None:
         """The whole pages of [address, address + size) given back, where a map holds them."""
@@ -117,10 +119,22 @@ class _Maps:
 _MAPS = _Maps()
 
 
-def slab_pages(address: int) -> int | None:
-    """The size of the whole pages of a part's slab (slabs.py) that starts at `address`;
-    None where none does."""
-    return _MAPS.slab_pages(address)
+def slab_of(buffer: pa.Buffer) -> tuple[int, mmap.mmap] | None:
+    """(its map's start, the map) where the buffer is a whole slab of a part (slabs.py), of
+    at least a byte (an empty one starts where the next slab does); else None."""
+    return _MAPS.slab_of(buffer.address, buffer.size) if buffer.size else None
+
+
+def keep_only(mapped: mmap.mmap, kept: list[tuple[int, int]]) -> None:
+    """Hand back every page of a part's map but these (offset, bytes) ranges of whole pages:
+    once a sort is done, what its sorted columns do not hold (the part's file would
+    otherwise live on with them, whole)."""
+    at = 0
+    for offset, size in sorted(kept) + [(len(mapped), 0)]:
+        if offset > at:
+            with contextlib.suppress(OSError):  # refused: the pages go with the map instead
+                mapped.madvise(mmap.MADV_REMOVE, at, offset - at)
+        at = max(at, offset + size)
 
 
 def hand_back(column: pa.ChunkedArray) -> None:

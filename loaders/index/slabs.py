@@ -48,12 +48,12 @@ def write_slabs(fd: int, table: pa.Table, columns: list[int], start: int) -> Lay
     buffer (each write costs its own ~5 us; 2 ms a part of the long run one by one)."""
     layout: Layout = []
     pieces: list[pa.Buffer | bytes] = []
-    at = first = _page_up(start)
+    at = first = page_up(start)
     for column in columns:
         slabs = []
         for values in _buffers(_whole(table.column(column))):
             slabs.append((at, len(values)))
-            end, at = at + len(values), _page_up(at + len(values))
+            end, at = at + len(values), page_up(at + len(values))
             pieces.extend((values, _ZEROS[:at - end]) if at > end else (values,))
         layout.append((column, table.schema.field(column), tuple(slabs)))
     for group in range(0, len(pieces), _MOST_PIECES):
@@ -97,10 +97,6 @@ def _buffers(array: pa.Array) -> tuple[pa.Buffer | bytes, ...]:
     return (array.buffers()[1].slice(array.offset * width, len(array) * width),)
 
 
-def _page_up(size: int) -> int:
-    return -(-size // PAGE) * PAGE
-
-
 def read_slabs(whole: pa.Buffer, layout: Layout, rows: int) -> list[tuple[int, pa.Field, pa.Array]]:
     """The slab columns of a part mapped at `whole`, read where they lie."""
     return [(column, field, pa.Array.from_buffers(field.type, rows, [None, *(
@@ -109,6 +105,12 @@ def read_slabs(whole: pa.Buffer, layout: Layout, rows: int) -> list[tuple[int, p
 
 
 def slab_sizes(layout: Layout, whole: pa.Buffer) -> dict[int, int]:
-    """Each slab's address and its whole pages' size, as _Maps remembers them."""
-    return {whole.address + offset: _page_up(size) for _, _, slabs in layout
-            for offset, size in slabs if size}  # an empty one starts where the next does
+    """Each slab's address and bytes, as _Maps remembers them (an empty one starts where the
+    next one does: not one)."""
+    return {whole.address + offset: size for _, _, slabs in layout for offset, size in slabs
+            if size}
+
+
+def page_up(size: int) -> int:
+    """The size of the whole pages that hold `size` bytes."""
+    return -(-size // PAGE) * PAGE

@@ -88,19 +88,18 @@ def test_number_columns_come_in_pages_of_their_own_and_the_rest_as_before():
     got, = _received([table])
     assert got.equals(table) and got.schema == table.schema
     slabbed = {name for name in got.column_names
-               if SP.slab_pages(got.column(name).chunk(0).buffers()[1].address)}
+               if SP.slab_of(got.column(name).chunk(0).buffers()[1])}
     assert slabbed == {"step", "rank", "line", "reward", "small", "ratio", "texts", "blobs"}
     for name in slabbed:  # a text's offsets (from 0) and data each a slab
         for data in got.column(name).chunk(0).buffers()[1:]:
-            assert data.address % PAGE == 0
-            assert SP.slab_pages(data.address) == -(-data.size // PAGE) * PAGE
+            assert data.address % PAGE == 0 and SP.slab_of(data) is not None
 
 
 def test_a_sort_writes_the_number_columns_into_the_parts_pages_and_frees_them_with_the_run():
     tables = [_part(rank) for rank in (2, 0, 1)]
     got = _received(tables)
     assert all(slabs is not None for slabs in in_place.claimed(
-        [got[0].column("reward"), got[1].column("reward")]))
+        [got[0].column("reward"), got[1].column("reward")])[0])
     before = _mapped()
     assert before == 3
     run = parts.sorted_parts(got)
@@ -111,7 +110,7 @@ def test_a_sort_writes_the_number_columns_into_the_parts_pages_and_frees_them_wi
     # the maps left are the aliases of the number and text columns: the parts' own went,
     # and no page is counted twice (the part's map let go of what its alias maps)
     kept = ("step", "rank", "line", "reward", "small", "ratio", "texts", "blobs")
-    assert _mapped() >= 10 and all(not SP.slab_pages(run.column(c).chunk(0).buffers()[1].address)
+    assert _mapped() >= 10 and all(not SP.slab_of(run.column(c).chunk(0).buffers()[1])
                                    for c in ("step", "reward", "ratio", "texts"))
     held = sum(run.column(c).nbytes for c in kept)
     assert held <= _part_rss() <= held + 3 * 10 * PAGE
@@ -124,7 +123,7 @@ def test_a_refused_map_or_a_shared_slab_falls_back_to_a_copy(monkeypatch):
     tables = [_part(rank) for rank in (1, 0)]
     got = _received(tables)
     column = got[0].column("reward")
-    assert in_place.claimed([column, column]) == [None, None]  # one slab, two columns
+    assert in_place.claimed([column, column])[0] == [None, None]  # one slab, two columns
     del column
     monkeypatch.setattr(kernel, "alias", lambda addresses, sizes: None)
     run = parts.sorted_parts(got)
@@ -144,7 +143,7 @@ def test_a_column_written_into_its_pages_is_not_counted_twice_while_its_parts_li
     column = whole.column("reward")
     assert pc.sum(column).is_valid  # every page of its parts read, as a sort's gather does
     held = _part_rss()
-    out = in_place.sorted_in_place(column, runs, in_place.claimed([column])[0])
+    out = in_place.sorted_in_place(column, runs, in_place.claimed([column])[0][0])
     assert out.to_pylist() == _expected(tables).column("reward").to_pylist()
     assert _part_rss() <= held + 2 * PAGE  # its pages moved to the sorted column, not doubled
 
@@ -165,7 +164,7 @@ def test_a_text_column_whose_data_map_is_refused_is_copied_from_its_chunks_intac
     runs = runs_of(pa.array(np.lexsort([whole.column("rank").to_numpy(),
                                         whole.column("step").to_numpy()])))
     column = whole.column("texts")
-    slabs = in_place.claimed([column])[0]
+    slabs = in_place.claimed([column])[0][0]
     assert len(slabs) == 2  # its offsets, then its data
     real = kernel.alias
     monkeypatch.setattr(kernel, "alias", lambda addresses, sizes: (
@@ -195,9 +194,9 @@ def test_the_maps_of_live_aliases_stay_within_their_budget(monkeypatch):
     got = _received(tables)
     monkeypatch.setattr(in_place, "MAP_BUDGET", 5)  # two slabs a number column, four a text
     whole = pa.concat_tables(got)
-    picked = in_place.claimed([whole.column(c) for c in ("texts", "reward", "step")])
+    picked, held = in_place.claimed([whole.column(c) for c in ("texts", "reward", "step")])
     assert [slabs is not None for slabs in picked] == [True, False, False]
-    del whole, picked
+    del whole, picked, held
     monkeypatch.setattr(in_place, "MAP_BUDGET", 4 + 2 * 6)  # the text and six number columns
     run = parts.sorted_parts(got)
     assert in_place._LIVE[0] == 4 + 2 * 6  # the blobs' text took the copy
@@ -205,3 +204,43 @@ def test_the_maps_of_live_aliases_stay_within_their_budget(monkeypatch):
     del run
     gc.collect()
     assert in_place._LIVE[0] == 0 and _mapped() == 0
+
+
+def _part_files() -> int:
+    """Bytes the parts' files hold, each file once (what is freed when its maps go)."""
+    held = {}
+    with open("/proc/self/maps") as handle:
+        for line in handle:
+            if "rl-board-part" in line:
+                found = os.stat(f"/proc/self/map_files/{line.split()[0]}")
+                held[found.st_ino] = found.st_blocks * 512
+    return sum(held.values())
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files(monkeypatch, large):
+    if large:  # a run past WHOLE_TAKE_BYTES: its copied columns handed back as taken
+        monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0)
+    tables = [_part(rank) for rank in (2, 0, 1)]
+    got = _received(tables)
+    run = parts.sorted_parts(got)
+    gc.collect()
+    kept = ("step", "rank", "line", "reward", "small", "ratio", "texts", "blobs")
+    held = sum(slabs.page_up(len(buffer)) for table in tables for c in kept
+               for buffer in slabs._buffers(table.column(c).combine_chunks()))
+    assert _part_files() <= held  # the IPC files and the copied columns are gone
+    assert run.to_pandas().equals(_expected(tables).to_pandas())
+
+
+def test_an_empty_slab_is_no_slab_and_never_the_next_columns_pages():
+    full, empty = ([f"t{i}" for i in range(3000)], [""] * 3000)
+    tables = [pa.table({"s": pa.array(texts), "x": pa.array(np.arange(3000) + 7 * i)})
+              for i, texts in enumerate((full, empty, full))]
+    got = _received(tables)
+    text = got[1].column("s").chunk(0)
+    assert SP.slab_of(text.buffers()[2]) is None  # its 0 bytes start where x's slab does
+    whole = pa.concat_tables(got)
+    column = whole.column("s")
+    picked, held = in_place.claimed([column])  # x not in the sort: its pages must not be
+    assert picked == [None]
+    assert got[1].column("x").to_pylist() == list(np.arange(3000) + 7)
