@@ -3,13 +3,13 @@
 memory, and the sorted run is the run a plain Arrow sort gives, with or without the pages'
 reuse, and lets its pages go when it goes."""
 import gc
-import multiprocessing
 import os
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from part_maps import mapped_parts, part_files, part_rss, received_from_a_child
 
 from loaders.index import in_place, kernel, parts, slabs
 from loaders.index import shared_part as SP
@@ -39,41 +39,22 @@ def _part(rank: int, steps: int = 12, per_step: int = 700) -> pa.Table:
     }).slice(3)  # a slice: the slabs hold its rows, not its parent's
 
 
-def _send(queue, table: pa.Table) -> None:
-    queue.put(SP.shared(table))
-    queue.get()  # alive until the parent has read it, as a pool's worker is
-
-
 def _received(tables: list[pa.Table]) -> list[pa.Table]:
-    context = multiprocessing.get_context("fork")
-    got = []
-    for table in tables:
-        queue = context.Queue()
-        child = context.Process(target=_send, args=(queue, table))
-        child.start()
-        try:
-            got.append(SP.received(queue.get(timeout=60)))
-        finally:
-            queue.put(None)
-            child.join(60)
-    return got
+    return [received_from_a_child(table) for table in tables]
 
 
 def _mapped() -> int:
-    with open("/proc/self/maps") as handle:
-        return sum("rl-board-part" in line for line in handle)
+    return len(mapped_parts())
 
 
-def _part_rss() -> int:
-    """Resident bytes of this process's maps of parts (a page mapped twice counts twice)."""
-    total, inside = 0, False
-    with open("/proc/self/smaps") as handle:
-        for line in handle:
-            if "-" in line.split(" ", 1)[0]:
-                inside = "rl-board-part" in line
-            elif inside and line.startswith("Rss:"):
-                total += int(line.split()[1]) << 10
-    return total
+def _order(whole: pa.Table) -> pa.Array:
+    """The parts' rows in order of (step, rank), as the run's sort orders them."""
+    return pa.array(np.lexsort([whole.column("rank").to_numpy(),
+                                whole.column("step").to_numpy()]))
+
+
+def _runs(whole: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    return runs_of(_order(whole))
 
 
 def _expected(tables: list[pa.Table]) -> pa.Table:
@@ -113,7 +94,7 @@ def test_a_sort_writes_the_number_columns_into_the_parts_pages_and_frees_them_wi
     assert _mapped() >= 10 and all(not SP.slab_of(run.column(c).chunk(0).buffers()[1])
                                    for c in ("step", "reward", "ratio", "texts"))
     held = sum(run.column(c).nbytes for c in kept)
-    assert held <= _part_rss() <= held + 3 * 10 * PAGE
+    assert held <= part_rss() <= held + 3 * 10 * PAGE
     del run
     gc.collect()
     assert _mapped() == 0
@@ -138,14 +119,13 @@ def test_a_column_written_into_its_pages_is_not_counted_twice_while_its_parts_li
     tables = [_part(rank) for rank in (1, 0)]
     got = _received(tables)
     whole = pa.concat_tables(got)
-    runs = runs_of(pa.array(np.lexsort([whole.column("rank").to_numpy(),
-                                        whole.column("step").to_numpy()])))
+    runs = _runs(whole)
     column = whole.column("reward")
     assert pc.sum(column).is_valid  # every page of its parts read, as a sort's gather does
-    held = _part_rss()
+    held = part_rss()
     out = in_place.sorted_in_place(column, runs, in_place.claimed([column])[0][0])
     assert out.to_pylist() == _expected(tables).column("reward").to_pylist()
-    assert _part_rss() <= held + 2 * PAGE  # its pages moved to the sorted column, not doubled
+    assert part_rss() <= held + 2 * PAGE  # its pages moved to the sorted column, not doubled
 
 
 def test_a_part_of_numbers_only_or_of_no_rows_reads_back_as_sent():
@@ -161,8 +141,7 @@ def test_a_text_column_whose_data_map_is_refused_is_copied_from_its_chunks_intac
     tables = [_part(rank) for rank in (1, 0)]
     got = _received(tables)
     whole = pa.concat_tables(got)
-    runs = runs_of(pa.array(np.lexsort([whole.column("rank").to_numpy(),
-                                        whole.column("step").to_numpy()])))
+    runs = _runs(whole)
     column = whole.column("texts")
     slabs = in_place.claimed([column])[0][0]
     assert len(slabs) == 2  # its offsets, then its data
@@ -172,8 +151,7 @@ def test_a_text_column_whose_data_map_is_refused_is_copied_from_its_chunks_intac
     assert in_place.sorted_in_place(column, runs, slabs) is None
     monkeypatch.setattr(kernel, "alias", real)
     want = _expected(tables).column("texts").to_pylist()
-    assert column.take(pa.array(np.lexsort([whole.column("rank").to_numpy(),
-                                            whole.column("step").to_numpy()]))).to_pylist() == want
+    assert column.take(_order(whole)).to_pylist() == want
     assert in_place.sorted_in_place(column, runs, slabs).to_pylist() == want
 
 
@@ -206,17 +184,6 @@ def test_the_maps_of_live_aliases_stay_within_their_budget(monkeypatch):
     assert in_place._LIVE[0] == 0 and _mapped() == 0
 
 
-def _part_files() -> int:
-    """Bytes the parts' files hold, each file once (what is freed when its maps go)."""
-    held = {}
-    with open("/proc/self/maps") as handle:
-        for line in handle:
-            if "rl-board-part" in line:
-                found = os.stat(f"/proc/self/map_files/{line.split()[0]}")
-                held[found.st_ino] = found.st_blocks * 512
-    return sum(held.values())
-
-
 @pytest.mark.parametrize("large", [False, True])
 def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files(monkeypatch, large):
     if large:  # a run past WHOLE_TAKE_BYTES: its copied columns handed back as taken
@@ -228,7 +195,7 @@ def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files(monkeypatch, lar
     kept = ("step", "rank", "line", "reward", "small", "ratio", "texts", "blobs")
     held = sum(slabs.page_up(len(buffer)) for table in tables for c in kept
                for buffer in slabs._buffers(table.column(c).combine_chunks()))
-    assert _part_files() <= held  # the IPC files and the copied columns are gone
+    assert part_files() <= held  # the IPC files and the copied columns are gone
     assert run.to_pandas().equals(_expected(tables).to_pandas())
 
 

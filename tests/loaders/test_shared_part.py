@@ -1,12 +1,12 @@
 """A worker's rows through shared memory (loaders.index.shared_part): the table read back is
 the table sent, every column in buffers of the reader's own (no map of the file is left),
 and without anonymous memory files the table simply goes by the pipe."""
-import multiprocessing
 import os
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from part_maps import mapped_parts, part_rss, received_from_a_child
 
 from loaders.index import chunk, pool
 from loaders.index import shared_part as SP
@@ -28,53 +28,17 @@ def _table() -> pa.Table:
         "nulls": pa.nulls(n)})
 
 
-def _send(queue, table: pa.Table) -> None:
-    queue.put(SP.shared(table))
-    queue.get()  # stay alive until the parent has read it (as a pool's worker does)
-
-
-def _mapped_parts() -> list[str]:
-    with open("/proc/self/maps") as handle:
-        return [line for line in handle if "rl-board-part" in line]
-
-
-def _received_from_a_child(table: pa.Table) -> pa.Table:
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_send, args=(queue, table))
-    child.start()
-    try:
-        sent = queue.get(timeout=60)
-        assert isinstance(sent, SP.SharedPart) and sent.rows == table.num_rows
-        return SP.received(sent)
-    finally:
-        queue.put(None)
-        child.join(60)
-
-
-def _map_rss_kb() -> int:
-    """Resident kB of this process's maps of parts (/proc/self/smaps)."""
-    total, inside = 0, False
-    with open("/proc/self/smaps") as handle:
-        for line in handle:
-            if "-" in line.split(" ", 1)[0]:
-                inside = "rl-board-part" in line
-            elif inside and line.startswith("Rss:"):
-                total += int(line.split()[1])
-    return total
-
-
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="no anonymous memory files")
 def test_a_table_from_another_process_is_read_in_place_and_its_map_goes_with_it():
     table = _table()
-    got = _received_from_a_child(table)
-    assert len(_mapped_parts()) == 1  # read where it lies
+    got = received_from_a_child(table)
+    assert len(mapped_parts()) == 1  # read where it lies
     assert got.schema == table.schema
     assert got.to_pandas().equals(table.to_pandas())  # NaN where it was (Arrow's equals: never)
     assert got.column("codes").chunk(0).dictionary.to_pylist() == [f"file {i}" for i in range(4)]
     backwards = got.take(pa.array(range(got.num_rows - 1, -1, -1)))
     del got  # a sort's copy holds nothing of the map (a dictionary was copied out)
-    assert _mapped_parts() == []
+    assert mapped_parts() == []
     assert backwards.to_pandas().iloc[::-1].reset_index(drop=True).equals(table.to_pandas())
     assert SP.received(table) is table
 
@@ -83,14 +47,14 @@ def test_a_table_from_another_process_is_read_in_place_and_its_map_goes_with_it(
 def test_a_sorted_column_hands_its_pages_back_and_leaves_the_others_whole():
     rng = np.random.default_rng(1)
     table = pa.table({f"c{i}": rng.normal(size=200_000) for i in range(4)})  # 1.6 MB each
-    got = _received_from_a_child(table)
+    got = received_from_a_child(table)
     for name in table.column_names:  # each column read: its pages come in
         assert got.column(name).to_numpy().sum() == table.column(name).to_numpy().sum()
-    before = _map_rss_kb()
+    before = part_rss()
     assert before >= 4 * 1500
     for name in ("c0", "c1"):
         SP.hand_back(got.column(name))
-    assert _map_rss_kb() <= before - 2 * 1500  # two columns' pages gone
+    assert part_rss() <= before - (2 * 1500 << 10)  # two columns' pages gone
     for name in ("c2", "c3"):  # the others read as they were
         assert got.column(name).equals(table.column(name))
     SP.hand_back(pa.chunked_array([pa.array(np.ones(100_000))]))  # no part's: left alone
@@ -138,6 +102,6 @@ def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
     monkeypatch.setattr(SP, "received", lambda rows: seen.append(type(rows)) or original(rows))
     shared = open_run(root, use_cache=False).samples
     assert seen and set(seen) == {SP.SharedPart}
-    assert _mapped_parts() == []  # the sorted run holds nothing of the maps
+    assert mapped_parts() == []  # the sorted run holds nothing of the maps
     pd_columns = [c for c in inline.columns if c != S.KEY]
     assert shared[pd_columns].equals(inline[pd_columns])
