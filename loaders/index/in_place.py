@@ -134,9 +134,10 @@ def sorted_in_place(column: pa.ChunkedArray, runs: Runs, slabs: Slabs) -> pa.Arr
         lengths = [len(chunk) for chunk in column.chunks]
         offsets = [_view(planes[0], at, 4 * (n + 1), np.int32) for at, n in zip(starts[0],
                                                                                 lengths)]
-        chunks = [(o, _view(planes[1], at, int(o[-1]), np.uint8))
-                  for o, at in zip(offsets, starts[1])]
-        outs = [_scratch((rows + 1) * 4, 0), _scratch(sum(int(o[-1]) for o in offsets), 1)]
+        ends = [int(o[-1]) for o in offsets]  # each chunk's data bytes
+        chunks = [(o, _view(planes[1], at, end, np.uint8))
+                  for o, at, end in zip(offsets, starts[1], ends)]
+        outs = [_scratch((rows + 1) * 4, 0), _scratch(sum(ends), 1)]
         done = kernel.gather_text(chunks, *runs, *map(memoryview, outs)) is True
     else:
         kind = column.type.to_pandas_dtype()

@@ -112,8 +112,7 @@ class _Maps:
         first = -(-(address - start) // page) * page  # pages wholly inside the buffer only:
         last = (address + size - start) // page * page  # its neighbours' stay
         if mapped is not None and last > first:
-            with contextlib.suppress(OSError):  # refused: the pages go with the map instead
-                mapped.madvise(mmap.MADV_REMOVE, first, last - first)
+            _removed(mapped, first, last - first)
 
 
 _MAPS = _Maps()
@@ -132,9 +131,14 @@ def keep_only(mapped: mmap.mmap, kept: list[tuple[int, int]]) -> None:
     at = 0
     for offset, size in sorted(kept) + [(len(mapped), 0)]:
         if offset > at:
-            with contextlib.suppress(OSError):  # refused: the pages go with the map instead
-                mapped.madvise(mmap.MADV_REMOVE, at, offset - at)
+            _removed(mapped, at, offset - at)
         at = max(at, offset + size)
+
+
+def _removed(mapped: mmap.mmap, at: int, size: int) -> None:
+    """The map's pages [at, at + size) given back to the system (their file's too)."""
+    with contextlib.suppress(OSError):  # refused: the pages go with the map instead
+        mapped.madvise(mmap.MADV_REMOVE, at, size)
 
 
 def hand_back(column: pa.ChunkedArray) -> None:

@@ -1,15 +1,16 @@
-"""A part's number columns in whole pages of their own (slabs), and a sort that writes each
-such column back into the pages its parts' rows held.
+"""A part's columns of numbers and of text in whole pages of their own (slabs), for a sort
+that writes each such column back into the pages its parts' rows held (in_place.py).
 
-Why: on a VM under nested paging (this benchmark machine) a page costs 4-13 us
-the first time a process writes it, a page another process already wrote 0.4 us to map.
-The long run's sort copied its 520 MB of parts into fresh pages: 150,000 faults, 0.45 s of
-the 1.0 s after the scan.  Here a worker writes each column of fixed-width numbers without
-nulls after its part's IPC file, at a page boundary (shared_part.py); the main process's
-sort gathers such a column into a scratch buffer of its thread (faulted in once, for every
-column), maps the column's slabs end to end (kernel.alias: the same pages, no copy) and
-copies the scratch there.  The sorted column lives in its parts' pages: nothing of it is
-handed back, and the run is still held once.
+Why: on a VM under nested paging (this benchmark machine) a page costs 4-13 us the first
+time a process writes it, a page another process already wrote 0.4 us to map.  The long
+run's sort copied its 520 MB of parts into fresh pages: 151,000 faults, 0.66-0.75 s of the
+1.0-1.2 s after the scan.  Here a worker writes each column of fixed-width numbers, or of
+text with 32-bit offsets (its offsets from 0, then its data), without nulls, after its
+part's IPC file, each buffer at a page boundary (shared_part.py).  The main process's sort
+maps a column's slabs end to end (kernel.alias: the same pages, no copy), reads the chunks
+through that map into a scratch buffer of its thread and copies the scratch back; once
+every column is taken, the parts' files let go of all but those slabs.  The run is held
+once.
 """
 from __future__ import annotations
 
