@@ -113,17 +113,25 @@ def plan_chunks(path: str, rel: str, rank: int, start: int, size: int,
     """Split [start, size) at newlines into chunks of about `target` bytes.  Raises OSError
     when the file cannot be opened (the caller lists it as a problem, unparsed)."""
     bounds = [start]
+    step = _even_step(size - start, target)
     with open_binary(path) as handle:
-        pos = start + target
-        while pos < size:
-            pos = _next_line_start(handle, pos, size)
+        aim = start + step
+        while aim < size:  # aims at fixed strides, so a chunk is a step +- one line
+            pos = _next_line_start(handle, aim, size)
             if pos >= size:
                 break
             bounds.append(pos)
-            pos += target
+            aim = start + ((pos - start) // step + 1) * step
     bounds.append(size)
     return [Chunk(path, rel, rank, a, b, continues_line and a == start, fmt)
             for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def _even_step(nbytes: int, target: int) -> int:
+    """The size of each of the fewest chunks of at most `target` bytes that cover nbytes:
+    a 25-MB file is two of 12.5 MB, not 16 and 9, so no core waits on a big last chunk."""
+    count = max(1, -(-nbytes // target))
+    return max(1, -(-nbytes // count))
 
 
 def _next_line_start(handle: BinaryIO, pos: int, size: int) -> int:

@@ -98,7 +98,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
     method = _start_method()
     context = multiprocessing.get_context(method)
-    waiting = deque(range(len(chunks)))  # chunks not handed out yet, in order
+    waiting = biggest_first(chunks)  # chunks not handed out yet
     with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed) as pool:
         running: dict[Future, int] = {}
 
@@ -119,6 +119,12 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
                 keep(running.pop(future), future.result())
                 hand_out()
     return results
+
+
+def biggest_first(chunks: list[Task]) -> deque[int]:
+    """The chunks' indices, the biggest first (in order among equals): the last to finish
+    are the small ones, so the cores finish together."""
+    return deque(sorted(range(len(chunks)), key=lambda i: -chunks[i].nbytes))
 
 
 IN_FLIGHT = 2  # chunks a worker holds at once: the next is at hand when one is done

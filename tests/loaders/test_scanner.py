@@ -32,6 +32,30 @@ def test_chunks_split_at_newlines_and_cover_the_file(tmp_path):
         assert data[left.end - 1:left.end] == b"\n"
 
 
+def test_a_file_splits_into_the_fewest_chunks_of_about_equal_size(tmp_path):
+    """2.5 targets of bytes make three chunks of ~0.83 target, not two full ones and a
+    half one that a core would wait beside."""
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(300)])
+    size = path.stat().st_size
+    target = int(size / 2.5)
+    sizes = [c.nbytes for c in plan_chunks(str(path), path.name, 0, 0, size, target=target)]
+    line = max(map(len, path.read_bytes().splitlines(keepends=True)))
+    assert len(sizes) == 3 and sum(sizes) == size
+    assert all(abs(n - size / 3) <= line for n in sizes)  # a third, give or take a line
+
+
+def test_the_pool_hands_out_the_biggest_chunks_first(tmp_path):
+    from loaders.index import pool
+
+    small = write_dump(tmp_path / "a.jsonl", [make_sample(s, n=20) for s in range(5)])
+    big = write_dump(tmp_path / "b.jsonl", [make_sample(s, n=20) for s in range(50)])
+    chunks = [*plan_chunks(str(small), small.name, 0, 0, small.stat().st_size),
+              *plan_chunks(str(big), big.name, 1, 0, big.stat().st_size, target=30_000)]
+    order = list(pool.biggest_first(chunks))
+    assert sorted(order) == list(range(len(chunks))) and order[-1] == 0
+    assert [chunks[i].nbytes for i in order] == sorted((c.nbytes for c in chunks), reverse=True)
+
+
 def test_a_boundary_inside_a_line_longer_than_a_read_moves_to_the_next_line(tmp_path):
     """Lines of 150 kB and 3 MB: the boundary search reads 64 kB, then 1 MB at a time."""
     rows = [make_sample(s, n=4, response="x" * size) for s, size in enumerate(
@@ -115,8 +139,9 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     # in this process left its own script there (which needs its runner's arguments)
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     shared = pool.scan_all(chunks)
-    # (from the back, one at a time; on a loaded machine it may take them all)
-    assert mine and mine == list(range(len(chunks) - 1, len(chunks) - 1 - len(mine), -1))
+    # (from the back of the hand-out order, the smallest, one at a time; on a loaded
+    # machine it may take them all)
+    assert mine and mine == list(reversed(pool.biggest_first(chunks)))[:len(mine)]
     assert [r.chunk for r in shared] == chunks
     assert [_rows(r)[S.OFFSET] for r in shared] == [_rows(r)[S.OFFSET] for r in alone]
     assert [r.lines for r in shared] == [r.lines for r in alone]
