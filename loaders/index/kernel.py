@@ -194,14 +194,14 @@ def gather_text(chunks: list[tuple[np.ndarray, object]], sources: np.ndarray,
                           lengths.astype(np.int64), *outs)
 
 
-def decode_text(codes: np.ndarray, offsets: np.ndarray, data: object
+def decode_text(codes: np.ndarray, offsets: np.ndarray, data: object, wide: bool = False
                 ) -> tuple[bytes, bytes] | None:
-    """A coded text column without nulls (int32 codes) as its texts' offsets and data, the
-    dictionary's n + 1 int32 offsets and data given; None without the build, for a code out
-    of the dictionary or past 2 GB of text."""
+    """A coded text column without nulls (int32 codes) as its texts' offsets (int64 ones
+    when `wide`) and data, the dictionary's n + 1 int32 offsets and data given; None without
+    the build, for a code out of the dictionary or past 2 GB of text with 32-bit offsets."""
     if _C is None:
         return None
-    return _C.decode_text(np.ascontiguousarray(codes, np.int32), offsets, data)
+    return _C.decode_text(np.ascontiguousarray(codes, np.int32), offsets, data, wide)
 
 
 def column(objs: list[dict], key: str) -> list:

@@ -132,9 +132,9 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
     fields, columns, metadata = list(table.schema), list(table.columns), table.schema.metadata
     trim = table.nbytes >= WHOLE_TAKE_BYTES
     del table  # `columns` holds the only references
-    for at, field in enumerate(fields):
-        if field.name in decoded and pa.types.is_dictionary(field.type):
-            fields[at] = field.with_type(field.type.value_type)
+    for at, field in enumerate(fields):  # codes decoded as pandas' text holds them (made
+        if field.name in decoded and pa.types.is_dictionary(field.type):  # so, not copied
+            fields[at] = field.with_type(pa.large_string())  # again by the frame's making)
 
     runs = runs_of(order)
     in_place = InPlaceSort(columns, runs)

@@ -73,12 +73,13 @@ def gathered(column: pa.ChunkedArray, runs: Runs, kind: pa.DataType | None = Non
     kind = own if kind is None else kind
     if column.null_count:
         return None
-    if pa.types.is_dictionary(own) and (pa.types.is_string(kind) or kind == own):
-        return _decoded(column, runs, decode=kind != own)
-    if kind != own:
+    if pa.types.is_dictionary(own) and (_is_text(kind) or kind == own):
+        return _decoded(column, runs, decode=kind != own, wide=pa.types.is_large_string(kind))
+    if kind != own and not (pa.types.is_string(own) and pa.types.is_large_string(kind)):
         return None
     if pa.types.is_string(own) or pa.types.is_binary(own):
-        return _gathered_text(column, runs)
+        out = _gathered_text(column, runs)
+        return out if out is None or out.type == kind else out.cast(kind)
     if not (pa.types.is_integer(own) or pa.types.is_floating(own)):
         return None
     return _gathered_numbers([chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks],
@@ -101,10 +102,15 @@ def _gathered_text(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
     return None if got is None else _text(column.type, *got)
 
 
-def _decoded(column: pa.ChunkedArray, runs: Runs, decode: bool) -> pa.Array | None:
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _decoded(column: pa.ChunkedArray, runs: Runs, decode: bool, wide: bool = False
+             ) -> pa.Array | None:
     """A coded text column whose chunks share one dictionary (unify_dictionaries'): its
     codes gathered, then kept with that dictionary, or with `decode` each code's text
-    copied (kernel.decode_text)."""
+    copied (kernel.decode_text; `wide`: as large_string)."""
     if not column.num_chunks:
         return None
     texts = column.chunk(0).dictionary
@@ -112,31 +118,33 @@ def _decoded(column: pa.ChunkedArray, runs: Runs, decode: bool) -> pa.Array | No
             and all(chunk.dictionary.equals(texts) for chunk in column.chunks[1:])):
         return None
     if decode and len(texts) == 1:  # one text in every row (a reason no line gave)
-        return _repeated(texts[0].as_py().encode(), int(runs[1].sum()))
+        return _repeated(texts[0].as_py().encode(), int(runs[1].sum()), wide)
     codes = _gathered_numbers([chunk.indices.to_numpy(zero_copy_only=True)
                                for chunk in column.chunks], runs, pa.int32())
     if codes is None:
         return None
     if not decode:
         return pa.DictionaryArray.from_arrays(codes, texts, ordered=column.type.ordered)
-    got = decode_text(codes.to_numpy(zero_copy_only=True), *_text_buffers(texts))
-    return None if got is None else _text(pa.string(), *got)
+    got = decode_text(codes.to_numpy(zero_copy_only=True), *_text_buffers(texts), wide)
+    return None if got is None else _text(pa.large_string() if wide else pa.string(), *got)
 
 
-def _repeated(value: bytes, rows: int) -> pa.Array | None:
-    """`value` in each of `rows` rows as text, laid out at once: an empty one's offsets are
-    zeros no page of which is touched (the long run's empty finish reasons, 10 ms a column
-    decoded a row at a time); None past 2 GB."""
+def _repeated(value: bytes, rows: int, wide: bool = False) -> pa.Array | None:
+    """`value` in each of `rows` rows as text (`wide`: large_string), laid out at once: an
+    empty one's offsets are zeros no page of which is touched (the long run's empty finish
+    reasons, 10 ms a column decoded a row at a time); None past 2 GB."""
     if rows * len(value) >= 1 << 31:
         return None
-    offsets = np.zeros(rows + 1, np.int32) if not value else (
-        np.arange(rows + 1, dtype=np.int32) * np.int32(len(value)))
-    return pa.Array.from_buffers(pa.string(), rows, [None, pa.py_buffer(offsets),
-                                                     pa.py_buffer(value * rows)])
+    width = np.int64 if wide else np.int32
+    offsets = np.zeros(rows + 1, width) if not value else (
+        np.arange(rows + 1, dtype=width) * width(len(value)))
+    return pa.Array.from_buffers(pa.large_string() if wide else pa.string(), rows,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(value * rows)])
 
 
 def _text(kind: pa.DataType, offsets: bytes, data: bytes) -> pa.Array:
-    return pa.Array.from_buffers(kind, len(offsets) // 4 - 1,
+    width = 8 if pa.types.is_large_string(kind) else 4
+    return pa.Array.from_buffers(kind, len(offsets) // width - 1,
                                  [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 

@@ -44,7 +44,8 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
 @pytest.mark.parametrize("trimmed", [False, True])
 def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, trimmed):
     """Columns of many chunks, taken on two threads (freed memory given back as they go, for
-    a large run) equal one take of the whole table; `decoded` codes come back as text."""
+    a large run) equal one take of the whole table; `decoded` codes come back as text, of
+    64-bit offsets (as pandas' text holds it: the frame's conversion copies none)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -65,7 +66,7 @@ def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, trim
     got = parts._taken(held, order, frozenset({"codes", "text"}))
     want = whole.take(order)
     want = want.set_column(want.schema.get_field_index("codes"), "codes",
-                           want.column("codes").cast(pa.string()))
+                           want.column("codes").cast(pa.large_string()))
     assert got.equals(want) and held == []
     assert got.schema.metadata == whole.schema.metadata
     assert got.schema.field("kept").type == whole.schema.field("kept").type  # not decoded
@@ -107,7 +108,7 @@ def test_coded_file_names_sort_by_their_ranks_as_their_texts_do():
     want = sorted(zip([1, 0, 1, 0, 1, 0], names, range(6)))
     assert got.column(S.FILE).to_pylist() == [name for _, name, _ in want]
     assert got.column("n").to_pylist() == [n for _, _, n in want]
-    assert got.schema.field(S.FILE).type == pa.string()  # decoded as it was taken
+    assert got.schema.field(S.FILE).type == pa.large_string()  # decoded as it was taken
     with_null = pa.chunked_array([pa.array(["a", None]).dictionary_encode()])
     assert parts._text_ranks(with_null) is None  # nulls: sorted as filled text instead
 
@@ -149,7 +150,8 @@ def test_a_sort_of_parts_in_order_copies_their_runs_and_equals_a_take():
     assert runs_of_parts.runs_of(pa.array(rng.permutation(640).astype(np.uint64))) is None  # a take
 
 
-def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
+@pytest.mark.parametrize("kind", ["string", "large_string"])
+def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it(kind):
     """A coded text column (a prompt preview) whose chunks share one dictionary is sorted
     by its codes' runs and decoded in C (kernel.decode_text) to the text a take and a cast
     give, or kept coded as a take keeps it; other dictionaries, nulls, or a code out of the
@@ -170,10 +172,11 @@ def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
                               whole.slice(80)]).unify_dictionaries()
     order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
     runs = R.runs_of(order)
-    got = R.gathered(table.column("prompt"), runs, pa.string())
+    kind = getattr(pa, kind)()  # large_string: what pandas' text holds, so it copies none
+    got = R.gathered(table.column("prompt"), runs, kind)
     got.validate(full=True)
-    want = whole.column("prompt").take(order).cast(pa.string()).combine_chunks()
-    assert got.type == pa.string() and got.equals(want)
+    want = whole.column("prompt").take(order).cast(kind).combine_chunks()
+    assert got.type == kind and got.equals(want)
     kept = R.gathered(table.column("prompt"), runs)  # kept coded: its codes gathered
     assert kept.type == table.column("prompt").type
     assert kept.equals(table.column("prompt").combine_chunks().take(order))
@@ -187,10 +190,13 @@ def test_coded_text_sorted_by_runs_is_decoded_as_arrow_casts_it():
     assert kernel.decode_text(codes, offsets, data) is None  # a code past the dictionary
     assert kernel.decode_text(codes[:2], offsets, data) == (
         np.array([0, 1, 2], np.int32).tobytes(), b"ab")
+    assert kernel.decode_text(codes[1::-1], offsets, data, True) == (
+        np.array([0, 1, 2], np.int64).tobytes(), b"ba")
 
 
+@pytest.mark.parametrize("kind", ["string", "large_string"])
 @pytest.mark.parametrize("text", ["", "length", "é ✓ 𝄞"])
-def test_a_coded_column_of_one_text_is_laid_out_whole_as_a_cast_makes_it(text):
+def test_a_coded_column_of_one_text_is_laid_out_whole_as_a_cast_makes_it(text, kind):
     """A coded text column whose one dictionary holds one text (an empty finish reason on
     every row) is laid out at once, not decoded a row at a time: the text a take and a cast
     give, over chunks, an empty one and slices."""
@@ -205,9 +211,10 @@ def test_a_coded_column_of_one_text_is_laid_out_whole_as_a_cast_makes_it(text):
     table = pa.concat_tables([whole.slice(0, 30), whole.slice(30, 0), whole.slice(30, 50),
                               whole.slice(80)]).unify_dictionaries()
     order = pc.sort_indices(table, sort_keys=[(S.STEP, "ascending")])
-    got = R.gathered(table.column("reason"), R.runs_of(order), pa.string())
+    kind = getattr(pa, kind)()
+    got = R.gathered(table.column("reason"), R.runs_of(order), kind)
     got.validate(full=True)
-    assert got.equals(whole.column("reason").take(order).cast(pa.string()).combine_chunks())
+    assert got.equals(whole.column("reason").take(order).cast(kind).combine_chunks())
     assert len(got.buffers()[2] or b"") == 160 * len(text.encode())
 
 
