@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import TextIO
 
 from loaders.index.chunk import ChunkResult, Progress, Task
-from loaders.index.pool import scan_chunk
+from loaders.index.pool import biggest_first, scan_chunk
 
 MAX_RETRIES = 3  # a task that fails (its worker died, or it raised) is run again this often
 _MISSING = ("the Ray index build needs the optional `ray` package "
@@ -98,7 +98,9 @@ def _scan(chunks: list[Task], progress: Progress | None, convert: Callable[[dict
           task: Callable[[Task], ChunkResult]) -> list[ChunkResult]:
     ray = _ray()
     remote = ray.remote(max_retries=retries, retry_exceptions=True)(task)
-    pending = {remote.remote(chunk): i for i, chunk in enumerate(chunks)}
+    # submitted biggest first, as the local pool hands them out: the cluster's last tasks
+    # are its small ones
+    pending = {remote.remote(chunks[i]): i for i in biggest_first(chunks)}
     results: list[ChunkResult | None] = [None] * len(chunks)
     total = sum(c.nbytes for c in chunks)
     done_bytes, last = 0, 0.0
