@@ -75,11 +75,10 @@ def gathered(column: pa.ChunkedArray, runs: Runs, kind: pa.DataType | None = Non
         return None
     if pa.types.is_dictionary(own) and (_is_text(kind) or kind == own):
         return _decoded(column, runs, decode=kind != own, wide=pa.types.is_large_string(kind))
-    if kind != own and not (pa.types.is_string(own) and pa.types.is_large_string(kind)):
+    if kind != own:
         return None
     if pa.types.is_string(own) or pa.types.is_binary(own):
-        out = _gathered_text(column, runs)
-        return out if out is None or out.type == kind else out.cast(kind)
+        return _gathered_text(column, runs)
     if not (pa.types.is_integer(own) or pa.types.is_floating(own)):
         return None
     return _gathered_numbers([chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks],
