@@ -73,7 +73,7 @@ def gathered(column: pa.ChunkedArray, runs: Runs, kind: pa.DataType | None = Non
     kind = own if kind is None else kind
     if column.null_count:
         return None
-    if pa.types.is_dictionary(own) and (_is_text(kind) or kind == own):
+    if pa.types.is_dictionary(own) and (_is_any_string(kind) or kind == own):
         return _decoded(column, runs, decode=kind != own, wide=pa.types.is_large_string(kind))
     if kind != own:
         return None
@@ -101,7 +101,9 @@ def _gathered_text(column: pa.ChunkedArray, runs: Runs) -> pa.Array | None:
     return None if got is None else _text(column.type, *got)
 
 
-def _is_text(kind: pa.DataType) -> bool:
+def _is_any_string(kind: pa.DataType) -> bool:
+    """UTF-8 text of 32- or 64-bit offsets (slabs.is_text is another test: 32-bit text or
+    binary, what a slab holds)."""
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
