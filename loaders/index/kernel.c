@@ -1277,8 +1277,9 @@ done:
  * each shared mapping [addresses[i], + lengths[i]) in turn (int64s, whole pages): no page is
  * copied or made.  A sort of parts read in place (shared_part.py, in_place.py) writes each
  * column of numbers or text into the pages that held its parts' rows: on this kind of VM a
- * fresh page costs 4-13 us to fault in, a page a worker already wrote 0.4.  The old maps keep their range but no longer
- * map these pages: a read there maps them again, from the same file.  None where the system
+ * fresh page costs 4-13 us to fault in, a page a worker already wrote 0.4.  The old maps
+ * keep their range but no longer map these pages: a read there maps them again, from the
+ * same file.  None where the system
  * refuses (a limit on mappings, say): the caller then copies into fresh memory.
  * unmap(address, size) ends the new mapping. */
 static PyObject *alias(PyObject *self, PyObject *args) {
