@@ -21,6 +21,12 @@ pytestmark = pytest.mark.skipif(
     reason="no anonymous memory files, or no kernel build")
 
 
+@pytest.fixture(autouse=True)
+def a_large_run(monkeypatch):
+    """Every sort here is of a run past WHOLE_TAKE_BYTES (a smaller one is copied)."""
+    monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0)
+
+
 def _part(rank: int, steps: int = 12, per_step: int = 700) -> pa.Table:
     n = steps * per_step
     rng = np.random.default_rng(rank)
@@ -184,10 +190,7 @@ def test_the_maps_of_live_aliases_stay_within_their_budget(monkeypatch):
     assert in_place._LIVE[0] == 0 and _mapped() == 0
 
 
-@pytest.mark.parametrize("large", [False, True])
-def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files(monkeypatch, large):
-    if large:  # a run past WHOLE_TAKE_BYTES: its copied columns handed back as taken
-        monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0)
+def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files():
     tables = [_part(rank) for rank in (2, 0, 1)]
     got = _received(tables)
     run = parts.sorted_parts(got)
@@ -196,6 +199,17 @@ def test_the_sorted_run_holds_only_its_slabs_of_the_parts_files(monkeypatch, lar
     held = sum(slabs.page_up(len(buffer)) for table in tables for c in kept
                for buffer in slabs._buffers(table.column(c).combine_chunks()))
     assert part_files() <= held  # the IPC files and the copied columns are gone
+    assert run.to_pandas().equals(_expected(tables).to_pandas())
+
+
+def test_a_small_run_is_copied_and_holds_none_of_its_parts_pages(monkeypatch):
+    monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 1 << 40)  # below it, maps cost more
+    tables = [_part(rank) for rank in (2, 0, 1)]
+    got = _received(tables)
+    assert _mapped() == 3
+    run = parts.sorted_parts(got)
+    gc.collect()
+    assert _mapped() == 0 and part_files() == 0  # no alias, and every part's file gone
     assert run.to_pandas().equals(_expected(tables).to_pandas())
 
 
