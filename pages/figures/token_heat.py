@@ -22,7 +22,9 @@ def bin_labels(starts: list[float], relative: bool, abs_tokens: int = 512) -> li
     return [f"{int(s)}–{int(s) + abs_tokens - 1}" for s in starts]
 
 
-MAX_ROWS = 200  # rows of the heatmap at most: a longer run's steps are drawn in windows
+MAX_ROWS = 100  # rows of the heatmap at most: a longer run's steps are drawn in windows
+# (a cell is a canvas mark with its tooltip: 200 rows of 32 bins took 0.35 s more of a
+# fresh browser's first paint on the long run, benchmarks/bench_first_paint.py)
 ROW, FIRST, LAST, BIN, ORDER, MEAN, TOKENS, TOP, BOTTOM = (
     "row", "first", "last", "bin", "order", "mean", "tokens", "top", "bottom")
 PICK = "pick"  # the click selection's name: Streamlit reports it under this key

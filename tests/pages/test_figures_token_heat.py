@@ -29,17 +29,17 @@ def test_a_short_run_draws_a_row_a_step():
 def test_a_long_run_draws_windows_of_steps_weighted_by_their_tokens():
     steps, means, tokens = _grid(1000)
     firsts, lasts, mean, count = H.windows(steps, means, tokens)
-    assert len(firsts) == H.MAX_ROWS and firsts[1] - firsts[0] == 15  # 5 steps a row
-    assert (firsts[0], lasts[0], lasts[-1]) == (0, 12, steps[-1])
-    window = slice(5, 10)  # the second row, by hand
+    assert len(firsts) == H.MAX_ROWS and firsts[1] - firsts[0] == 30  # 10 steps a row
+    assert (firsts[0], lasts[0], lasts[-1]) == (0, 27, steps[-1])
+    window = slice(10, 20)  # the second row, by hand
     weight = np.where(np.isfinite(means[window]), tokens[window], 0.0)
     want = (np.nan_to_num(means[window]) * weight).sum(axis=0) / weight.sum(axis=0)
     np.testing.assert_allclose(mean[1], want)
     np.testing.assert_array_equal(count[1], tokens[window].sum(axis=0))
-    heat = H.position_step_chart(steps, list("abcd"), means, tokens, "k3", 20)
-    assert heat.steps_a_row == 5 and heat.data[H.ROW].max() == H.MAX_ROWS - 1
+    heat = H.position_step_chart(steps, list("abcd"), means, tokens, "k3", 40)
+    assert heat.steps_a_row == 10 and heat.data[H.ROW].max() == H.MAX_ROWS - 1
     outline = heat.spec["layer"][1]["encoding"]
-    assert (outline["y"]["datum"], outline["y2"]["datum"]) == (14.5, 27.5)  # steps 15-27
+    assert (outline["y"]["datum"], outline["y2"]["datum"]) == (29.5, 57.5)  # steps 30-57
     assert heat.spec["height"] <= 900
 
 
