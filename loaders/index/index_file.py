@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 import orjson
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -17,7 +16,8 @@ from loaders.find.remote import is_url
 from loaders.index.cachedir import locate, replace_first, user_cache_dir
 from loaders.index.file_previews import FilePreviews
 from loaders.index.ondisk import INDEX_VERSION, META_KEY, FileState, Stored, index_note
-from loaders.index.previews import ROW_GROUP_ROWS, Previews, held, stored_frame
+from loaders.index.previews import ROW_GROUP_ROWS, HeldPreviews, Previews, held, stored_frame
+from loaders.index.served_frame import index_table
 
 
 def save_index(root: Path, stored: Stored) -> Path | None:
@@ -31,8 +31,7 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     first, then the user cache dir (the first may have become a link or a file since it was
     located, or its disk be full); a write that failed is a note in stored.problems, and the
     run loads all the same."""
-    frame = stored_frame(stored.frame, stored.previews)
-    table = _table(stored, frame)
+    table, apart = _table(stored)
     kept: list[BinaryIO] = []
 
     def write(handle: BinaryIO) -> None:
@@ -52,7 +51,11 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     then = f"kept in {path.parent}" if path is not None else "the run is loaded without a cache"
     stored.problems.extend(index_note(where, f"index not written ({why}); {then}")
                            for where, why in failed)
-    return (path, FilePreviews(kept[-1], path)) if path is not None else (None, held(frame))
+    if path is not None:
+        return path, FilePreviews(kept[-1], path)
+    if apart:  # the run's previews, as written
+        return None, stored.previews
+    return None, held(stored_frame(stored.frame, stored.previews))
 
 
 def _dictionaries(table: pa.Table) -> list[str]:
@@ -71,13 +74,18 @@ def _with_statistics(table: pa.Table) -> list[str]:
         or pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type))]
 
 
-def _table(stored: Stored, frame: pd.DataFrame) -> pa.Table:
-    """frame as Arrow, with the file states and problems in its metadata."""
+def _table(stored: Stored) -> tuple[pa.Table, bool]:
+    """The run's frame (with its previews) as Arrow, the file states and problems in its
+    metadata; and whether it was made of previews held apart (served_frame.index_table)."""
     states = list(stored.files.values())
     # by field, not by file: a tenth of the size to parse for a dir of many small files
     columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
     meta = {"version": INDEX_VERSION, "files": columns,
             "problems": [p for p in stored.problems if not p.get("index")]}
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    previews = stored.previews
+    table = index_table(stored.frame, previews) if isinstance(previews, HeldPreviews) else None
+    apart = table is not None
+    if table is None:
+        table = pa.Table.from_pandas(stored_frame(stored.frame, previews), preserve_index=False)
     return table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                          META_KEY: orjson.dumps(meta)})
+                                          META_KEY: orjson.dumps(meta)}), apart

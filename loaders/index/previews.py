@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 
 from loaders import schema as S
+from loaders.index.runs import decoded_text
 
 # rows per row group of the index file: a step of 8,192 samples is one or two reads
 ROW_GROUP_ROWS = 16_384
@@ -35,17 +36,34 @@ class Previews(Protocol):
 
 
 class HeldPreviews:
-    """Previews held in memory, for a run with no index file."""
+    """Previews held in memory, for a run with no index file (a coded text column, as a
+    first index's sort leaves the prompts, is decoded for the rows read)."""
 
     def __init__(self, table: pa.Table) -> None:
         self._table = table.select(list(S.READ_BY_ROW)).combine_chunks()
 
     def take(self, rows: np.ndarray, columns: tuple[str, ...] = S.READ_BY_ROW) -> pa.Table:
-        return self._table.select(list(columns)).take(pa.array(rows, pa.int64()))
+        return _decoded(self._table.select(list(columns)).take(pa.array(rows, pa.int64())))
+
+    def columns(self) -> list[pa.ChunkedArray]:
+        """Every row of every column, in READ_BY_ROW's order, coded text decoded."""
+        return _decoded(self._table).columns
+
+    @property
+    def num_rows(self) -> int:
+        return self._table.num_rows
 
     @property
     def held_bytes(self) -> int:
         return self._table.nbytes
+
+
+def _decoded(table: pa.Table) -> pa.Table:
+    """Coded columns as their text, of 64-bit offsets (as pandas' text is written)."""
+    for at, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(at, field.name, decoded_text(table.column(at)))
+    return table
 
 
 class LayeredPreviews:

@@ -25,6 +25,7 @@ from loaders.index.ondisk import FileState, Stored, content_hashes, stat_fields
 from loaders.index.parts import Part, cap_extras, numbered, part_of, shifted, steps_of
 from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import Previews, grown_previews, next_row
+from loaders.index.served_frame import combine_served
 from loaders.index.table import combine, length_cap
 from loaders.index.work import Work, work_for
 
@@ -84,7 +85,7 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
             changed |= _dropped_steps(stored.frame, keep)
         if frame is None:
             parts.insert(0, part_of(stored.rows_of(keep, texts)))
-    fresh = _capped(parts, states, problems, dropped, works, frame)
+    fresh = _capped(parts, states, problems, dropped, works, frame, served=stored is None)
     if stored is not None and changed is not None and _same_rows_elsewhere(stored, fresh):
         fresh.changed_steps = frozenset(changed)
     return fresh, status
@@ -122,16 +123,20 @@ def _dropped_steps(frame: pd.DataFrame, keep: set[str]) -> set[int]:
 
 
 def _capped(parts: list[Part], states: dict[str, FileState], problems: list[dict],
-            dropped: dict[str, set[str]], works: list[Work], frame: pd.DataFrame | None = None
-            ) -> Stored:
+            dropped: dict[str, set[str]], works: list[Work], frame: pd.DataFrame | None = None,
+            served: bool = False) -> Stored:
     """The new index, its extra columns capped over the whole run, one note a file that
     lost some (in its worker, `dropped`, or here); `frame`: the run's rows already made of
-    its parts (loaders.index.append), which then add no column to cap."""
+    its parts (loaders.index.append), which then add no column to cap; `served`: a first
+    index, made as a run serves it (served_frame.combine_served)."""
     capped, lost = cap_extras(parts) if frame is None else (parts, {})
     if capped is not parts:
         parts.clear()  # the caller's list: only `capped` holds the rows
     counts = {f: len(dropped.get(f, set()) | lost.get(f, set())) for f in {*dropped, *lost}}
     problems = with_cap_notes(problems, counts, {w.dump.rel for w in works if w.chunks})
+    if frame is None and served:
+        frame, previews = combine_served(capped)
+        return Stored(frame, states, problems, previews)
     return Stored(combine(capped) if frame is None else frame, states, problems)
 
 

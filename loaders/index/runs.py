@@ -130,6 +130,21 @@ def _decoded(column: pa.ChunkedArray, runs: Runs, decode: bool, wide: bool = Fal
     return None if got is None else _text(pa.large_string() if wide else pa.string(), *got)
 
 
+def decoded_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A coded text column as large_string: in C where it has one chunk, no null and int32
+    codes of text (0.09 s for the long run's prompts, against Arrow's cast's 0.14)."""
+    if column.num_chunks == 1 and not column.null_count:
+        chunk = column.chunk(0)
+        if pa.types.is_int32(chunk.type.index_type) and pa.types.is_string(
+                chunk.dictionary.type):
+            got = decode_text(chunk.indices.to_numpy(zero_copy_only=True),
+                              *_text_buffers(chunk.dictionary), True)
+            if got is not None:
+                return pa.chunked_array([_text(pa.large_string(), *got)])
+    kind = column.type.value_type
+    return column.cast(pa.large_string() if pa.types.is_string(kind) else kind)
+
+
 def _repeated(value: bytes, rows: int, wide: bool = False) -> pa.Array | None:
     """`value` in each of `rows` rows as text (`wide`: large_string), laid out at once: an
     empty one's offsets are zeros no page of which is touched (the long run's empty finish

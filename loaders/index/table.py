@@ -30,9 +30,12 @@ def empty_frame() -> pd.DataFrame:
 _NO_MISSING = ("int64", "int32", "bool", "float64")  # dtypes whose columns hold no None
 
 
-def typed(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every schema column present with its dtype; extra columns numeric or string."""
+def typed(frame: pd.DataFrame, absent: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Every schema column present with its dtype (but those named `absent`); extra
+    columns numeric or string."""
     for name, dtype in S.SUMMARY_DTYPES.items():
+        if name in absent:
+            continue
         if name not in frame.columns:
             frame[name] = _FILLS[dtype]
         elif dtype in _NO_MISSING and frame[name].dtype == dtype:
@@ -67,19 +70,33 @@ def combine(parts: list[Part | pd.DataFrame]) -> pd.DataFrame:
     """Concatenate, sort by (step, rank, file, line, item), type and derive run-level
     flags.  The parts meet and sort as Arrow tables: the run becomes a frame once.  Empties
     `parts` (they are let go as the run is made)."""
+    table = sorted_table(parts)
+    return empty_frame() if table is None else framed(table)
+
+
+def sorted_table(parts: list[Part | pd.DataFrame], decoded: frozenset[str] | None = None
+                 ) -> pa.Table | None:
+    """The parts as one sorted table (None without rows), the schema's coded texts made
+    text but those left out of `decoded` (all, by default); empties `parts`."""
     tables = [p if isinstance(p, pa.Table) else part_of(p) for p in parts if len(p)]
     parts.clear()  # the caller's list: its parts go once they are sorted
     if not tables:
-        return empty_frame()
+        return None
+    return _ints_filled(sorted_parts(tables, DECODED if decoded is None else decoded))
+
+
+def framed(table: pa.Table, absent: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """A sorted table as the run's typed frame, with its run-level flags; the schema's
+    columns named in `absent` are left out (typed adds every other)."""
     # a block a column: no consolidating copy of the run (a wide run's many blocks are only
     # slower to add a column to, which pandas warns of); not self_destruct, which frees only
     # the few columns pandas copies (flags, digests: the long run's peak 10 MB lower) at
     # twice the conversion's time (45 against 16 ms)
-    frame = _ints_filled(sorted_parts(tables, _DECODED)).to_pandas(split_blocks=True)
+    frame = table.to_pandas(split_blocks=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
         frame[S.FILE] = _file_names(frame[S.FILE])
-        frame = typed(frame)
+        frame = typed(frame, absent)
         frame[S.TRUNCATED], frame[S.TRUNCATION_INFERRED] = truncated(frame)
         frame[S.NONFINITE] = frame[S.NAN_COUNT] > 0
     return frame
@@ -89,7 +106,7 @@ _WHOLE = {"int64": pa.int64(), "int32": pa.int32(), "bool": pa.bool_()}
 # the schema's text columns, which come as codes where few texts repeat (a prompt preview, a
 # finish reason): made text as they are sorted, or pandas makes a str of each value (the file
 # names stay codes, sorted by their ranks: pandas' categories, _file_names)
-_DECODED = frozenset(name for name, kind in S.SUMMARY_DTYPES.items() if kind == "string")
+DECODED = frozenset(name for name, kind in S.SUMMARY_DTYPES.items() if kind == "string")
 
 
 def _file_names(column: pd.Series) -> pd.Series:

@@ -19,6 +19,7 @@ import pytest
 from loaders import schema as S
 from loaders.find.walk import scan
 from loaders.index import scan_board, stored_summary
+from loaders.index.previews import stored_frame
 from loaders.index.refresh import refresh
 from loaders.parse import columnar
 from loaders.writer import DumpWriter
@@ -53,7 +54,7 @@ def _index(root: Path, monkeypatch: pytest.MonkeyPatch, stored: bool) -> tuple[p
                                                                                list]:
     monkeypatch.setenv("RL_BOARD_STORED_SUMMARY", "1" if stored else "0")
     fresh, _ = refresh(list(scan(root.resolve()).dumps), None)
-    return fresh.frame, fresh.problems
+    return stored_frame(fresh.frame, fresh.previews), fresh.problems  # as the file holds it
 
 
 def _rows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
