@@ -80,3 +80,23 @@ def test_no_rows_is_an_empty_served_frame():
     frame, previews = combine_served([])
     assert len(frame) == 0 and S.ROW in frame and S.PROMPT not in frame
     assert isinstance(previews, HeldPreviews) and previews.num_rows == 0
+
+
+def test_prompts_coded_in_one_part_and_plain_in_another_read_as_one_text_column():
+    coded, plain = _parts(True)[0], _parts(False)[1]
+    whole = combine([coded, plain])
+    frame, previews = combine_served([_parts(True)[0], _parts(False)[1]])
+    rows = np.arange(len(frame))
+    assert previews.take(rows).column(S.PROMPT).to_pylist() == whole[S.PROMPT].tolist()
+    assert index_table(frame, previews).column(S.PROMPT).type == pa.large_string()
+
+
+def test_a_run_without_any_text_digest_or_line_place_fills_them_as_typed_does():
+    bare = [pa.table({S.FILE: ["r.jsonl"] * 2, S.LINE: [1, 2], S.RANK: [0, 0], S.STEP: [1, 0],
+                      S.NAN_COUNT: [0, 0]})]
+    whole = combine([bare[0]])
+    frame, previews = combine_served(bare)
+    got = previews.take(np.array([0, 1]))
+    assert got.to_pylist() == held(whole).take(np.array([0, 1])).to_pylist()
+    assert got.column(S.PROMPT).to_pylist() == ["", ""]
+    assert got.column(S.TOKEN_DIGEST).to_pylist() == [None, None]
