@@ -29,8 +29,8 @@ _KINDS = {"string": pa.large_string(), "int64": pa.int64(), "object": pa.binary(
 
 
 def combine_served(parts: list[Part | pd.DataFrame]) -> tuple[pd.DataFrame, HeldPreviews]:
-    """table.combine's run, as served.without_texts and previews.held would make it of
-    that frame: the frame without READ_BY_ROW columns, numbered by S.ROW, and those columns
+    """table.combine's run as previews.served makes it of that frame (without_texts and
+    held): the frame without the READ_BY_ROW columns, numbered by S.ROW, and those columns
     held.  Empties `parts`."""
     table = sorted_table(parts, DECODED.difference(APART))
     if table is None:
