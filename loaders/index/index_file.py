@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import orjson
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,7 +32,7 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
     first, then the user cache dir (the first may have become a link or a file since it was
     located, or its disk be full); a write that failed is a note in stored.problems, and the
     run loads all the same."""
-    table, apart = _table(stored)
+    table, frame = _table(stored)
     kept: list[BinaryIO] = []
 
     def write(handle: BinaryIO) -> None:
@@ -53,9 +54,8 @@ def save_kept(root: Path, stored: Stored) -> tuple[Path | None, Previews]:
                            for where, why in failed)
     if path is not None:
         return path, FilePreviews(kept[-1], path)
-    if apart:  # the run's previews, as written
-        return None, stored.previews
-    return None, held(stored_frame(stored.frame, stored.previews))
+    # the frame written, or (none: written of previews held apart) those previews
+    return None, stored.previews if frame is None else held(frame)
 
 
 def _dictionaries(table: pa.Table) -> list[str]:
@@ -74,18 +74,19 @@ def _with_statistics(table: pa.Table) -> list[str]:
         or pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type))]
 
 
-def _table(stored: Stored) -> tuple[pa.Table, bool]:
+def _table(stored: Stored) -> tuple[pa.Table, pd.DataFrame | None]:
     """The run's frame (with its previews) as Arrow, the file states and problems in its
-    metadata; and whether it was made of previews held apart (served_frame.index_table)."""
+    metadata; and the whole frame it was made of, None where it was made of the frame's
+    numbers and previews held apart (served_frame.index_table)."""
     states = list(stored.files.values())
     # by field, not by file: a tenth of the size to parse for a dir of many small files
     columns = {f.name: [getattr(state, f.name) for state in states] for f in fields(FileState)}
     meta = {"version": INDEX_VERSION, "files": columns,
             "problems": [p for p in stored.problems if not p.get("index")]}
-    previews = stored.previews
+    previews, frame = stored.previews, None
     table = index_table(stored.frame, previews) if isinstance(previews, HeldPreviews) else None
-    apart = table is not None
     if table is None:
-        table = pa.Table.from_pandas(stored_frame(stored.frame, previews), preserve_index=False)
+        frame = stored_frame(stored.frame, previews)
+        table = pa.Table.from_pandas(frame, preserve_index=False)
     return table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                          META_KEY: orjson.dumps(meta)}), apart
+                                          META_KEY: orjson.dumps(meta)}), frame
