@@ -21,7 +21,7 @@ import pyarrow as pa
 from loaders import schema as S
 from loaders.index.parts import Part
 from loaders.index.previews import HeldPreviews
-from loaders.index.table import DECODED, empty_frame, framed, sorted_table
+from loaders.index.table import DECODED, FILLS, empty_frame, framed, sorted_table
 
 # left in Arrow: the conversation's columns are read by truncated() on the way
 APART = (*S.TEXT_PREVIEWS, *S.LINE_PLACE, S.TOKEN_DIGEST)
@@ -50,10 +50,10 @@ def combine_served(parts: list[Part | pd.DataFrame]) -> tuple[pd.DataFrame, Held
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
     """A READ_BY_ROW column as typed() has it: a missing one filled (no text, offset 0, no
     digest), text of 64-bit offsets (pandas'), coded text left coded."""
-    kind = _KINDS[S.SUMMARY_DTYPES[name]]
+    dtype = S.SUMMARY_DTYPES[name]
+    kind = _KINDS[dtype]
     if name not in table.column_names:
-        fill = {"string": "", "int64": 0, "object": None}[S.SUMMARY_DTYPES[name]]
-        return pa.chunked_array([pa.repeat(pa.scalar(fill, kind), table.num_rows)])
+        return pa.chunked_array([pa.repeat(pa.scalar(FILLS[dtype], kind), table.num_rows)])
     column = table.column(name)
     if pa.types.is_dictionary(column.type) or column.type == kind:
         return column

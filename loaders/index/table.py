@@ -12,8 +12,8 @@ from loaders import schema as S
 from loaders.index.parts import Part, part_of, sorted_parts
 from loaders.index.summary import extra_column
 
-_FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
-          "category": "", "object": None}
+FILLS = {"int64": 0, "int32": -1, "bool": False, "float64": np.nan, "string": "",
+         "category": "", "object": None}  # what typed() fills a missing value with
 # explicit truncation signals some trainers write, besides hitting the length cap
 _TRUNCATION_FLAGS = tuple(extra_column(k) for k in ("truncated", "is_truncated"))
 # the fields that say how a sample ended, and their values that mean it was cut off
@@ -37,11 +37,11 @@ def typed(frame: pd.DataFrame, absent: frozenset[str] = frozenset()) -> pd.DataF
         if name in absent:
             continue
         if name not in frame.columns:
-            frame[name] = _FILLS[dtype]
+            frame[name] = FILLS[dtype]
         elif dtype in _NO_MISSING and frame[name].dtype == dtype:
             continue  # typed already (Arrow's ints, flags and floats): no copy of the column
         elif dtype in ("int64", "int32", "bool"):
-            frame[name] = frame[name].fillna(_FILLS[dtype])
+            frame[name] = frame[name].fillna(FILLS[dtype])
         elif dtype == "object":  # bytes or None, never the NaN a concat fills in
             if frame[name].dtype == object:
                 continue  # Arrow's (binary, or all null): its nulls came as None
@@ -138,7 +138,7 @@ def _ints_filled(table: pa.Table) -> pa.Table:
         kind = S.SUMMARY_DTYPES.get(field.name)
         if kind in _WHOLE and field.type == _WHOLE[kind] and table.column(at).null_count:
             table = table.set_column(at, field.name, pc.fill_null(table.column(at),
-                                                                  _FILLS[kind]))
+                                                                  FILLS[kind]))
     return table
 
 
