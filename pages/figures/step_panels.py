@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from pages.figures.curve_points import kept_points
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, ema
 from pages.figures.traces import MARKERS_UP_TO
 
@@ -53,10 +54,13 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
     frames = []
     for i, curve in enumerate(curves):
         raw = np.asarray(curve.y, dtype=np.float64)
-        frame = pd.DataFrame({STEP: np.asarray(x), SERIES: curve.name,
-                              VALUE: ema(raw, smoothing) if smoothing > 0 else raw, RAW: raw})
-        low, high = marks.band if marks.band is not None and i == 0 else (np.nan, np.nan)
-        frames.append(frame.assign(**{LOW: low, HIGH: high}))
+        value = ema(raw, smoothing) if smoothing > 0 else raw
+        low, high = (np.asarray(edge, dtype=np.float64) for edge in marks.band) \
+            if marks.band is not None and i == 0 else (np.full(len(raw), np.nan),) * 2
+        kept = kept_points([value, raw, low, high])  # a long run: each bin's extremes
+        frames.append(pd.DataFrame({STEP: np.asarray(x)[kept], SERIES: curve.name,
+                                    VALUE: value[kept], RAW: raw[kept], LOW: low[kept],
+                                    HIGH: high[kept]}))
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {STEP: [], SERIES: [], VALUE: [], RAW: [], LOW: [], HIGH: []})
     # a short run's steps as dots too (a lone step has no line)
