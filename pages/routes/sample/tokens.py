@@ -8,8 +8,6 @@ move it, the last three through callbacks that run before the page is drawn.
 """
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -17,8 +15,8 @@ import streamlit as st
 from loaders import Sample
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
+from pages.figures import strip_stack, token_strip, token_top, tokens
 from pages.figures import token_colours as C
-from pages.figures import token_strip, token_top, tokens
 from pages.figures.text import literal
 from pages.figures.token_text import IDS, token_style
 from pages.frame import keys
@@ -27,6 +25,7 @@ from pages.frame.view import View
 WINDOW = tokens.WINDOW
 _ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks
 _SHOWN = "_sample_shown"  # session: the sample whose window the session holds
+STRIPS = "c_strips"  # the strips' chart: its brush moves the window
 
 
 def show(sample: Sample, view: View) -> None:
@@ -107,16 +106,14 @@ def _strips(frame: pd.DataFrame, texts: list[str], chosen: list[str], window: tu
     marks = token_strip.think_marks(texts)
     if S.TURN in frame:  # a multi-turn response: where each turn starts
         marks = sorted(marks + token_strip.turn_marks(frame[S.TURN].to_numpy()))
-    for i, (name, data, spec) in enumerate(token_strip.strip_charts(columns, window, marks,
-                                                                      hits)):
-        key = f"c_strip_{i}"
-        st.caption(literal(name))
-        st.vega_lite_chart(data, spec, key=key, on_select=partial(_strip_selected, key),
-                           selection_mode=token_strip.BRUSH, width="stretch")
+    strips = token_strip.strip_charts(columns, window, marks, hits)
+    data, spec = strip_stack.stacked(strips)
+    st.vega_lite_chart(data, spec, key=STRIPS, on_select=_strip_selected,
+                       selection_mode=token_strip.BRUSH, width="stretch")
 
 
-def _strip_selected(key: str) -> None:
-    selection = (st.session_state.get(key) or {}).get("selection") or {}
+def _strip_selected() -> None:
+    selection = (st.session_state.get(STRIPS) or {}).get("selection") or {}
     n = st.session_state.get(_ROWS, (0, []))[0]
     row = token_strip.position_of(selection, n)
     if row is not None:
