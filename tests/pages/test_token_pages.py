@@ -161,7 +161,8 @@ def test_turn_starts_are_marked_on_the_strips(tmp_path):
     at = board(native_agent(tmp_path / "agent"), page="sample", step="0",
                sample="rollout_data_rank0.jsonl:1")
     assert not errors(at), errors(at)
-    spec = json.loads(_strips(at)[0].proto.spec)
+    (stack,) = _strips(at)  # one chart, a view a strip
+    spec = json.loads(stack.proto.spec)["vconcat"][0]
     labels = [layer["data"]["values"] for layer in spec["layer"]
               if layer["mark"]["type"] == "text"][0]
     assert [(v["token"], v["label"]) for v in labels] == [(3, "turn 3"), (7, "turn 4")]
