@@ -34,6 +34,7 @@ from loaders import open_run  # noqa: E402
 from loaders import schema as S  # noqa: E402
 from loaders.index.numbers import Numbers  # noqa: E402
 from loaders.serve.groups import GroupOptions, Groups  # noqa: E402
+from pages.frame.display_options import widget_key  # noqa: E402
 
 
 def interactions(at, group: str, prompt: str) -> list:
@@ -47,7 +48,8 @@ def interactions(at, group: str, prompt: str) -> list:
         ("open a group", lambda: at.text_input(key="group").input(group)),
         ("diff #1 -> #2", lambda: at.selectbox(key="db").set_value(2)),
         ("full text of #3", lambda: at.selectbox(key="gfull").set_value(3)),
-        ("advantage -> rloo", lambda: at.sidebar.selectbox(key="adv").set_value("rloo")),
+        ("advantage -> rloo", lambda: at.sidebar.selectbox(
+            key=widget_key("adv")).set_value("rloo")),
         ("step slider -> first", lambda: at.sidebar.select_slider(key="step").set_value(
             int(steps[0]))),
         ("page -> prompts", lambda: open_page(at, "prompts")),
@@ -65,7 +67,7 @@ def page_latency(dump: Path) -> None:
     group = str(run.groups().step(last, GroupOptions()).table.index[0])
     prompt = str(run.samples[S.PROMPT_ID].iloc[0])
     start = time.perf_counter()
-    at = board(dump)
+    at = board(dump, opts="true")  # the display options drawn: one is changed below
     print(f"{len(run.samples):,} samples, {len(run.steps)} steps; first run "
           f"{time.perf_counter() - start:.2f} s")
     results: list = []

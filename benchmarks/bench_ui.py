@@ -19,6 +19,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "samples")]
 from apptest import board  # noqa: E402
 from generate_metrics import write_metrics  # noqa: E402
 
+from pages.frame.display_options import widget_key  # noqa: E402
 from pages.frame.keys import RUN_SECONDS  # noqa: E402
 
 TARGET_S = 0.3
@@ -72,10 +73,12 @@ def interactions(at) -> list:
             int(steps[-1]))),
         ("page -> compare", lambda: open_page(at, "compare")),
         ("compare EMA", lambda: at.slider(key="cmp_ema").set_value(0.5)),
-        ("KL estimator -> k2", lambda: at.sidebar.selectbox(key="kl").set_value("k2")),
+        ("KL estimator -> k2", lambda: at.sidebar.selectbox(key=widget_key("kl")).set_value("k2")),
         ("page -> metrics", lambda: open_page(at, "metrics")),
         ("metric filter", lambda: at.text_input(key="filter").input("actor")),
         ("page -> health", lambda: open_page(at, "health")),
+        # only the open tab is drawn: the per-rank tab first, then its value
+        ("tab -> per rank", lambda: at.session_state.__setitem__("panel", "Per rank")),
         ("per-rank value", lambda: at.radio(key="rank_value").set_value("tokens")),
         ("page -> alerts", lambda: open_page(at, "alerts")),
         ("page -> rewards", lambda: open_page(at, "rewards")),
@@ -90,7 +93,7 @@ def main() -> None:
     if not metrics.exists():  # training metrics for the Metrics/Health/Alerts pages
         write_metrics(metrics, steps=101, seed=0, spike=60)
     start = time.perf_counter()
-    at = board(args.dir)
+    at = board(args.dir, opts="true")  # the display options drawn: one is changed below
     print(f"first run (index read, cache filled): {time.perf_counter() - start:.2f} s")
     results = []
     timed_run(at, "rerun, nothing changed", results)

@@ -9,6 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages.frame import exposure, live
+from pages.frame.display_options import display_options
 from pages.frame.loading import load_run, show_summary
 from pages.frame.sidebar import (
     BoardConfig,
@@ -18,7 +19,6 @@ from pages.frame.sidebar import (
     choose_run,
     choose_split,
     choose_step,
-    display_options,
     named_dir,
 )
 from pages.frame.view import View
@@ -64,5 +64,5 @@ def frame(config: BoardConfig) -> View | None:
         return None
     live.keep_newest(run.steps, following)
     step = choose_step(run.steps)
-    options = display_options(config, choose_left_out(run))
+    options = display_options(config.root, config.group_key, choose_left_out(run))
     return View(run, step, options, metrics_path)

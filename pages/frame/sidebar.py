@@ -1,4 +1,5 @@
-"""The sidebar: which dump, which sub-run, which page and step, and display options."""
+"""The sidebar: which dump, which sub-run, which page and step (the display options are
+pages.frame.display_options)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,11 +12,9 @@ from loaders import schema as S
 from loaders.find.paths import resolve_dump_dir
 from loaders.find.reach import RemoteReach
 from loaders.find.remote import is_url
-from loaders.groups.advantage import LABELS, MODES
 from pages.figures.text import literal
 from pages.frame.keys import DIR, RUN, SPLIT, STEP
 from pages.frame.loading import refresh, sub_run_formats, sub_runs
-from pages.frame.view import DisplayOptions
 
 WHOLE_DIR = "."
 
@@ -124,59 +123,6 @@ def choose_step(steps: list[int]) -> int:
         return steps[0]
     return st.sidebar.select_slider("Step", options=steps, value=steps[-1], key=STEP,
                                     bind="query-params")
-
-
-def display_options(config: BoardConfig, show_left_out: bool = False) -> DisplayOptions:
-    """Pad token, system-prompt marker, KL estimator, an optional tokenizer dir, and how
-    groups get advantages and passes."""
-    defaults = DisplayOptions()
-    with st.sidebar.expander("Display options"):
-        pad = st.text_input("Pad token to strip", value=defaults.pad_token, key="pad",
-                            bind="query-params")
-        marker = st.text_input("System prompt ends at", value=defaults.system_marker,
-                               key="marker", bind="query-params")
-        estimator = st.selectbox("KL estimator", S.KL_ESTIMATORS, key="kl",
-                                 index=S.KL_ESTIMATORS.index(defaults.kl_estimator),
-                                 bind="query-params",
-                                 help="\n\n".join(S.KL_LABELS[k] for k in S.KL_ESTIMATORS))
-        tokenizer = st.text_input("Tokenizer dir (decode token ids)", key="tokenizer",
-                                  bind="query-params",
-                                  help="A local Hugging Face tokenizer folder; needs the "
-                                       "optional transformers package. Nothing is downloaded.")
-        advantage, threshold = _group_options(defaults)
-    tokenizer_dir = ""
-    if tokenizer.strip():
-        path, error = _local_dir(tokenizer, config.root)
-        if error:
-            st.sidebar.error(f"Tokenizer dir: {literal(error)}")
-        else:
-            tokenizer_dir = str(path)
-    return DisplayOptions(pad, marker, estimator, tokenizer_dir, advantage, threshold,
-                          show_left_out, config.group_key)
-
-
-def _local_dir(typed: str, root: str | None) -> tuple[Path | None, str | None]:
-    """A local dir under --root; a URL (or a name under a URL root) is refused before it is
-    looked up: transformers reads a tokenizer from a local folder only."""
-    if is_url(typed.strip()) or (root is not None and is_url(root)):
-        return None, f"a tokenizer is read from a local folder, not {typed.strip()}"
-    return resolve_dump_dir(typed, root)
-
-
-def _group_options(defaults: DisplayOptions) -> tuple[str, float]:
-    """How advantages are derived (when the dump has none) and what counts as a pass."""
-    # the options are their own labels: a bound selectbox writes its label to the URL
-    mode = st.selectbox("Advantage (when the dump has none)", MODES, key="adv",
-                        index=MODES.index(defaults.advantage), bind="query-params",
-                        help="Group-relative advantage derived from the group's rewards: "
-                             + "; ".join(LABELS.values())
-                             + ". A trainer's own advantage key always wins.")
-    threshold = st.number_input("Pass: reward ≥", value=defaults.pass_threshold, step=0.1,
-                                key="pass", bind="query-params",
-                                help="A sample passes when its reward reaches this; a "
-                                     "correctness key the trainer logged (acc, correct) "
-                                     "wins.")
-    return mode, float(threshold)
 
 
 def choose_left_out(run: loaders.Run) -> bool:

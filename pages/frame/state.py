@@ -3,7 +3,9 @@
 Every widget that shapes the view is bound to a query parameter of the same name
 (`bind="query-params"`), so Streamlit itself keeps the URL and the widgets in step: a
 copied link seeds them, and Back, Forward and an edited URL put them back.  Jumps between
-pages go through `go`, which carries the frame's parameters along.
+pages go through `go`, which carries the frame's parameters along.  The display options are
+the exception: drawn only while their expander is open, they keep their own parameters
+(pages.frame.display_options).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import pytest
 import trace_dumps as D
 from apptest import board, texts
 
+from pages.frame.display_options import widget_key
 from pages.frame.sidebar import WHOLE_DIR
 from pages.routes import BY_PATH as PAGES
 
@@ -86,7 +87,7 @@ def test_token_ids_without_transformers_warn_and_still_show(tmp_path, monkeypatc
     tokenizer._load.cache_clear()
     monkeypatch.setitem(sys.modules, "transformers", None)
     root = F.prime(tmp_path / "prime")
-    at = board(root, page="sample")
-    at.sidebar.text_input(key="tokenizer").input(str(tmp_path)).run()
+    at = board(root, page="sample", opts="true")  # the display options' expander open
+    at.sidebar.text_input(key=widget_key("tokenizer")).input(str(tmp_path)).run()
     assert any("optional 'transformers' package" in html.unescape(w.value) for w in at.warning)
     assert "3 tokens" in texts(at)

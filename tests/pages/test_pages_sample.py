@@ -3,6 +3,8 @@ from apptest import board, text_blocks, texts
 from dump_files import make_sample
 
 from loaders import schema as S
+from pages.frame.display_options import widget_key
+from pages.frame.view import DisplayOptions
 
 PADDED = "rollout_data_rank_0.jsonl:13"
 HTML = "rollout_data_rank_0.jsonl:14"
@@ -70,6 +72,30 @@ def test_unknown_sample_in_url_falls_back_to_the_first(board_dump):
 
 
 def test_pad_option_changes_what_is_dropped(board_dump):
-    at = _sample(board_dump, PADDED)
-    at.sidebar.text_input(key="pad").input("").run()
+    at = board(board_dump, page="sample", step="2", sample=PADDED, opts="true")
+    at.sidebar.text_input(key=widget_key("pad")).input("").run()
     assert "4 tokens (pad tokens dropped)" in texts(at)
+    assert at.query_params["pad"] == ""  # the option's URL parameter, for a copied link
+    at.sidebar.text_input(key=widget_key("pad")).input(DisplayOptions().pad_token).run()
+    assert "pad" not in at.query_params  # the default again: no parameter
+
+
+def test_display_options_are_drawn_only_when_opened_and_read_from_the_url(board_dump):
+    closed = board(board_dump, page="sample", step="2", sample=PADDED, pad="", kl="k1")
+    assert not closed.exception, closed.exception
+    assert not [w for w in closed.sidebar.text_input if w.label == "Pad token to strip"]
+    assert not [w for w in closed.sidebar.selectbox if w.label == "KL estimator"]
+    assert "4 tokens (pad tokens dropped)" in texts(closed)  # the link's pad: none
+    assert any(m.label == "KL k1 (token mean)" for m in closed.metric)
+    opened = board(board_dump, page="sample", step="2", sample=PADDED, pad="", opts="true")
+    assert opened.sidebar.text_input(key=widget_key("pad")).value == ""
+    assert opened.sidebar.selectbox(key=widget_key("kl")).value == "k3"
+
+
+def test_a_jump_that_drops_the_options_from_the_url_gets_them_back(board_dump):
+    at = board(board_dump, page="sample", step="2", sample=PADDED, kl="k1", pad="")
+    at.query_params.clear()  # what st.switch_page(query_params={}) leaves (state.go)
+    at.query_params["step"] = "2"
+    at.run()
+    assert (at.query_params["kl"], at.query_params["pad"]) == ("k1", "")
+    assert any(m.label == "KL k1 (token mean)" for m in at.metric)
