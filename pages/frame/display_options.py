@@ -61,7 +61,7 @@ def missing_params(chosen: Mapping[str, Value], params: Mapping[str, str]) -> di
 
 
 def _param(value: Value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return str(value)  # a float's shortest text that reads back as the same float
 
 
 def display_options(root: str | None, group_key: str, show_left_out: bool) -> DisplayOptions:

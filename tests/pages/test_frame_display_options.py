@@ -37,5 +37,7 @@ def test_a_link_needs_every_option_off_its_default():
     assert missing_params(chosen, {"kl": "k2", "pass": "0.25", "pad": "", "step": "1"}) == {}
     assert missing_params(chosen, {"kl": "k1", "pass": "0.25", "pad": ""}) == {"kl": "k2"}
     assert missing_params(DEFAULTS, {}) == {}
-    for params in ({"kl": "k9"}, {"pad": "<x>", "pass": "0.75", "adv": "rloo"}):
+    assert missing_params({**DEFAULTS, "pass": 0.1 + 0.2}, {}) == {"pass": "0.30000000000000004"}
+    for params in ({"kl": "k9"}, {"pad": "<x>", "pass": "0.75", "adv": "rloo"},
+                   {"pass": "0.30000000000000004"}):
         assert missing_params(from_params(params), params) == {}  # the link round-trips
