@@ -29,8 +29,7 @@ def kept_points(columns: list[np.ndarray], max_points: int = MAX_POINTS) -> np.n
         gap = ~finite & np.r_[True, finite[:-1]]  # a NaN after a value (or first)
         kept += [np.flatnonzero(gap), _first_by_bin(np.where(finite, values, np.inf), bins),
                  _first_by_bin(np.where(finite, -values, np.inf), bins)]
-    positions = np.unique(np.concatenate(kept))
-    return positions
+    return np.unique(np.concatenate(kept))
 
 
 def _edges(n: int, bins: int) -> np.ndarray:
