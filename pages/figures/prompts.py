@@ -1,6 +1,8 @@
 """Pure builders of the Prompts page: the run-wide prompt table and one prompt's history."""
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -38,6 +40,18 @@ def counts(table: pd.DataFrame) -> dict[str, int]:
     out = {flag: int(table[flag].sum()) for flag in S.PROMPT_FLAGS}
     out[S.SEEN_ONCE] = int((table[S.PROMPT_CATEGORY] == S.SEEN_ONCE).sum())
     return out
+
+
+def counts_html(found: dict[str, int]) -> str:
+    """The counts as one row of figures, each its name above its number: one HTML element
+    where a metric widget each cost the page's first paint about 0.1 s more than Responses'
+    (docs/benchmarks.md, session 21).  Names are the board's own flags, escaped anyway."""
+    cells = "".join(
+        f'<div><div style="font-size:0.875rem">{html.escape(name)}</div>'
+        f'<div style="font-size:1.75rem;line-height:1.3">{count:,}</div></div>'
+        for name, count in found.items())
+    return ('<div class="rlb-counts" style="display:flex;flex-wrap:wrap;gap:0.25rem 3rem;'
+            f'margin-bottom:0.25rem">{cells}</div>')
 
 
 def prompt_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:

@@ -16,10 +16,7 @@ from pages.frame.widgets import PERCENT, page_number, picked_row, text_block
 
 
 def _counts(table: pd.DataFrame) -> None:
-    found = build.counts(table)
-    cols = st.columns(len(found))
-    for column, (name, count) in zip(cols, found.items()):
-        column.metric(name, f"{count:,}")
+    st.html(build.counts_html(build.counts(table)))
     st.caption(f"{len(table):,} prompts (by unpadded prompt text). Flags need a prompt seen at "
                "≥ 2 steps and can overlap; solved = every answer passes, unsolved = none "
                "does, regressed = solved and later at most half passing. Always- and "

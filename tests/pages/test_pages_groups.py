@@ -72,11 +72,19 @@ def test_group_advantage_mode_changes_with_the_display_option(grouped):
     assert "advantage: derived, Dr. GRPO: r − mean" in texts(at)
 
 
+def _prompt_counts(at) -> dict[str, str]:
+    (block,) = [str(h.proto.body) for h in at.get("html") if "rlb-counts" in h.proto.body]
+    return {html.unescape(name): count for name, count in re.findall(
+        r'<div style="font-size:0.875rem">([^<]*)</div><div[^>]*>([^<]*)</div>', block)}
+
+
 def test_prompts_page_and_one_prompts_history(grouped):
     at = goto(board(grouped), "prompts")
     assert current_page(at) == "prompts" and not errors(at)
     _, table = open_run(grouped).trained().groups().history()
-    assert _metric(at, "never solved") == str(int(table["never solved"].sum()))
+    counts = _prompt_counts(at)  # one HTML row of figures, the board's own flags
+    assert counts["never solved"] == f'{int(table["never solved"].sum()):,}'
+    assert list(counts) == [*S.PROMPT_FLAGS, S.SEEN_ONCE] and not at.metric
     prompt = table.index[table[S.STEPS_SEEN] >= 2][0]
     at.text_input(key="prompt").set_value(str(prompt)).run()
     assert not errors(at) and at.dataframe[-1].value[S.STEP].tolist() == sorted(
