@@ -2,10 +2,11 @@
 
 Four strips drawn as four charts cost a fresh browser four Vega views to parse, run and lay
 out; as one chart of four views they took 0.13 s less of the renderer's main thread on a page
-of the strips alone (docs/benchmarks.md, session 21), and a caption each less on the page.  Each view keeps its strip's layers and reads
-its rows of the shared data by the strip's number; the brush is one selection over every
-view's band (a drag on any strip moves the window).  A metric's name is its view's title,
-drawn on the canvas as text: it is never part of an expression (the filter is by number).
+of the strips alone (docs/benchmarks.md, session 21), and a caption each less on the page.
+Each view keeps its strip's layers and reads its rows of the shared data by the strip's
+number; the brush is one selection over every view's band (a drag on any strip moves the
+window).  A metric's name is its view's title, drawn on the canvas as text: it is never
+part of an expression (the filter is by number).
 """
 from __future__ import annotations
 
