@@ -55,9 +55,11 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
     for i, curve in enumerate(curves):
         raw = np.asarray(curve.y, dtype=np.float64)
         value = ema(raw, smoothing) if smoothing > 0 else raw
-        low, high = (np.asarray(edge, dtype=np.float64) for edge in marks.band) \
-            if marks.band is not None and i == 0 else (np.full(len(raw), np.nan),) * 2
-        kept = kept_points([value, raw, low, high])  # a long run: each bin's extremes
+        banded = marks.band is not None and i == 0
+        low, high = (np.asarray(edge, dtype=np.float64) for edge in marks.band) if banded \
+            else (np.full(len(raw), np.nan),) * 2
+        # a long run: each bin's extremes of what is drawn (the raw curve only under an EMA)
+        kept = kept_points([value] + [raw] * (smoothing > 0) + [low, high] * banded)
         frames.append(pd.DataFrame({STEP: np.asarray(x)[kept], SERIES: curve.name,
                                     VALUE: value[kept], RAW: raw[kept], LOW: low[kept],
                                     HIGH: high[kept]}))
