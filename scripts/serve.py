@@ -11,6 +11,9 @@ this launcher sets it before the first session, which the entry cannot.
 The board listens on 127.0.0.1 (.streamlit/config.toml) unless `--server.address` (or
 $STREAMLIT_SERVER_ADDRESS) says otherwise; another address without --root is said once on
 stderr here, before the server starts (pages/frame/exposure.py).
+
+Streamlit's hashed script bundles are given again from memory once served
+(scripts/static_memo.py): a fresh browser fetches about 150 of them a page.
 """
 import argparse
 import os
@@ -67,10 +70,14 @@ def warn_when_shared(argv: list[str]) -> None:
 if __name__ == "__main__":
     # imports stay under the guard: parser worker processes re-run this file as
     # __mp_main__, and they must not pay for Streamlit (or pandas)
+    import static_memo  # scripts/, beside this file
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     warn_when_shared(sys.argv[1:])
     PagesManager.uses_pages_directory = False
+    if not static_memo.install():
+        print("note: this Streamlit has no static mount where 1.67 has it: its bundles are "
+              "read from disk on every request", file=sys.stderr, flush=True)
     sys.exit(cli.main())
