@@ -4,8 +4,8 @@ A fresh browser fetches about 150 of Streamlit's hashed bundles for one page of 
 (React, protobuf, Vega, the table, ...: 5 MB).  Streamlit 1.67 serves each through
 Starlette's FileResponse, which reads the file in 64 KB pieces on a worker thread: 2.6 ms of
 the server's CPU a file here, 0.4 s a fresh page, taken from the two cores the browser
-draws with.  Kept in memory after the first time, 1 ms a file, and the first paint of the
-long run's heaviest pages came 0.4 s sooner (docs/benchmarks.md, session 22).
+draws with.  Kept in memory after the first time, under 1 ms a file; the first paint of the
+long run's heaviest pages came 0.1-0.4 s sooner (docs/benchmarks.md, session 22).
 
 What is kept is Streamlit's own answer (its status, headers and body; `x-served-from: memory`
 added), and only an answer that Streamlit marks `immutable`: a hashed bundle, which by HTTP's

@@ -3,13 +3,16 @@ and nothing else is (the server's own answers are checked in tests/browser)."""
 from __future__ import annotations
 
 import asyncio
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import static_memo  # noqa: E402
+# scripts/ is no package: the module is loaded from its file, scripts/ left off sys.path
+_SPEC = importlib.util.spec_from_file_location(
+    "static_memo", Path(__file__).resolve().parents[1] / "scripts" / "static_memo.py")
+static_memo = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(static_memo)
 
 BUNDLE = b"console.log('bundle');" * 5000
 IMMUTABLE = [(b"content-type", b"application/javascript"),
