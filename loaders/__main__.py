@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import orjson
 
@@ -19,11 +19,14 @@ from loaders.serve.decided import decided
 from loaders.serve.open_run import DumpError, open_run
 from loaders.serve.report import summary_dict, summary_text
 
+if TYPE_CHECKING:
+    from loaders.serve.run import Run
 
-def main(argv: list[str] | None = None, held: list[object] | None = None) -> int:
-    """`held`: where the summary's run is kept past this return, for a process that then
-    ends by finished() (freeing the long run object by object took 0.17 s after its summary
-    was written)."""
+
+def main(argv: list[str] | None = None, held: list[Run] | None = None) -> int:
+    """The CLI (a dump's summary, or a subcommand); its exit status.  `held`: where the
+    summary's run is kept past this return, for a process that then ends by finished()
+    (freeing the long run object by object took 0.15-0.2 s after its summary was written)."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["convert"]:  # python -m loaders convert SRC_DIR DST_DIR
         from loaders.writer.convert import main as convert
@@ -108,7 +111,7 @@ def finished(code: int) -> NoReturn:
 _SLOW_EXIT = frozenset({"convert", "watch", "index"})
 
 if __name__ == "__main__":
-    kept_to_the_end: list[object] = []  # a module name: the run lives until finished()
+    kept_to_the_end: list[Run] = []  # a module name: the run lives until finished()
     status = main(held=kept_to_the_end)
     if sys.argv[1:2] and sys.argv[1] in _SLOW_EXIT:
         sys.exit(status)

@@ -1,4 +1,6 @@
-"""python -m loaders, run as a real subprocess."""
+"""python -m loaders, run as a real subprocess (and its main() in this process)."""
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -81,11 +83,8 @@ def test_the_summary_keeps_its_run_for_the_processs_end(dump_dir):
     from loaders.__main__ import main
 
     held = []
-    with open(os.devnull, "w") as sink:
-        stdout, sys.stdout = sys.stdout, sink
-        try:
-            assert main([str(dump_dir), "--json", "--no-cache"], held=held) == 0
-        finally:
-            sys.stdout = stdout
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main([str(dump_dir), "--json", "--no-cache"], held=held) == 0
+    assert orjson.loads(printed.getvalue())["samples"] == 24
     assert [run.size for run in held] == [24]
     assert main([str(dump_dir / "missing")], held=held) == 2 and len(held) == 1
