@@ -35,11 +35,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(dump_dir: Path, timeout: float = 90) -> Iterator[str]:
-    """`bash start.sh DUMP_DIR --server.port N` in the background; yields the base URL."""
+def served(dump_dir: Path, timeout: float = 90, log_path: Path | None = None
+           ) -> Iterator[str]:
+    """`bash start.sh DUMP_DIR --server.port N` in the background; yields the base URL.
+    The server's output goes to `log_path` (a test reads what the launcher said), by
+    default to a temp dir: never beside a dump that may be the committed demo."""
     port = free_port()
-    # the log goes to a temp dir: never beside a dump that may be the committed demo
-    log = open(Path(tempfile.mkdtemp()) / f"server-{port}.log", "wb")  # noqa: SIM115
+    log_path = log_path or Path(tempfile.mkdtemp()) / f"server-{port}.log"
+    log = open(log_path, "wb")  # noqa: SIM115
     # the space form of Streamlit's flags, as start.sh's own usage line writes them
     proc = subprocess.Popen(["bash", str(ROOT / "start.sh"), str(dump_dir),
                              "--server.port", str(port), "--server.address", "127.0.0.1"],

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import urllib.error
 import urllib.request
 
 import pytest
-from browser import ROOT, free_port, wait_healthy
+from browser import ROOT, served
 from streamlit import file_util
 
 STATIC = file_util.get_static_dir()
@@ -18,19 +17,9 @@ STATIC = file_util.get_static_dir()
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """(base URL, the file of the server's output so far)."""
-    port = free_port()
     log = tmp_path_factory.mktemp("memo") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(["bash", str(ROOT / "start.sh"), str(ROOT / "samples" / "demo"),
-                                 "--server.port", str(port)], stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc, 90)
+    with served(ROOT / "samples" / "demo", log_path=log) as url:
         yield url, log
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
 
 
 def get(url: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
