@@ -3,8 +3,14 @@
 resident in those maps, and the bytes their files hold."""
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
+import time
+import types
+from collections.abc import Iterator
+from queue import Empty
 
 import pyarrow as pa
 
@@ -19,18 +25,45 @@ def _send(queue, table: pa.Table) -> None:  # noqa: ANN001 - a multiprocessing q
 
 
 def received_from_a_child(table: pa.Table) -> pa.Table:
-    """The table as a forked child sends it and this process reads it (a SharedPart)."""
-    context = multiprocessing.get_context("fork")
+    """The table as a child process sends it and this process reads it (a SharedPart).
+
+    The child comes from a fork server, as the board server's workers do: a plain fork of a
+    test process copies the locks its other threads hold (a test worker runs several), and
+    a child that blocks on one never sends.  The fork server loads this process's __main__,
+    which an AppTest run may have left as its own script, so the child gets an empty one."""
+    context = multiprocessing.get_context("forkserver")
     queue = context.Queue()
     child = context.Process(target=_send, args=(queue, table))
-    child.start()
+    with _empty_main():
+        child.start()
     try:
-        sent = queue.get(timeout=60)
+        sent = _first_sent(queue, child)
         assert isinstance(sent, SP.SharedPart) and sent.rows == table.num_rows
         return SP.received(sent)
     finally:
         queue.put(None)
         child.join(60)
+
+
+def _first_sent(queue, child: multiprocessing.process.BaseProcess):  # noqa: ANN001, ANN202
+    """What the child put first; a child that ended without sending fails at once."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            return queue.get(timeout=0.2)
+        except Empty:
+            assert child.is_alive(), f"the child ended without sending: exit code {child.exitcode}"
+    raise AssertionError("the child sent nothing in 60 s")
+
+
+@contextlib.contextmanager
+def _empty_main() -> Iterator[None]:
+    held = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = held
 
 
 def mapped_parts() -> list[str]:
