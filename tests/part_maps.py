@@ -1,6 +1,8 @@
 """Worker parts sent through shared memory from real child processes
 (loaders.index.shared_part), and what this process holds of them: their maps, the pages
-resident in those maps, and the bytes their files hold."""
+resident in those maps, and the bytes their files hold.  Every child comes from a fork
+server (one thread), never from a fork of the test process, whose other threads' locks a
+fork would copy."""
 from __future__ import annotations
 
 import contextlib
@@ -10,8 +12,10 @@ import sys
 import time
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from queue import Empty
 
+import pandas as pd
 import pyarrow as pa
 
 from loaders.index import shared_part as SP
@@ -43,6 +47,35 @@ def received_from_a_child(table: pa.Table) -> pa.Table:
     finally:
         queue.put(None)
         child.join(60)
+
+
+def opened_in_one_thread(root: Path) -> tuple[str, list[str], int, pd.DataFrame]:
+    """The run at root opened by the worker pool in a process of one thread, as the CLI's:
+    (the pool's start method there, the kinds of rows its workers sent, the parts' maps
+    left after the sort, the samples).  The process comes from a fork server, so the pool
+    forks its workers by its own rule, never from a test process of several threads."""
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    child = context.Process(target=_open_with_workers, args=(queue, str(root)))
+    with _empty_main():
+        child.start()
+    try:
+        return _first_sent(queue, child)
+    finally:
+        child.join(60)
+
+
+def _open_with_workers(queue, root: str) -> None:  # noqa: ANN001 - a multiprocessing queue
+    from loaders import open_run
+    from loaders.index import chunk, pool
+
+    pool.INLINE_BYTES = 0  # workers, whatever the size
+    chunk.SMALL_CHUNK_BYTES = 0  # a task a file, not one bundle
+    seen, original = [], SP.received
+    SP.received = lambda rows: seen.append(type(rows).__name__) or original(rows)
+    method = pool._start_method()
+    samples = open_run(root, use_cache=False).samples
+    queue.put((method, sorted(set(seen)), len(mapped_parts()), samples))
 
 
 def _first_sent(queue, child: multiprocessing.process.BaseProcess):  # noqa: ANN001, ANN202

@@ -6,9 +6,8 @@ import os
 import numpy as np
 import pyarrow as pa
 import pytest
-from part_maps import mapped_parts, part_rss, received_from_a_child
+from part_maps import mapped_parts, opened_in_one_thread, part_rss, received_from_a_child
 
-from loaders.index import chunk, pool
 from loaders.index import shared_part as SP
 
 
@@ -82,8 +81,9 @@ def test_without_memory_files_the_table_goes_as_it_is(monkeypatch):
     assert SP.received(table) is table
 
 
-def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
-    """The pool's workers hand over shared parts, and the main process keeps tables."""
+def test_a_worker_pool_sends_its_rows_shared(tmp_path):
+    """The pool's workers hand over shared parts, and the main process keeps tables (in a
+    process of one thread, as the CLI's: the pool then forks its workers)."""
     from dump_files import make_sample, write_dump
 
     from loaders import open_run
@@ -94,14 +94,9 @@ def test_a_worker_pool_sends_its_rows_shared(tmp_path, monkeypatch):
         write_dump(root / f"rollout_data_rank_{f}.jsonl",
                    [make_sample(step, n=9, seed=f * 10 + i) for step in range(4) for i in range(6)])
     inline = open_run(root, use_cache=False).samples
-    seen = []
-    monkeypatch.setattr(pool, "INLINE_BYTES", 0)
-    monkeypatch.setattr(chunk, "SMALL_CHUNK_BYTES", 0)  # a task a file, not one bundle
-    monkeypatch.setattr(pool, "_start_method", lambda: "fork")  # as the CLI's (one thread)
-    original = SP.received
-    monkeypatch.setattr(SP, "received", lambda rows: seen.append(type(rows)) or original(rows))
-    shared = open_run(root, use_cache=False).samples
-    assert seen and set(seen) == {SP.SharedPart}
-    assert mapped_parts() == []  # the sorted run holds nothing of the maps
+    method, seen, maps_left, shared = opened_in_one_thread(root)
+    assert method == "fork"
+    assert seen == ["SharedPart"]
+    assert maps_left == 0  # the sorted run holds nothing of the maps
     pd_columns = [c for c in inline.columns if c != S.KEY]
     assert shared[pd_columns].equals(inline[pd_columns])
