@@ -12,8 +12,11 @@ import sys
 import time
 import types
 from collections.abc import Iterator
+from multiprocessing.process import BaseProcess
+from multiprocessing.queues import Queue
 from pathlib import Path
 from queue import Empty
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -23,7 +26,7 @@ from loaders.index import shared_part as SP
 _NAME = "rl-board-part"  # shared_part's memfd name, as /proc/self/maps shows it
 
 
-def _send(queue, table: pa.Table) -> None:  # noqa: ANN001 - a multiprocessing queue
+def _send(queue: Queue, table: pa.Table) -> None:
     queue.put(SP.shared(table))
     queue.get()  # stay alive until the parent has read it (as a pool's worker does)
 
@@ -65,7 +68,7 @@ def opened_in_one_thread(root: Path) -> tuple[str, list[str], int, pd.DataFrame]
         child.join(60)
 
 
-def _open_with_workers(queue, root: str) -> None:  # noqa: ANN001 - a multiprocessing queue
+def _open_with_workers(queue: Queue, root: str) -> None:
     from loaders import open_run
     from loaders.index import chunk, pool
 
@@ -78,7 +81,7 @@ def _open_with_workers(queue, root: str) -> None:  # noqa: ANN001 - a multiproce
     queue.put((method, sorted(set(seen)), len(mapped_parts()), samples))
 
 
-def _first_sent(queue, child: multiprocessing.process.BaseProcess):  # noqa: ANN001, ANN202
+def _first_sent(queue: Queue, child: BaseProcess) -> Any:  # noqa: ANN401 - what was sent
     """What the child put first; a child that ended without sending fails at once."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
