@@ -73,12 +73,17 @@ class ImmutableMemo:
                 pieces.append(bytes(message.get("body", b"")))
                 if not message.get("more_body", False):
                     again = {**start, "headers": [*start.get("headers", ()), FROM_MEMORY]}
-                    whole = b"".join(pieces)
-                    if path not in self.kept:
-                        self.kept_bytes += len(whole)
-                    self.kept[path] = (again, whole)
+                    self._keep(path, again, b"".join(pieces))
             await send(message)
         return recorded
+
+    def _keep(self, path: str, start: Message, body: bytes) -> None:
+        """Keep the answer, unless it would take the memo past LIMIT_BYTES (a path answered
+        twice at once is counted once)."""
+        grown = 0 if path in self.kept else len(body)
+        if self.kept_bytes + grown <= LIMIT_BYTES:
+            self.kept_bytes += grown
+            self.kept[path] = (start, body)
 
 
 def _plain_get(scope: Scope) -> bool:

@@ -95,6 +95,12 @@ def test_only_a_normally_spelled_path_is_kept_and_never_past_the_limit(monkeypat
         request(memo, f"/static/js/{name}.js")
     assert sorted(memo.kept) == ["/static/js/a.js", "/static/js/b.js"]
     assert memo.kept_bytes == 2 * len(BUNDLE)
+    half_full = static_memo.ImmutableMemo(origin)
+    monkeypatch.setattr(static_memo, "LIMIT_BYTES", len(BUNDLE) * 3 // 2)
+    for name in "ab":  # the second would take it past the limit: answered, never kept
+        assert body(request(half_full, f"/static/js/{name}.js")) == BUNDLE
+    assert sorted(half_full.kept) == ["/static/js/a.js"]
+    assert half_full.kept_bytes == len(BUNDLE)
 
 
 @pytest.mark.parametrize("kind", ["range", "if-none-match", "head", "query"])
