@@ -11,7 +11,7 @@ import os
 import sys
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.process import BaseProcess
 from multiprocessing.queues import Queue
 from pathlib import Path
@@ -38,11 +38,7 @@ def received_from_a_child(table: pa.Table) -> pa.Table:
     test process copies the locks its other threads hold (a test worker runs several), and
     a child that blocks on one never sends.  The fork server loads this process's __main__,
     which an AppTest run may have left as its own script, so the child gets an empty one."""
-    context = multiprocessing.get_context("forkserver")
-    queue = context.Queue()
-    child = context.Process(target=_send, args=(queue, table))
-    with _empty_main():
-        child.start()
+    queue, child = _started(_send, table)
     try:
         sent = _first_sent(queue, child)
         assert isinstance(sent, SP.SharedPart) and sent.rows == table.num_rows
@@ -57,11 +53,7 @@ def opened_in_one_thread(root: Path) -> tuple[str, list[str], int, pd.DataFrame]
     (the pool's start method there, the kinds of rows its workers sent, the parts' maps
     left after the sort, the samples).  The process comes from a fork server, so the pool
     forks its workers by its own rule, never from a test process of several threads."""
-    context = multiprocessing.get_context("forkserver")
-    queue = context.Queue()
-    child = context.Process(target=_open_with_workers, args=(queue, str(root)))
-    with _empty_main():
-        child.start()
+    queue, child = _started(_open_with_workers, str(root))
     try:
         return _first_sent(queue, child)
     finally:
@@ -79,6 +71,16 @@ def _open_with_workers(queue: Queue, root: str) -> None:
     method = pool._start_method()
     samples = open_run(root, use_cache=False).samples
     queue.put((method, sorted(set(seen)), len(mapped_parts()), samples))
+
+
+def _started(target: Callable[..., None], *args: object) -> tuple[Queue, BaseProcess]:
+    """target(queue, *args) started in a child of a fork server, and the queue it puts to."""
+    context = multiprocessing.get_context("forkserver")
+    queue = context.Queue()
+    child = context.Process(target=target, args=(queue, *args))
+    with _empty_main():
+        child.start()
+    return queue, child
 
 
 def _first_sent(queue: Queue, child: BaseProcess) -> Any:  # noqa: ANN401 - what was sent
