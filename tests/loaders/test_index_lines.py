@@ -221,6 +221,34 @@ def test_keys_in_another_order_on_some_lines_read_the_same():
     assert values.tolist() == [x for r in rows for x in r["logprobs"]]
 
 
+def test_a_key_that_begins_another_and_a_long_run_read_each_value():
+    """A line's next key is matched by its bytes and a closing quote: a key that is the start
+    of the expected one, or has it as its start, is its own key.  A run of more samples than
+    the scan's first estimate of its size (lines.c's PROJECT_AT), cut by max_samples, holds
+    every value."""
+    rows = []
+    for i in range(700):
+        sample = make_sample(i // 100, seed=i)
+        # i % 3 == 1: "reward_extra" where "reward" is expected (the run's first line's order)
+        first = ("step", "reward", "reward_extra")
+        if i % 3 == 1:
+            first = ("step", "reward_extra", "reward")
+        sample["reward_extra"] = i
+        row = {**{k: sample[k] for k in first}, **sample}
+        rows.append(row)
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    pos, blocks = 0, []
+    while pos < len(data):
+        blocks.append(lines.read_block(data, pos, 300, 1 << 30))
+        pos = blocks[-1].end
+    assert [len(b) for b in blocks] == [300, 300, 100]
+    for key in ("reward", "reward_extra", "response"):
+        got = [v for b in blocks for v in block_fields.BlockFields(b).column(key)]
+        assert got == [r[key] for r in rows], key
+    values = np.concatenate([b.columns["logprobs"][0] for b in blocks])
+    assert values.tolist() == [x for r in rows for x in r["logprobs"]]
+
+
 @pytest.mark.parametrize("special", ['\\"', "\\\\", "\\n", "\\u00e9", "é", "\x7f"])
 def test_a_string_reads_alike_whatever_byte_of_eight_its_escape_falls_on(special):
     """Strings are skimmed eight bytes at a time until a quote, a backslash or a control
