@@ -43,18 +43,25 @@ def test_every_number_reads_as_float_and_int_read_it():
             texts.append(str(rng.randint(-2**63 + 1, 2**63 - 1)))
     texts += ["0", "-0", "-0.0", "1e22", "1e23", "9007199254740993", "2.2250738585072014e-308",
               "4.9406564584124654e-324", "1.7976931348623157e308", "0.1", "1E+2", "5e-1"]
+    texts += [f"0.{'0' * z}{'7' * n}" for z in range(4) for n in range(14, 22)]  # 19 digits
+    texts += ["12345678901234567890.5", "-1234567890.123456789", "0.12345678901234567895"]
     for text in texts:
-        got = lines._C.parse_number(text.encode())
         want = json.loads(text)
-        if got is None:  # not plain (a subnormal, say): orjson reads the line
-            continue
-        assert type(got) is type(want) and _bits(float(got)) == _bits(float(want)), text
+        # alone: read_number's general reading; with the rest of a line after it, the
+        # common form's own reading (read_common_float) where it applies
+        for pad in (0, 64):
+            got = lines._C.parse_number(text.encode(), pad)
+            if got is None:  # not plain (a subnormal, say): orjson reads the line
+                continue
+            assert type(got) is type(want) and _bits(float(got)) == _bits(float(want)), text
 
 
 @pytest.mark.parametrize("text", ["01", "1.", ".5", "+1", "1e", "--1", "1e400", "-", "0x10",
-                                  "9223372036854775808", "-9223372036854775808", "NaN"])
+                                  "9223372036854775808", "-9223372036854775808", "NaN", "-.5", "0.",
+                                  "00.5", "1.5e", "1.5e+"])
 def test_what_is_no_plain_json_number_is_left_to_orjson(text):
     assert lines._C.parse_number(text.encode()) is None
+    assert lines._C.parse_number(text.encode(), 64) is None  # with a line's rest after it
 
 
 def _odd_lines() -> list[str]:
