@@ -1,5 +1,7 @@
 """loaders.index.parts: chunks met as Arrow tables, coded texts, mixed kinds, one sorted run."""
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from dump_files import keyed, make_sample, write_dump
 
@@ -270,3 +272,31 @@ def test_the_sort_order_of_packed_keys_equals_arrows_sort_indices(seed):
     table = pa.table({str(at): key for at, key in enumerate(keys)})
     want = pc.sort_indices(table, sort_keys=[(name, "ascending") for name in table.column_names])
     assert sort_order(keys).to_numpy().tolist() == want.to_numpy().tolist()
+
+
+@pytest.mark.parametrize("values", [
+    np.arange(5), np.array([1.5, np.nan, -0.0]), np.array([True, False, True] * 5),
+    np.arange(10, dtype=np.int32)[::2], np.array([], float), np.array([1, 2], np.uint8),
+    np.array([1.0, 2.0], np.float32), [b"ab", None, b"", b"xyz"], [None, None], [b"q"]])
+def test_a_worker_column_is_the_array_pa_array_makes(values):
+    """table_of lays numbers, bools and the digests' bytes out itself (no pa.array, whose
+    first call imports pyarrow.pandas_compat in every parser worker): the same arrays."""
+    from loaders.index.arrow_part import table_of
+
+    got, want = table_of({"c": values}).column("c").chunk(0), pa.array(values)
+    got.validate(full=True)
+    assert (got.type, got.null_count, got.is_null().to_pylist()) == (
+        want.type, want.null_count, want.is_null().to_pylist())
+    assert str(got.to_pylist()) == str(want.to_pylist())  # NaN and -0.0 as they are
+
+
+def test_coded_text_with_nulls_keeps_its_nulls_as_pa_array_does():
+    from loaders.index.arrow_part import table_of
+    from loaders.index.chunk import Coded
+
+    codes = np.array([0, -1, 1, 0], np.int32)
+    got = table_of({"c": Coded(codes, ["a", "b"])}).column("c").chunk(0)
+    want = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), pa.array(["a", "b"]))
+    got.validate(full=True)
+    assert got.to_pylist() == want.to_pylist() == ["a", None, "b", "a"]
+    assert got.indices.null_count == 1
