@@ -30,8 +30,6 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
             codes, pa.array(values.texts, pa.string()) if texts is None else texts)
     if isinstance(values, list) and (texts := _strings(values)) is not None:
         return texts
-    if isinstance(values, list) and (blobs := _binary(values)) is not None:
-        return blobs
     if isinstance(values, np.ndarray) and (numbers := _numbers(values)) is not None:
         return numbers
     try:
@@ -44,9 +42,8 @@ def _arrow(values: list | np.ndarray | Coded) -> pa.Array:
 
 def _numbers(values: np.ndarray, missing: np.ndarray | None = None) -> pa.Array | None:
     """A 1-d array of numbers or bools as Arrow's, its buffer used as it is (`missing`: the
-    nulls): the array pa.array makes of it, without its pandas checks, whose first call
-    imports pyarrow.pandas_compat (10 ms of every parser worker's first chunk).  None for
-    any other array (pa.array is the way)."""
+    nulls): the array pa.array makes of it, without pa.array's checks for pandas objects on
+    each of a part's ~60 columns.  None for any other array (pa.array is the way)."""
     if values.ndim != 1 or values.dtype.kind not in "biuf" or values.dtype.byteorder == ">":
         return None
     valid = None if missing is None else pa.py_buffer(np.packbits(~missing, bitorder="little"))
@@ -56,25 +53,6 @@ def _numbers(values: np.ndarray, missing: np.ndarray | None = None) -> pa.Array 
         data = pa.py_buffer(np.ascontiguousarray(values))
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [valid, data],
                                  null_count=-1 if missing is not None else 0)
-
-
-def _binary(values: list) -> pa.Array | None:
-    """A list of bytes and None (the token digests: bytes on a group's first row) as Arrow
-    binary, as pa.array makes it (see _numbers); None where another type is in it."""
-    if not values or not all(v is None or v.__class__ is bytes for v in values):
-        return None
-    missing = np.fromiter((v is None for v in values), bool, len(values))
-    sizes = np.fromiter((0 if v is None else len(v) for v in values), np.int64, len(values))
-    offsets = np.zeros(len(values) + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    if offsets[-1] > np.iinfo(np.int32).max:
-        return None
-    if missing.all():
-        return pa.nulls(len(values))  # as pa.array types a list of None
-    valid = pa.py_buffer(np.packbits(~missing, bitorder="little")) if missing.any() else None
-    data = b"".join(v for v in values if v is not None)
-    return pa.Array.from_buffers(pa.binary(), len(values), [
-        valid, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)])
 
 
 def _strings(values: list) -> pa.Array | None:

@@ -97,6 +97,8 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
             progress(done, total)
 
     method = _start_method()
+    if method == "fork" and "pyarrow" in sys.modules:
+        _arrow_bridge()
     context = multiprocessing.get_context(method)
     waiting = biggest_first(chunks)  # chunks not handed out yet
     with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed) as pool:
@@ -119,6 +121,14 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
                 keep(running.pop(future), future.result())
                 hand_out()
     return results
+
+
+def _arrow_bridge() -> None:
+    """Arrow's pandas bridge, imported before the workers are forked.  pa.array's first
+    call imports it (and compiles its regular expressions): 10 ms of each forked worker's
+    first chunk, in every worker; this process imports it anyway when it makes the run's
+    frame, so here it costs nothing more."""
+    import pyarrow.pandas_compat  # noqa: F401
 
 
 def biggest_first(chunks: list[Task]) -> deque[int]:

@@ -279,8 +279,8 @@ def test_the_sort_order_of_packed_keys_equals_arrows_sort_indices(seed):
     np.arange(10, dtype=np.int32)[::2], np.array([], float), np.array([1, 2], np.uint8),
     np.array([1.0, 2.0], np.float32), [b"ab", None, b"", b"xyz"], [None, None], [b"q"]])
 def test_a_worker_column_is_the_array_pa_array_makes(values):
-    """table_of lays numbers, bools and the digests' bytes out itself (no pa.array, whose
-    first call imports pyarrow.pandas_compat in every parser worker): the same arrays."""
+    """table_of lays numbers and bools out itself (not through pa.array's checks for pandas
+    objects): the same arrays, and the digests' bytes as pa.array makes them."""
     from loaders.index.arrow_part import table_of
 
     got, want = table_of({"c": values}).column("c").chunk(0), pa.array(values)
