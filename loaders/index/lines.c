@@ -781,7 +781,7 @@ static void run_free(Run *r) {
 
 /* After PROJECT_AT samples, every growing column is given room for the samples the rest of
  * the scan is likely to hold (its bytes so far, scaled by the bytes left): a few large
- * allocations, not a copy at each doubling (the realloc copies were 1.7 % of a long run's
+ * allocations, not a copy at each doubling (the realloc copies were 1-2 % of a long run's
  * build).  A column that outgrows its room still doubles. */
 #define PROJECT_AT 256
 static int project(Run *r, Buf **line_bufs, int count, Py_ssize_t taken, Py_ssize_t left,
@@ -994,12 +994,11 @@ static PyObject *set_hasher(PyObject *self, PyObject *args) {
     return PyLong_FromUnsignedLongLong(got);
 }
 
-/* parse_number(bytes) -> int | float | None: one JSON number as a line's value is read
- * (for tests: every float against float()). */
 /* parse_number(text, pad=0) -> int | float | None: the number read_number reads, None when
  * it is not plain or not the whole text.  With `pad`, the text is read followed by that many
  * "]": as in a number list with the rest of its line after it (read_common_float's reading),
- * where without it only the general reading can read it. */
+ * where without it only the general reading can read it (for tests: every float against
+ * float(), both ways). */
 static PyObject *parse_number(PyObject *self, PyObject *args) {
     Py_buffer text;
     Py_ssize_t pad = 0;
