@@ -309,11 +309,23 @@ static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
                                1e22};
 
+/* m * 10^scale as a double, exactly: Clinger's fast path when m fits 2^53 and the power
+ * 10^22 (one correctly rounded operation), else Eisel and Lemire's algorithm; 0 when
+ * neither settles it (read_number then asks float()). */
+static inline int exact_double(uint64_t m, int64_t scale, double *out) {
+    if (m <= (1ULL << 53) && scale >= -22 && scale <= 22) {
+        double v = (double)m;
+        *out = scale < 0 ? v / POW10[-scale] : v * POW10[scale];
+        return 1;
+    }
+    return eisel_lemire(m, scale, out);
+}
+
 /* A float of the common form, [-]digits.digits with no exponent and at most 19 digits after
  * any leading zeros (a logprob's, a value's): 1 with *d set and l->p past it, read with no
  * bounds check a byte, when LOOKAHEAD bytes follow l->p (it reads at most 59); else 0, l->p
  * unmoved, and read_number's general reading settles it as it settles every other number.
- * Both end in the same Clinger or Eisel-Lemire step: the same bits (tests/loaders/
+ * Both end in the same step (exact_double): the same bits (tests/loaders/
  * test_index_lines.py reads every number both ways).  A long run's numbers are 45 % of its
  * scan; this reads them in about 30 % fewer instructions. */
 #define LOOKAHEAD 64
@@ -342,8 +354,7 @@ static inline int read_common_float(Line *l, double *d) {
     if (frac == 0 || significant > 19 || (unsigned char)(*p - '0') < 10
         || *p == 'e' || *p == 'E') return 0;  /* m may have overflowed: not used */
     double v;
-    if (m <= (1ULL << 53) && frac <= 22) v = (double)m / POW10[frac];
-    else if (!eisel_lemire(m, -frac, &v)) return 0;
+    if (!exact_double(m, -frac, &v)) return 0;
     *d = negative ? -v : v;
     l->p = p;
     return 1;
@@ -409,15 +420,8 @@ static int read_number(Line *l, int64_t *i, double *d) {
         *i = negative ? (int64_t)(0 - mantissa) : (int64_t)mantissa;
         return 1;
     }
-    int scale = exp10 - frac_digits;
-    if (!overflow && mantissa <= (1ULL << 53) && scale >= -22 && scale <= 22) {
-        double v = (double)mantissa;  /* exact, and one correctly rounded operation */
-        v = scale < 0 ? v / POW10[-scale] : v * POW10[scale];
-        *d = negative ? -v : v;
-        return 2;
-    }
     double v;
-    if (!overflow && eisel_lemire(mantissa, scale, &v)) {
+    if (!overflow && exact_double(mantissa, exp10 - frac_digits, &v)) {
         *d = negative ? -v : v;
         return 2;
     }
@@ -784,21 +788,20 @@ static void run_free(Run *r) {
  * allocations, not a copy at each doubling (the realloc copies were 1-2 % of a long run's
  * build).  A column that outgrows its room still doubles. */
 #define PROJECT_AT 256
+static int scaled(Buf *b, double scale) {  /* room for `scale` times what it holds */
+    return b->size ? buf_reserve(b, (Py_ssize_t)(b->size * scale)) : 0;
+}
+
 static int project(Run *r, Buf **line_bufs, int count, Py_ssize_t taken, Py_ssize_t left,
                    double most) {
     if (taken <= 0 || left <= taken) return 0;
     double scale = 1.05 * (double)left / (double)taken;
     if (scale > most) scale = most;  /* the scan stops at max_samples */
-    for (int k = 0; k < r->count; k++) {
-        Buf *bufs[3] = {&r->keys[k].values, &r->keys[k].lengths, &r->keys[k].spans};
-        for (int b = 0; b < 3; b++)
-            if (bufs[b]->size && buf_reserve(bufs[b], (Py_ssize_t)(bufs[b]->size * scale)) < 0)
-                return -1;
-    }
+    for (int k = 0; k < r->count; k++)
+        if (scaled(&r->keys[k].values, scale) < 0 || scaled(&r->keys[k].lengths, scale) < 0
+            || scaled(&r->keys[k].spans, scale) < 0) return -1;
     for (int b = 0; b < count; b++)
-        if (line_bufs[b]->size && buf_reserve(line_bufs[b],
-                                              (Py_ssize_t)(line_bufs[b]->size * scale)) < 0)
-            return -1;
+        if (scaled(line_bufs[b], scale) < 0) return -1;
     return 0;
 }
 
