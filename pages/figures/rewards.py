@@ -15,6 +15,7 @@ import pandas as pd
 from loaders import schema as S
 from pages.figures.smoothing import column_values, ema, first_value, has_data
 from pages.figures.step_panels import PICK, Curve, Marks, Panel, panel
+from pages.figures.vega import CANVAS
 
 RL_COLOR, REF_COLOR, WIN_COLOR = "#1f77b4", "#ff7f0e", "#9467bd"
 VALID_COLOR, REF_VALID_COLOR = "#2ca02c", "#d62728"
@@ -157,7 +158,7 @@ def _histogram_spec(names: list[str], title: str) -> dict:
                             {"field": LOW, "type": "quantitative", "format": ".4g"},
                             {"field": HIGH, "type": "quantitative", "format": ".4g"},
                             {"field": COUNT, "type": "quantitative", "title": "samples"}]},
-            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+            **CANVAS}
 
 
 def selected_step(selection: dict) -> int | None:

@@ -17,6 +17,7 @@ import pandas as pd
 from pages.figures.curve_points import kept_points
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, ema
 from pages.figures.traces import MARKERS_UP_TO
+from pages.figures.vega import CANVAS, ONE_MARK
 
 STEP, SERIES, VALUE, RAW, LOW, HIGH = "step", "series", "value", "raw", "low", "high"
 DASHES = {"solid": [1, 0], "dash": [6, 4], "dot": [2, 3]}
@@ -101,14 +102,16 @@ def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None
                            "clear": "dblclick"}}],
                        "encoding": {"x": x, "y": y, "tooltip": tooltip}})
     if percent:  # above the 50% line, RL beats the reference
-        layers.append({"mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"},
+        layers.append({"data": ONE_MARK,
+                       "mark": {"type": "rule", "strokeDash": [2, 3], "color": "grey"},
                        "encoding": {"y": {"datum": 0.5}}})
     if step is not None:
-        layers.append({"mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
+        layers.append({"data": ONE_MARK,
+                       "mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
                        "encoding": {"x": {"datum": int(step)}}})
     return {"height": height, "layer": layers, "title": {"text": title, "anchor": "start",
                                                           "fontSize": 13},
-            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+            **CANVAS}
 
 
 def _alert_layers(alerts: tuple[int, ...]) -> list[dict]:

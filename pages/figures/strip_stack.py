@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pages.figures.token_strip import BRUSH, Strip
+from pages.figures.vega import CANVAS
 
 STRIP = "strip"  # the data's column: which strip a row belongs to
 PLOT_PX = 50  # a strip's plot (its axis and title come on top)
@@ -30,7 +31,7 @@ def stacked(strips: list[Strip]) -> tuple[pd.DataFrame, dict]:
             # fit the container's width: a vconcat of layers is otherwise laid out at its
             # plots' width plus the axes, wider than the page
             "autosize": {"type": "fit-x", "contains": "padding"},
-            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+            **CANVAS}
     return data, spec
 
 

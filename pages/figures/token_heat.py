@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pages.figures.token_text import shown_token, token_style
+from pages.figures.vega import CANVAS, ONE_MARK
 
 # where lower is "hotter" the colours are flipped so the eye always goes to the red
 _LOW_IS_HOT = ("logprob",)
@@ -93,7 +94,7 @@ def _heat_spec(metric: str, labels: list[str], outline: tuple[float, float] | No
             "params": [{"name": PICK, "select": {"type": "point", "fields": [FIRST],
                                                  "on": "click", "clear": "dblclick"}}],
             "encoding": {
-                "x": {"field": BIN, "type": "ordinal", "sort": labels,
+                "x": {"field": BIN, "type": "ordinal", "sort": {"field": ORDER},
                       "title": "position in the response", "axis": {"labelAngle": -45}},
                 "y": y, "y2": {"field": BOTTOM},
                 "color": {"field": MEAN, "type": "quantitative", "title": None,
@@ -107,7 +108,8 @@ def _heat_spec(metric: str, labels: list[str], outline: tuple[float, float] | No
                              "format": ",.0f"}]}}
     layers = [heat]
     if outline is not None:  # a rect without x spans the plot's width
-        layers.append({"mark": {"type": "rect", "fill": None, "stroke": "#111",
+        layers.append({"data": ONE_MARK,
+                       "mark": {"type": "rect", "fill": None, "stroke": "#111",
                                 "strokeWidth": 1.5},
                        "encoding": {"y": {"datum": outline[0], "type": "quantitative"},
                                     "y2": {"datum": outline[1]}}})
@@ -115,7 +117,7 @@ def _heat_spec(metric: str, labels: list[str], outline: tuple[float, float] | No
     return {"height": min(900, 160 + rows * row), "layer": layers,
             "title": {"text": f"{metric} by position (x) and step (y)", "anchor": "start",
                       "fontSize": 13},
-            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+            **CANVAS}
 
 
 def step_of_pick(selection: dict) -> int | None:

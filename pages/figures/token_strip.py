@@ -15,6 +15,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from pages.figures.vega import CANVAS
+
 BINS = 800  # about one bin per 1.5 px of a wide chart: what the eye resolves
 ROW_PX = 100  # a strip's chart: its plot and token axis
 _WINDOW_FILL = "rgba(255,193,7,0.25)"
@@ -149,7 +151,7 @@ def _strip_spec(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
                                    "align": "left", "baseline": "top", "dx": 2, "y": 0},
                     "encoding": {**at["encoding"], "text": {"field": "label"}}}]
     return {"height": ROW_PX, "layer": layers,
-            "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+            **CANVAS}
 
 
 # one width of y axis for every strip: their plots line up on the token axis

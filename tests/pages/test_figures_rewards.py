@@ -167,12 +167,13 @@ def test_curves_mark_the_chosen_step_and_the_alerts_and_a_click_picks_a_step():
     chart = R.reward_curves(stats, step=20, alerts=(30, 30, 10))
     rules = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "rule"]
     assert rules[-1]["encoding"]["x"]["datum"] == 20
-    (alerts,) = [layer for layer in chart.spec["layer"] if "values" in layer.get("data", {})]
+    assert rules[-1]["data"] == {"values": [{}]}  # one rule, not one per row of the curves
+    (alerts,) = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "rect"]
     assert alerts["data"]["values"] == [{"from": 9.5, "to": 10.5}, {"from": 29.5, "to": 30.5}]
     (pick,) = [layer for layer in chart.spec["layer"] if layer.get("params")]
     assert pick["params"][0]["name"] == "pick" and pick["params"][0]["select"]["nearest"]
     assert not [layer for layer in R.reward_curves(stats).spec["layer"]
-                if "values" in layer.get("data", {})]
+                if layer["mark"]["type"] == "rect"]
 
 
 def test_win_rate_curve():

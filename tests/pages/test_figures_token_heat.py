@@ -24,6 +24,12 @@ def test_a_short_run_draws_a_row_a_step():
     assert (heat.data[H.FIRST] == heat.data[H.LAST]).all()
     assert len(heat.data) == int(np.isfinite(means).sum())  # a cell without tokens: none
     assert heat.spec["layer"][1]["encoding"]["y"]["datum"] == 8.5  # step 9's row outlined
+    assert heat.spec["layer"][1]["data"] == {"values": [{}]}  # one outline, not one a cell
+    # the bins' left-to-right order is a column of the data, in the labels' order
+    assert heat.spec["layer"][0]["encoding"]["x"]["sort"] == {"field": H.ORDER}
+    for label, order in zip(heat.data[H.BIN], heat.data[H.ORDER]):
+        assert "abcd".index(label) == order
+    assert heat.spec["config"] == {"aria": False}  # no ARIA text a cell (SVG output only)
 
 
 def test_a_long_run_draws_windows_of_steps_weighted_by_their_tokens():
