@@ -124,11 +124,16 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
 
 def _arrow_bridge() -> None:
-    """Arrow's pandas bridge, imported before the workers are forked.  pa.array's first
-    call imports it (and compiles its regular expressions): 10 ms of each forked worker's
-    first chunk, in every worker; this process imports it anyway when it makes the run's
-    frame, so here it costs nothing more."""
+    """What a forked worker's first chunk would import, imported before the workers are
+    forked: Arrow's pandas bridge (pa.array's first call imports it and compiles its regular
+    expressions, 10 ms), the pandas version check it makes (pyarrow.vendored.version) and
+    the fd handover of shared_part (multiprocessing.resource_sharer), 5-7 ms more of each
+    worker's first chunk.  This process imports them anyway (it makes the run's frame and
+    receives the parts), so here they cost nothing more."""
+    import multiprocessing.resource_sharer  # noqa: F401
+
     import pyarrow.pandas_compat  # noqa: F401
+    import pyarrow.vendored.version  # noqa: F401
 
 
 def biggest_first(chunks: list[Task]) -> deque[int]:
