@@ -10,8 +10,8 @@ Two defaults of Vega-Lite cost that for nothing here:
   takes the chart's data, and draws one mark for each of its rows.
 
 On the Tokens heatmap of a long run (3,200 cells) these, with its x order read from a
-column rather than from a 32-way formula a cell, took Vega's share of a fresh open's main
-thread from 0.57 to 0.43 s (docs/benchmarks.md, session 25).
+column rather than from a 32-way formula a cell, took 0.05-0.14 s off a fresh open's main
+thread (docs/benchmarks.md, session 25).
 """
 from __future__ import annotations
 
