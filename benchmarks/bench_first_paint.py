@@ -122,7 +122,7 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
         page.goto(f"{base}/responses?step={step}")
         for i in range(repeat):
             if i:
-                page.go_back()
+                _back_to_table(page, f"{base}/responses?step={step}")
             settle(page, "Responses")
             grid = page.locator("[data-testid='stDataFrame']").first
             box = grid.bounding_box()
@@ -130,6 +130,19 @@ def open_samples(base: str, step: int, repeat: int) -> list[float]:
             x, y = box["x"] + 12, box["y"] + 35 * (i + 1) + 17
             times.append(timed_click(page, lambda x=x, y=y: page.mouse.click(x, y), "Sample"))
     return times
+
+
+def _back_to_table(page: object, url: str) -> None:
+    """The browser's Back to the table; its URL opened instead when Back left the page
+    elsewhere (once in session 25, Responses never came back within 120 s): the next
+    click is timed the same either way, and the run goes on."""
+    from playwright.sync_api import TimeoutError as NotThere  # not the builtin one
+
+    page.go_back()
+    try:
+        page.get_by_role("heading", name="Responses").first.wait_for(timeout=30_000)
+    except NotThere:
+        page.goto(url)
 
 
 FLOOR_PAGES = (("bare Streamlit page", ""), ("one Plotly chart", "plot=1"),
