@@ -74,8 +74,8 @@ def position_step_chart(steps: list[int], labels: list[str], means: np.ndarray,
         TOKENS: np.asarray(count, np.float64).ravel()})
     data[TOP], data[BOTTOM] = data[FIRST] - 0.5, data[LAST] + 0.5
     data = data[np.isfinite(data[MEAN])]
-    return Heat(data, _heat_spec(metric, labels[:bins], _outline(firsts, lasts, step),
-                                 rows), steps_a_row(len(steps)))
+    return Heat(data, _heat_spec(metric, _outline(firsts, lasts, step), rows),
+                steps_a_row(len(steps)))
 
 
 def _outline(firsts: list[int], lasts: list[int], step: int | None) -> tuple[float, float] | None:
@@ -86,8 +86,7 @@ def _outline(firsts: list[int], lasts: list[int], step: int | None) -> tuple[flo
     return None
 
 
-def _heat_spec(metric: str, labels: list[str], outline: tuple[float, float] | None,
-               rows: int) -> dict:
+def _heat_spec(metric: str, outline: tuple[float, float] | None, rows: int) -> dict:
     y = {"field": TOP, "type": "quantitative", "title": "step", "axis": {"format": "d"},
          "scale": {"reverse": True, "zero": False, "nice": False}}
     heat = {"mark": {"type": "rect"},
