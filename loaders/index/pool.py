@@ -98,7 +98,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
 
     method = _start_method()
     if method == "fork" and "pyarrow" in sys.modules:
-        _arrow_bridge()
+        _imports_before_fork()
     context = multiprocessing.get_context(method)
     waiting = biggest_first(chunks)  # chunks not handed out yet
     with ProcessPoolExecutor(workers, mp_context=context, initializer=keep_freed) as pool:
@@ -123,7 +123,7 @@ def scan_all(chunks: list[Task], progress: Progress | None = None,
     return results
 
 
-def _arrow_bridge() -> None:
+def _imports_before_fork() -> None:
     """What a forked worker's first chunk would import, imported before the workers are
     forked: Arrow's pandas bridge (pa.array's first call imports it and compiles its regular
     expressions, 10 ms), the pandas version check it makes (pyarrow.vendored.version) and
