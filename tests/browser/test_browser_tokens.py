@@ -4,11 +4,13 @@ heatmap a Vega-Lite canvas whose rows a click picks).
 Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
 names from data shown literally in Plotly labels."""
 import re
+import warnings
 
 import pytest
 from browser import browser_page, served, settle
 from dump_files import make_sample, write_dump
 from format_fixtures import nemo
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from token_dumps import write_long_dump
 
 N, SPIKE = 32_768, 20_000
@@ -55,6 +57,20 @@ def test_long_sample_page_is_bounded_and_its_window_moves(server):
         assert _nodes(page) <= MAX_NODES
 
 
+def _drag(page, x0: float, x1: float, y: float) -> None:
+    page.mouse.move(x0, y)
+    page.mouse.down()
+    page.mouse.move(x1, y, steps=5)
+    page.mouse.up()
+
+
+def _state(page) -> dict:
+    """What a lost brush left: the URL, the strips' box, an exception the page shows."""
+    plot = page.locator("[data-testid='stVegaLiteChart'] canvas").first
+    errors = page.locator("[data-testid='stException']").all_inner_texts()
+    return {"url": page.url, "box": plot.bounding_box(), "errors": errors}
+
+
 def test_brushing_the_strips_moves_the_window(server):
     with browser_page() as page:
         page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
@@ -64,12 +80,19 @@ def test_brushing_the_strips_moves_the_window(server):
         plot.scroll_into_view_if_needed()
         box = plot.bounding_box()
         y = box["y"] + 45  # in the first strip's plot, below its title (strip_stack)
-        page.mouse.move(box["x"] + box["width"] * 0.5, y)
-        page.mouse.down()
-        page.mouse.move(box["x"] + box["width"] * 0.55, y, steps=5)
-        page.mouse.up()
-        page.wait_for_function("new URLSearchParams(location.search).get('window') > 14000",
-                               timeout=60_000)
+        moved = "new URLSearchParams(location.search).get('window') > 14000"
+        lost = []
+        for _ in range(2):
+            _drag(page, box["x"] + box["width"] * 0.5, box["x"] + box["width"] * 0.55, y)
+            try:
+                page.wait_for_function(moved, timeout=30_000)
+                break
+            except PlaywrightTimeout:
+                lost.append(_state(page))
+        else:
+            raise AssertionError(f"two brushes moved no window: {lost}")
+        if lost:  # one CI run lost a drag that no local run (even at 32x CPU throttling) did
+            warnings.warn(f"a first brush moved no window: {lost}", stacklevel=1)
         settle(page)
         assert 14_000 < _first_token(page) < 19_000
 
