@@ -28,7 +28,8 @@ from browser import browser_page, served  # noqa: E402
 from rss import tree_rss  # noqa: E402
 
 NAMES = "abcdefgh"
-CHARTS = "document.querySelectorAll(\"[data-testid='stMain'] .js-plotly-plot\").length >= 4"
+CHARTS = ("document.querySelectorAll(\"[data-testid='stMain'] [data-testid='stVegaLiteChart'] "
+          "canvas\").length >= 4")
 
 
 def made(top: Path, steps: int, runs: int) -> list[str]:
@@ -65,7 +66,7 @@ def main() -> None:
 
 
 def drawn(url: str) -> tuple[float, int]:
-    """The page opened in a fresh browser, timed until idle with its four step charts drawn
+    """The page opened in a fresh browser, timed until idle with its step charts drawn
     (idle alone can come while the runs still load: their charts are what the page is for),
     from the navigation on, as bench_first_paint times a page: not the browser's start."""
     with browser_page() as page:

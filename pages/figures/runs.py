@@ -1,5 +1,5 @@
-"""Pure builders of the Compare runs page: colours and labels of runs, overlaid step curves
-and B − A on common steps (the alerts: runs_alerts.py).
+"""Pure builders of the Compare runs page: colours and labels of runs, and B − A on common
+steps (the overlaid curves: runs_curves.py; the alerts: runs_alerts.py).
 
 Every curve is one point per step and run (from runset.curve_stats or a metric frame), so
 four runs of any size draw as a few hundred points each.
@@ -18,16 +18,13 @@ import plotly.graph_objects as go
 from loaders import schema as S
 from loaders.metrics.collect import TIME
 from pages.figures.axes import integer_steps
-from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 from pages.figures.text import plot_text
-from pages.figures.traces import kind as trace_kind
 
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
            "#8c564b", "#bcbd22", "#17becf")
 STEP_AXIS, TIME_AXIS = "step", "time"
 MAX_LABEL = 24  # characters of a default label (a run's dir name)
-MARKERS_UP_TO = 60  # points of a curve drawn with markers; beyond, lines (an SVG node each)
 
 
 @dataclass(frozen=True)
@@ -67,47 +64,6 @@ def labels(names: Sequence[str], typed: str = "") -> list[str]:
     return out
 
 
-def _x(frame: pd.DataFrame, x_axis: str, times: pd.Series | None) -> tuple[np.ndarray, str]:
-    """Steps, or hours since the run's first logged wall time when it logged one."""
-    steps = frame.index.to_numpy(dtype=np.float64)
-    if x_axis != TIME_AXIS or times is None or not np.isfinite(times.to_numpy(float)).any():
-        return steps, S.STEP
-    seconds = times.reindex(frame.index).astype("float64")
-    return ((seconds - seconds.min()) / 3600.0).to_numpy(), "hours since the run's first step"
-
-
-def _curve(x: np.ndarray, y: np.ndarray, name: str, colour: str,
-           smoothing: float) -> list[dict]:
-    """One run's curve as trace dicts: with smoothing, the raw curve faint under the EMA."""
-    traces = []
-    if smoothing > 0:
-        traces.append({"type": trace_kind(x), "x": x, "y": y, "name": f"{name} (raw)",
-                       "mode": "lines", "line": {"color": colour}, "opacity": RAW_OPACITY,
-                       "showlegend": False, "hoverinfo": "skip"})
-        y = ema(y, smoothing)
-    mode = "lines+markers" if len(x) <= MARKERS_UP_TO else "lines"
-    traces.append({"type": trace_kind(x), "x": x, "y": y, "name": name, "mode": mode,
-                   "line": {"color": colour}, "marker": {"size": 4, "color": colour},
-                   "hovertemplate": f"{name}: %{{y:.4g}}<extra></extra>"})
-    return traces
-
-
-def _band(x: np.ndarray, mean: np.ndarray, std: np.ndarray, k: float, name: str, colour: str,
-          smoothing: float) -> list[dict]:
-    """mean ± k·std as one filled polygon; steps without a std are left out."""
-    upper, lower = mean + k * std, mean - k * std
-    if smoothing > 0:
-        upper, lower = ema(upper, smoothing), ema(lower, smoothing)
-    keep = np.isfinite(upper) & np.isfinite(lower)
-    if not keep.any():
-        return []
-    return [{"type": trace_kind(x), "x": np.concatenate([x[keep], x[keep][::-1]]),
-             "y": np.concatenate([upper[keep], lower[keep][::-1]]), "name": name,
-             "mode": "lines", "fill": "toself", "fillcolor": colour, "opacity": BAND_OPACITY,
-             "line": {"color": colour, "width": 0 if keep.sum() > 1 else 6},
-             "hoverinfo": "skip"}]
-
-
 def _figure(traces: list[dict], title: str, x_title: str, height: int) -> go.Figure:
     """The figure from trace dicts built here (plotly's per-property validation of a
     Scattergl costs ~8 ms a trace: most of a rerun with four runs; these are tested)."""
@@ -116,27 +72,6 @@ def _figure(traces: list[dict], title: str, x_title: str, height: int) -> go.Fig
               "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
               "legend": {"orientation": "h", "y": -0.25}}
     return go.Figure(data=traces, layout=layout, _validate=False)
-
-
-def overlay(series: Sequence[Series], column: str, *, band_k: float = 0.0,
-            smoothing: float = 0.0, title: str = "", x_axis: str = STEP_AXIS,
-            times: Sequence[pd.Series | None] = ()) -> go.Figure:
-    """`column` of every run over step (or wall time), one colour a run; with band_k > 0,
-    the per-step mean column's ± k·std band around it (column must be a '_mean' stat)."""
-    traces, x_title = [], S.STEP
-    for i, one in enumerate(series):
-        x, x_title = _x(one.frame, x_axis, times[i] if i < len(times) else None)
-        y, name = column_values(one.frame, column), plot_text(one.label)  # text, not markup
-        if band_k > 0 and column.endswith("_mean"):
-            std = column_values(one.frame, column[: -len("mean")] + "std")
-            traces += _band(x, y, std, band_k, f"{name} ± {band_k:g}·std", one.colour,
-                            smoothing)
-        traces += _curve(x, y, name, one.colour, smoothing)
-    note = f" (EMA {smoothing:g}, raw faint)" if smoothing > 0 else ""
-    fig = _figure(traces, plot_text(title or column) + note, x_title, 360)
-    if x_title == S.STEP:
-        integer_steps(fig, np.concatenate([s.frame.index.to_numpy() for s in series] or [[]]))
-    return fig
 
 
 def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:

@@ -5,6 +5,8 @@ from urllib.parse import parse_qs, urlparse
 from browser import browser_page, served, settle
 from runs_fixtures import write_runs
 
+CURVES = "[data-testid='stMain'] [data-testid='stVegaLiteChart'] canvas"
+
 
 def _query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.evaluate("location.href")).query)
@@ -19,9 +21,9 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
         main = page.locator("[data-testid='stMain']")
         for label in ("base", "ablation", "third"):
             main.get_by_text(label, exact=True).first.wait_for(timeout=30_000)
-        page.wait_for_function("document.querySelectorAll("
-                               "\"[data-testid='stMain'] .js-plotly-plot\").length === 5",
+        page.wait_for_function(f"document.querySelectorAll({CURVES!r}).length === 5",
                                timeout=30_000)
+        assert page.locator(".js-plotly-plot").count() == 0  # Vega-Lite: no Plotly loaded
         labels = main.get_by_label("Labels (comma-separated, in run order)", exact=True)
         labels.fill("baseline, no-KL, lr×2")
         labels.press("Enter")

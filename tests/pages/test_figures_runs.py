@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from loaders import schema as S
 from loaders.health.alerts import Alert
 from pages.figures import runs as build
 from pages.figures import runs_alerts as alerts
+from pages.figures import runs_curves as curves
 from pages.figures import runs_prompts as prompts
+from pages.figures.curve_points import MAX_POINTS
+from pages.figures.step_panels import HIGH, RAW, SERIES, STEP, VALUE
 from pages.frame.view import DisplayOptions
 
 MEAN = S.stat(S.REWARD, "mean")
@@ -33,25 +37,52 @@ def test_labels_default_to_dir_names_typed_ones_win_and_stay_unique():
     assert build.labels(["a" * 40])[0].endswith("…") and len(build.labels(["a" * 40])[0]) == 24
 
 
-def test_overlay_one_curve_and_band_per_run_with_names_escaped():
+def _layer_marks(chart) -> list[str]:
+    return [layer["mark"]["type"] for layer in chart.spec["layer"]]
+
+
+def test_overlay_one_curve_and_band_per_run_with_names_literal():
     series = [build.Series("<b>A</b>", "#000", _stats([0.1, 0.2])),
               build.Series("B", "#111", _stats([0.3, 0.5]))]
-    fig = build.overlay(series, MEAN, band_k=1.0, title="reward")
-    names = [t.name for t in fig.data]
-    assert names == ["&lt;b&gt;A&lt;/b&gt; ± 1·std", "&lt;b&gt;A&lt;/b&gt;", "B ± 1·std", "B"]
-    assert list(fig.data[3].y) == [0.3, 0.5]
-    smoothed = build.overlay(series, MEAN, smoothing=0.5)
-    assert len(smoothed.data) == 4  # a faint raw curve under each EMA
+    chart = curves.overlay_chart(series, MEAN, band_k=1.0, title="reward")
+    data = chart.data
+    # a label is a data value, drawn on the canvas as text: kept as typed, never markup
+    assert data[SERIES].unique().tolist() == ["<b>A</b>", "B"]
+    assert data[data[SERIES] == "B"][VALUE].tolist() == [0.3, 0.5]
+    assert data[data[SERIES] == "B"][HIGH].tolist() == pytest.approx([0.4, 0.6])
+    assert _layer_marks(chart) == ["area", "line"]  # the bands under the curves
+    colour = chart.spec["layer"][1]["encoding"]["color"]["scale"]
+    assert colour == {"domain": ["<b>A</b>", "B"], "range": ["#000", "#111"]}
+    assert chart.spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    smoothed = curves.overlay_chart(series, MEAN, smoothing=0.5)
+    assert _layer_marks(smoothed) == ["line", "line"]  # a faint raw curve under each EMA
+    assert smoothed.data[RAW].tolist() == [0.1, 0.2, 0.3, 0.5]
+    assert smoothed.data[VALUE].tolist() != smoothed.data[RAW].tolist()
+    assert "EMA 0.5" in smoothed.spec["title"]["text"]
+
+
+def test_overlay_of_long_runs_draws_a_bounded_number_of_points():
+    steps = np.arange(5_000)
+    spike = np.where(steps == 4_321, 9.0, np.sin(steps / 50.0))
+    chart = curves.overlay_chart([build.Series("A", "#000", _stats(spike.tolist())),
+                                  build.Series("B", "#111", _stats(np.cos(steps).tolist()))],
+                                 MEAN, band_k=1.0)
+    per_run = chart.data.groupby(SERIES).size()
+    assert per_run.max() <= 2 * MAX_POINTS and set(per_run.index) == {"A", "B"}
+    assert 9.0 in chart.data[VALUE].tolist()  # a one-step spike stays drawn
+    assert chart.spec["layer"][-1]["mark"]["point"] is False  # lines only past the marker bound
 
 
 def test_overlay_over_wall_time_in_hours_when_logged():
     times = pd.Series([1000.0, 4600.0], index=pd.Index([0, 1], name=S.STEP))
-    fig = build.overlay([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
-                        x_axis=build.TIME_AXIS, times=[times])
-    assert list(fig.data[0].x) == [0.0, 1.0] and "hours" in fig.layout.xaxis.title.text
-    untimed = build.overlay([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
-                            x_axis=build.TIME_AXIS, times=[None])
-    assert list(untimed.data[0].x) == [0.0, 1.0] and untimed.layout.xaxis.title.text == "step"
+    chart = curves.overlay_chart([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
+                                 x_axis=build.TIME_AXIS, times=[times])
+    assert chart.data[STEP].tolist() == [0.0, 1.0]
+    assert chart.spec["layer"][-1]["encoding"]["x"]["title"] == curves.HOURS
+    untimed = curves.overlay_chart([build.Series("A", "#000", _stats([0.1, 0.2]))], MEAN,
+                                   x_axis=build.TIME_AXIS, times=[None])
+    assert untimed.data[STEP].tolist() == [0.0, 1.0]
+    assert untimed.spec["layer"][-1]["encoding"]["x"]["title"] == "step"
 
 
 def test_difference_figure_draws_b_minus_a():

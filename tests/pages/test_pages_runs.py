@@ -8,6 +8,8 @@ import orjson
 from apptest import board, errors, texts
 from runs_fixtures import write_runs
 
+from pages.figures import runs as build
+
 
 def _runs_page(root, **params):
     """The Compare runs route opened by a link carrying params (lists repeat their key)."""
@@ -28,7 +30,8 @@ def test_two_sub_runs_by_default_and_the_url_opens_the_set(tmp_path):
     again = _runs_page(root, runs=["base", "ablation", "third"], labels="A0, B1")
     assert again.multiselect(key="runs").value == ["base", "ablation", "third"]
     assert again.text_input(key="labels").value == "A0, B1"
-    assert len(again.get("plotly_chart")) == 5
+    # the curves are Vega-Lite: a page of them loads no Plotly (runs_curves.py)
+    assert len(again.get("vega_lite_chart")) == 5 and not again.get("plotly_chart")
 
 
 def test_fewer_than_two_runs_says_so(tmp_path):
@@ -106,5 +109,11 @@ def test_labels_and_run_names_are_text_never_markup(tmp_path):
     assert not at.exception
     html = "".join(str(h.proto.body) for h in at.get("html"))
     assert "<img" not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"[:20] in html
-    names = [t["name"] for c in at.get("plotly_chart") for t in orjson.loads(c.proto.spec)["data"]]
-    assert names and not any("<img" in n for n in names)
+    # in the charts a label is a data value drawn on a canvas, as typed: text, not markup
+    specs = [orjson.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    domains = [layer["encoding"]["color"]["scale"]["domain"] for spec in specs
+               for layer in spec["layer"]]
+    typed = build.labels(["base", "ablation"], '<img src=x onerror="alert(1)">, B')
+    assert typed[0].startswith("<img src=x") and typed[1] == "B"
+    assert domains and all(d == typed for d in domains)
+    assert all(spec["usermeta"]["embedOptions"]["renderer"] == "canvas" for spec in specs)

@@ -15,6 +15,7 @@ from loaders.serve.runset import (
 )
 from pages.figures import runs as build
 from pages.figures import runs_alerts as alerts
+from pages.figures import runs_curves as curves
 from pages.figures.text import literal
 from pages.frame.view import View
 from pages.routes.runs import prompts as runs_prompts
@@ -76,9 +77,11 @@ def _curves(members: list[Member], view: View) -> None:
     times = _times(members, view, x_axis)
     columns = st.columns(2)
     for i, (name, (column, title)) in enumerate(_quantities(view.options.kl_estimator).items()):
-        fig = build.overlay(series, column, band_k=band if name == "reward" else 0.0,
-                            smoothing=smoothing, title=title, x_axis=x_axis, times=times)
-        columns[i % 2].plotly_chart(fig, width="stretch", key=f"c_runs_{i}")
+        chart = curves.overlay_chart(series, column, band_k=band if name == "reward" else 0.0,
+                                     smoothing=smoothing, title=title, x_axis=x_axis,
+                                     times=times)
+        columns[i % 2].vega_lite_chart(chart.data, chart.spec, width="stretch",
+                                       key=f"c_runs_{i}")
 
 
 def _difference(members: list[Member], view: View, a: int) -> None:
@@ -118,9 +121,9 @@ def _metrics_alerts(members: list[Member], view: View) -> None:
         series = [build.Series(m.label, m.colour, h.metrics.frame)
                   for m, h in zip(members, healths)]
         times = [build.metric_times(h.metrics.frame) for h in healths]
-        st.plotly_chart(build.overlay(series, metric, smoothing=smoothing, title=metric,
-                                      x_axis=x_axis, times=times), width="stretch",
-                        key="c_runs_metric")
+        chart = curves.overlay_chart(series, metric, smoothing=smoothing, title=metric,
+                                     x_axis=x_axis, times=times)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_runs_metric")
     else:
         st.info("No training metrics in these runs' dirs.")
     table = alerts.alerts_frame([(m.label, h.alerts) for m, h in zip(members, healths)])
