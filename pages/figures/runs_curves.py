@@ -81,14 +81,17 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
     x = {"field": STEP, "type": "quantitative", "title": x_title,
          **({"axis": {"format": "d"}} if x_title == S.STEP else {})}
     y = {"field": VALUE, "type": "quantitative", "title": None, "scale": {"zero": False}}
+    # the bands and faint curves show no hover values of their own (a band's would be its
+    # edges, unformatted): hovering a run's curve gives its step, label and value
+    quiet = {"tooltip": None}
     layers = []
     if band:
-        layers.append({"mark": {"type": "area", "opacity": BAND_OPACITY},
+        layers.append({"mark": {"type": "area", "opacity": BAND_OPACITY, **quiet},
                        "encoding": {"x": x, "y": {"field": LOW, "type": "quantitative",
                                                   "stack": None},
                                     "y2": {"field": HIGH}, "color": colour}})
     if faint:
-        layers.append({"mark": {"type": "line", "opacity": RAW_OPACITY},
+        layers.append({"mark": {"type": "line", "opacity": RAW_OPACITY, **quiet},
                        "encoding": {"x": x, "y": {**y, "field": RAW}, "color": colour}})
     tooltip = [{"field": STEP, "type": "quantitative", "title": x_title},
                {"field": SERIES, "type": "nominal", "title": "run"},

@@ -54,6 +54,10 @@ def test_overlay_one_curve_and_band_per_run_with_names_literal():
     colour = chart.spec["layer"][1]["encoding"]["color"]["scale"]
     assert colour == {"domain": ["<b>A</b>", "B"], "range": ["#000", "#111"]}
     assert chart.spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
+    # hover values are the curves' own: a band shows none (its edges, unformatted)
+    band, curve = chart.spec["layer"]
+    assert band["mark"]["tooltip"] is None
+    assert [t["field"] for t in curve["encoding"]["tooltip"]] == [STEP, SERIES, VALUE]
     smoothed = curves.overlay_chart(series, MEAN, smoothing=0.5)
     assert _layer_marks(smoothed) == ["line", "line"]  # a faint raw curve under each EMA
     assert smoothed.data[RAW].tolist() == [0.1, 0.2, 0.3, 0.5]
