@@ -1,5 +1,6 @@
-"""Pure builders of the Compare runs page: colours and labels of runs, and B − A on common
-steps (the overlaid curves: runs_curves.py; the alerts: runs_alerts.py).
+"""Pure builders of the Compare runs page: colours and labels of runs, and the table of B − A
+on common steps (the overlaid curves and the B − A chart: runs_curves.py; the alerts:
+runs_alerts.py).
 
 Every curve is one point per step and run (from runset.curve_stats or a metric frame), so
 four runs of any size draw as a few hundred points each.
@@ -11,14 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from loaders.metrics.collect import TIME
-from pages.figures.axes import integer_steps
-from pages.figures.text import plot_text
 
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
@@ -62,36 +59,6 @@ def labels(names: Sequence[str], typed: str = "") -> list[str]:
             label, n = f"{base} #{n}", n + 1
         out.append(label)
     return out
-
-
-def _figure(traces: list[dict], title: str, x_title: str, height: int) -> go.Figure:
-    """The figure from trace dicts built here (plotly's per-property validation of a
-    Scattergl costs ~8 ms a trace: most of a rerun with four runs; these are tested)."""
-    layout = {"title": {"text": title, "font": {"size": 15}}, "xaxis": {"title": {"text": x_title}},
-              "hovermode": "x unified", "height": height,
-              "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
-              "legend": {"orientation": "h", "y": -0.25}}
-    return go.Figure(data=traces, layout=layout, _validate=False)
-
-
-def difference(diffs: Sequence[Series], title: str, baseline: str) -> go.Figure:
-    """B − A per common step for each run B against the baseline A (frames from
-    loaders.serve.runset.step_difference), with the zero line."""
-    traces, base = [], plot_text(baseline)
-    for one in diffs:
-        frame, name = one.frame, f"{plot_text(one.label)} − {base}"
-        traces.append({
-            "type": "scatter", "x": frame.index.to_numpy(), "y": frame[S.DELTA].to_numpy(),
-            "name": name, "mode": "lines+markers", "line": {"color": one.colour},
-            "customdata": np.stack([frame["a"], frame["b"]], axis=-1) if len(frame) else None,
-            "hovertemplate": f"{name}: %{{y:.4g}}<br>A %{{customdata[0]:.4g}} · "
-                             "B %{customdata[1]:.4g}<extra></extra>"})
-    common = sum(len(d.frame) for d in diffs)
-    fig = _figure(traces, plot_text(title) + f" — B − A on common steps ({common} points)",
-                  S.STEP, 340)
-    fig.add_hline(y=0, line_dash="dot", line_color="grey")
-    integer_steps(fig, np.concatenate([d.frame.index.to_numpy() for d in diffs] or [[]]))
-    return fig
 
 
 def difference_table(diffs: Sequence[Series], baseline: str) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from pages.figures.runs import STEP_AXIS, TIME_AXIS, Series
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 from pages.figures.step_panels import HIGH, LOW, RAW, SERIES, STEP, VALUE, Panel
 from pages.figures.traces import MARKERS_UP_TO
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, ONE_MARK
 
 HEIGHT = 360
 HOURS = "hours since the run's first step"
@@ -100,3 +100,42 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
                    "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}})
     return {"height": HEIGHT, "layer": layers,
             "title": {"text": title, "anchor": "start", "fontSize": 13}, **CANVAS}
+
+
+A, B = "a", "b"  # the baseline's and the other run's values in a difference's rows
+
+
+def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Panel:
+    """B − A per common step for each run B against the baseline A (frames from
+    loaders.serve.runset.step_difference), over the zero line."""
+    frames = []
+    for one in diffs:
+        delta = column_values(one.frame, S.DELTA)
+        kept = kept_points([delta])
+        frames.append(pd.DataFrame({
+            STEP: one.frame.index.to_numpy(dtype=np.float64)[kept],
+            SERIES: f"{one.label} − {baseline}", VALUE: delta[kept],
+            A: column_values(one.frame, A)[kept], B: column_values(one.frame, B)[kept]}))
+    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        {STEP: [], SERIES: [], VALUE: [], A: [], B: []})
+    common = sum(len(d.frame) for d in diffs)
+    colour = {"field": SERIES, "type": "nominal",
+              "scale": {"domain": [f"{d.label} − {baseline}" for d in diffs],
+                        "range": [d.colour for d in diffs]},
+              "legend": {"orient": "bottom", "title": None}}
+    tooltip = [{"field": STEP, "type": "quantitative", "title": S.STEP},
+               {"field": SERIES, "type": "nominal", "title": "B − A"},
+               {"field": VALUE, "type": "quantitative", "format": ".4g", "title": "value"},
+               {"field": A, "type": "quantitative", "format": ".4g", "title": "A"},
+               {"field": B, "type": "quantitative", "format": ".4g", "title": "B"}]
+    x = {"field": STEP, "type": "quantitative", "title": S.STEP, "axis": {"format": "d"}}
+    points = max((len(d.frame) for d in diffs), default=0) <= MARKERS_UP_TO
+    layers = [{"data": ONE_MARK, "mark": {"type": "rule", "strokeDash": [2, 3],
+                                          "color": "grey"},
+               "encoding": {"y": {"datum": 0}}},
+              {"mark": {"type": "line", "point": points},
+               "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative", "title": None},
+                            "color": colour, "tooltip": tooltip}}]
+    text = f"{title} — B − A on common steps ({common} points)"
+    return Panel(data, {"height": 340, "layer": layers,
+                        "title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS})

@@ -89,12 +89,17 @@ def test_overlay_over_wall_time_in_hours_when_logged():
     assert untimed.spec["layer"][-1]["encoding"]["x"]["title"] == "step"
 
 
-def test_difference_figure_draws_b_minus_a():
+def test_difference_chart_draws_b_minus_a():
     frame = pd.DataFrame({"a": [0.2, 0.3], "b": [0.5, 0.25], S.DELTA: [0.3, -0.05]},
                          index=pd.Index([1, 2], name=S.STEP))
-    fig = build.difference([build.Series("B", "#111", frame)], "reward mean", "A")
-    assert list(fig.data[0].y) == [0.3, -0.05] and fig.data[0].name == "B − A"
-    assert "2 points" in fig.layout.title.text
+    chart = curves.difference_chart([build.Series("B", "#111", frame)], "reward mean", "A")
+    assert chart.data[VALUE].tolist() == [0.3, -0.05]
+    assert chart.data[SERIES].unique().tolist() == ["B − A"]
+    assert chart.data[["a", "b"]].to_numpy().tolist() == [[0.2, 0.5], [0.3, 0.25]]
+    assert "2 points" in chart.spec["title"]["text"]
+    zero, curve = chart.spec["layer"]
+    assert zero["encoding"]["y"]["datum"] == 0 and len(zero["data"]["values"]) == 1
+    assert curve["encoding"]["color"]["scale"] == {"domain": ["B − A"], "range": ["#111"]}
     other = pd.DataFrame({"a": [0.3], "b": [0.0], S.DELTA: [-0.3]},
                          index=pd.Index([2], name=S.STEP))
     table = build.difference_table([build.Series("B", "#111", frame),

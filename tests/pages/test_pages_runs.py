@@ -85,6 +85,8 @@ def test_difference_of_a_training_metric_on_common_steps(tmp_path):
     at = _runs_page(root, runs=["base", "ablation"], runs_view="Difference B − A",
                     runs_diff="metric: actor/entropy", runs_numbers="true")
     assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert len(at.get("vega_lite_chart")) == 1  # the B − A chart, Vega-Lite
+    assert not at.get("plotly_chart")
     numbers = at.dataframe[0].value
     assert numbers.index.tolist() == [0, 2]
     assert numbers["ablation − base"].round(9).tolist() == [0.5, -0.3]

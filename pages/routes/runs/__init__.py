@@ -100,8 +100,8 @@ def _difference(members: list[Member], view: View, a: int) -> None:
         frames = [curve_stats(m.run) for m in members]
     diffs = [build.Series(m.label, m.colour, step_difference(frames[a], frames[i], column))
              for i, m in enumerate(members) if i != a]
-    st.plotly_chart(build.difference(diffs, title, base.label), width="stretch",
-                    key="c_runs_diff")
+    chart = curves.difference_chart(diffs, title, base.label)
+    st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_runs_diff")
     box = st.expander("The numbers (A, B and B − A per common step)", key="runs_numbers",
                       on_change="rerun", bind="query-params")
     if not box.open:  # drawn only once opened: a closed expander's contents still cost
