@@ -108,14 +108,7 @@ A, B = "a", "b"  # the baseline's and the other run's values in a difference's r
 def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Panel:
     """B − A per common step for each run B against the baseline A (frames from
     loaders.serve.runset.step_difference), over the zero line."""
-    frames = []
-    for one in diffs:
-        delta = column_values(one.frame, S.DELTA)
-        kept = kept_points([delta])
-        frames.append(pd.DataFrame({
-            STEP: one.frame.index.to_numpy(dtype=np.float64)[kept],
-            SERIES: f"{one.label} − {baseline}", VALUE: delta[kept],
-            A: column_values(one.frame, A)[kept], B: column_values(one.frame, B)[kept]}))
+    frames = [_difference_rows(one, f"{one.label} − {baseline}") for one in diffs]
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {STEP: [], SERIES: [], VALUE: [], A: [], B: []})
     common = sum(len(d.frame) for d in diffs)
@@ -139,3 +132,13 @@ def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Pane
     text = f"{title} — B − A on common steps ({common} points)"
     return Panel(data, {"height": 340, "layer": layers,
                         "title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS})
+
+
+def _difference_rows(one: Series, name: str) -> pd.DataFrame:
+    """One run's B − A points to draw (a long run's bins' extremes), with A and B."""
+    delta = column_values(one.frame, S.DELTA)
+    kept = kept_points([delta])
+    return pd.DataFrame({STEP: one.frame.index.to_numpy(dtype=np.float64)[kept],
+                         SERIES: name, VALUE: delta[kept],
+                         A: column_values(one.frame, A)[kept],
+                         B: column_values(one.frame, B)[kept]})
