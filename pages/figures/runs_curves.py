@@ -74,10 +74,7 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
           drawn: tuple[bool, bool, bool]) -> dict:
     """drawn: (a band, a faint raw curve, points on the curve)."""
     band, faint, points = drawn
-    colour = {"field": SERIES, "type": "nominal", "title": "run",
-              "scale": {"domain": [s.label for s in series],
-                        "range": [s.colour for s in series]},
-              "legend": {"orient": "bottom", "title": None}}
+    colour = _by_run([s.label for s in series], [s.colour for s in series])
     x = {"field": STEP, "type": "quantitative", "title": x_title,
          **({"axis": {"format": "d"}} if x_title == S.STEP else {})}
     y = {"field": VALUE, "type": "quantitative", "title": None, "scale": {"zero": False}}
@@ -102,20 +99,26 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
             "title": {"text": title, "anchor": "start", "fontSize": 13}, **CANVAS}
 
 
+def _by_run(names: list[str], colours: list[str]) -> dict:
+    """The colour encoding: a run's own colour for each name (data values, drawn as text),
+    the legend under the chart."""
+    return {"field": SERIES, "type": "nominal", "title": "run",
+            "scale": {"domain": names, "range": colours},
+            "legend": {"orient": "bottom", "title": None}}
+
+
 A, B = "a", "b"  # the baseline's and the other run's values in a difference's rows
 
 
 def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Panel:
     """B − A per common step for each run B against the baseline A (frames from
     loaders.serve.runset.step_difference), over the zero line."""
-    frames = [_difference_rows(one, f"{one.label} − {baseline}") for one in diffs]
+    names = [f"{one.label} − {baseline}" for one in diffs]
+    frames = [_difference_rows(one, name) for one, name in zip(diffs, names)]
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {STEP: [], SERIES: [], VALUE: [], A: [], B: []})
     common = sum(len(d.frame) for d in diffs)
-    colour = {"field": SERIES, "type": "nominal",
-              "scale": {"domain": [f"{d.label} − {baseline}" for d in diffs],
-                        "range": [d.colour for d in diffs]},
-              "legend": {"orient": "bottom", "title": None}}
+    colour = _by_run(names, [d.colour for d in diffs])
     tooltip = [{"field": STEP, "type": "quantitative", "title": S.STEP},
                {"field": SERIES, "type": "nominal", "title": "B − A"},
                {"field": VALUE, "type": "quantitative", "format": ".4g", "title": "value"},
