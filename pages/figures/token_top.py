@@ -11,7 +11,7 @@ from loaders import schema as S
 from pages.figures.token_text import IDS, PLAIN, shown_token
 
 TOP_K = 20
-MAX_PAST = 1000  # rows of the threshold table: more would not be read, only scrolled
+MAX_PAST = 40  # bars of the threshold list; the strips mark every hit (up to 300 a strip)
 CONTEXT = 6  # tokens each side
 
 

@@ -1,5 +1,6 @@
 """A 32,768-token response in a real browser: the Sample page stays within 5,000 DOM nodes,
-its window moves by the pager and by a brush on the strips, and the Tokens page draws (its
+its window moves by the pager, by a brush on the strips and by a bar of the jump list (no
+data grid on the page), and the Tokens page draws (its
 heatmap a Vega-Lite canvas whose rows a click picks).
 Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
 names from data shown literally in Plotly labels."""
@@ -95,6 +96,23 @@ def test_brushing_the_strips_moves_the_window(server):
             warnings.warn(f"a first brush moved no window: {lost}", stacklevel=1)
         settle(page)
         assert 14_000 < _first_token(page) < 19_000
+
+
+def test_a_bar_of_the_jump_list_moves_the_window_to_its_token(server):
+    with browser_page() as page:
+        page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
+        page.locator("span.tok").first.wait_for(timeout=60_000)
+        settle(page)
+        assert page.locator("[data-testid='stDataFrame']").count() == 0  # no grid script
+        jumps = page.locator("[data-testid='stVegaLiteChart'] canvas").nth(1)
+        jumps.scroll_into_view_if_needed()
+        box = jumps.bounding_box()
+        # the first bar (the spike, the largest |log_ratio|) spans most of the plot's width
+        page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + 12)
+        page.wait_for_function(f"new URLSearchParams(location.search).get('window') === "
+                               f"'{SPIKE - 64}'", timeout=60_000)
+        settle(page)
+        assert _first_token(page) == SPIKE - 64
 
 
 def test_tokens_page_draws_within_bounds(server):

@@ -49,6 +49,7 @@ def test_token_metrics_drive_the_window_table(board_dump):
     metrics = at.multiselect(key="tm")
     assert S.LOG_RATIO in metrics.value
     at = metrics.set_value([S.VALUE, S.PROB]).run()
+    at = at.toggle(key="w_table").set_value(True).run()
     table = at.dataframe[-1].value
     assert list(table.columns) == ["position", "token", S.VALUE, S.PROB]
     assert table["token"].tolist()[:2] == ["·t0", "·t1"]

@@ -46,7 +46,11 @@ def test_window_is_bounded_and_pages_through(long_dump):
     at = _open(long_dump)
     assert f"{N} tokens (pad tokens dropped)" in texts(at)
     assert _window_positions(at) == list(range(256))
+    assert not at.dataframe  # the window's table waits for its toggle
+    at = at.toggle(key="w_table").set_value(True).run()
     assert at.dataframe[-1].value["position"].tolist() == list(range(256))
+    linked = _open(long_dump, w_table="true")  # the copied link keeps the table open
+    assert linked.dataframe[-1].value["position"].tolist() == list(range(256))
     at = at.button(key="w_next").click().run()
     assert _window_positions(at)[0] == 256 and _param(at, "window") == "256"
     at = at.button(key="w_prev").click().run()
@@ -66,15 +70,31 @@ def test_position_box_and_url_move_the_window(long_dump):
     assert _window_positions(last) == [N - 1]
 
 
-def test_top_token_row_jumps_the_window_to_the_spike(long_dump):
+def _jumps(at):
+    """The jump list: the Vega-Lite chart a click on a bar of which moves the window."""
+    return [e for e in at.main if getattr(e, "type", "") == "vega_lite_chart"
+            and '"jump"' in e.proto.spec][0]
+
+
+def _chart_data(chart):
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(chart.proto.data.data).read_all().to_pandas()
+
+
+def test_top_token_bar_jumps_the_window_to_the_spike(long_dump):
     at = _open(long_dump)
-    top = at.dataframe[0].value
-    assert top["position"].iloc[0] == SPIKE  # the largest |log_ratio|
-    assert "⟦" in top["context"].iloc[0]
-    at = _select(at, at.dataframe[0], {"selection": {"rows": [0], "columns": []}})
+    top = _chart_data(_jumps(at))
+    assert top["position"].iloc[0] == SPIKE  # the largest |log_ratio|, the first bar
+    assert top["value"].iloc[0] == pytest.approx(SPIKE_LOG_RATIO)
+    assert "⟦" in top["context"].iloc[0] and top["label"].iloc[0].startswith(f"{SPIKE} ⟦")
+    assert len(top) == 20  # the top 20
+    at = _select(at, _jumps(at), {"selection": {"jump": [{"rank": 0}]}})
     positions = _window_positions(at)
     assert SPIKE in positions and positions[0] == SPIKE - 64
     assert _param(at, "window") == str(SPIKE - 64)
+    at = _select(at, _jumps(at), {"selection": {"jump": [{"rank": "x"}]}})  # names no bar
+    assert _window_positions(at)[0] == SPIKE - 64 and not errors(at)
 
 
 def _strips(at) -> list:
@@ -95,7 +115,7 @@ def test_brushing_a_strip_moves_the_window(long_dump):
 def test_threshold_lists_only_the_tokens_past_it(long_dump):
     at = _open(long_dump)
     at = at.number_input(key="thr").set_value(5.0).run()
-    table = at.dataframe[0].value
+    table = _chart_data(_jumps(at))
     assert table["position"].tolist() == [SPIKE]
     assert "1 tokens past 5" in texts(at)
 

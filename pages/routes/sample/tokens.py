@@ -1,10 +1,13 @@
 """The Sample page's token views: overview strips of the whole response, a window of a few
-hundred tokens (inline and as a table), and jumps to the tokens that matter.
+hundred tokens (inline, and as a table on request), and jumps to the tokens that matter.
 
 The page's size does not grow with the response: the strips are binned, the window and the
-jump table are bounded.  The window's start is the URL parameter `window` (a token row);
-the pager, the position box, a brush across the strips and a row of the jump table all
+jump list are bounded.  The window's start is the URL parameter `window` (a token row);
+the pager, the position box, a brush across the strips and a bar of the jump list all
 move it, the last three through callbacks that run before the page is drawn.
+
+The jump list is a chart and the window's table waits for its toggle: with no data grid on
+it, a fresh Sample page loads no grid script (docs/benchmarks.md, session 27).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import streamlit as st
 from loaders import Sample
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
-from pages.figures import strip_stack, token_strip, token_top, tokens
+from pages.figures import strip_stack, token_jumps, token_strip, token_top, tokens
 from pages.figures import token_colours as C
 from pages.figures.text import literal
 from pages.figures.token_text import IDS, token_style
@@ -26,6 +29,7 @@ WINDOW = tokens.WINDOW
 _ROWS = "_sample_rows"  # session: (token count, rows of the jump table) for the callbacks
 _SHOWN = "_sample_shown"  # session: the sample whose window the session holds
 STRIPS = "c_strips"  # the strips' chart: its brush moves the window
+JUMPS = "c_jumps"  # the jump list's chart: a click on a bar moves the window
 
 
 def show(sample: Sample, view: View) -> None:
@@ -63,7 +67,8 @@ def show(sample: Sample, view: View) -> None:
     st.html(C.legend_html(colour, scale, mode)
             + tokens.inline_html(part, colour, available, scale, style,
                                  frozenset(marked.tolist())))
-    if chosen:
+    if chosen and st.toggle("The window's values as a table", key="w_table",
+                            bind="query-params"):
         st.dataframe(tokens.metrics_table(part, chosen, style), hide_index=True,
                      width="stretch", height=388)
 
@@ -122,8 +127,8 @@ def _strip_selected() -> None:
 
 def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: View,
            style: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Top tokens (or those past a threshold) as a table whose rows jump the window; the
-    rows it lists and, when thresholded, the hits per metric for the strips."""
+    """Top tokens (or those past a threshold) as bars that jump the window; the rows it
+    lists and, when thresholded, the hits per metric for the strips."""
     ranks = token_top.rankings(available, view.options.kl_estimator)
     if not ranks:
         st.session_state[_ROWS] = (len(frame), [])
@@ -147,18 +152,21 @@ def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: Vi
         what = (f"{len(every)} tokens past {threshold:g} ({label})"
                 + (f", the first {len(rows)} listed" if len(every) > len(rows) else ""))
     st.session_state[_ROWS] = (len(frame), rows.tolist())
-    table = token_top.token_rows(frame, rows, ranking.column, style, texts)
-    st.caption(f"{what} · select a row to move the window there")
-    st.dataframe(table, key="t_top", on_select=_row_selected, selection_mode="single-row",
-                 hide_index=True, width="stretch", height=min(36 * (len(table) + 1) + 3, 290))
+    st.caption(f"{what} · click a bar to move the window there")
+    if len(rows):
+        table = token_top.token_rows(frame, rows, ranking.column, style, texts)
+        data, spec = token_jumps.jump_chart(table, ranking)
+        st.vega_lite_chart(data, spec, key=JUMPS, on_select=_bar_selected,
+                           selection_mode=token_jumps.JUMP, width="stretch")
     return rows, hits
 
 
-def _row_selected() -> None:
-    chosen = (st.session_state.get("t_top") or {}).get("selection", {}).get("rows", [])
+def _bar_selected() -> None:
+    selection = (st.session_state.get(JUMPS) or {}).get("selection") or {}
+    rank = token_jumps.rank_of_pick(selection)
     n, rows = st.session_state.get(_ROWS, (0, []))
-    if chosen and chosen[0] < len(rows):
-        _jump_to(rows[chosen[0]], n)
+    if rank is not None and rank < len(rows):
+        _jump_to(rows[rank], n)
 
 
 def _decoded(frame: pd.DataFrame, key: str, tokenizer_dir: str) -> pd.DataFrame:
