@@ -1,5 +1,5 @@
 """Pure builders of the Tokens page: a token metric by position bin (x) and step (y), and the
-step's hottest token strings as a table."""
+step's hottest token strings as bars (ranked_bars)."""
 from __future__ import annotations
 
 import math
@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from pages.figures.ranked_bars import LABEL, LENGTH, RANK, VALUE, bar_list
 from pages.figures.token_text import shown_token, token_style
 from pages.figures.vega import CANVAS, ONE_MARK
 
@@ -134,3 +135,19 @@ def hot_table(table: pd.DataFrame) -> pd.DataFrame:
     """The hottest tokens with their pieces decoded and whitespace made visible."""
     style = token_style(table["token"].tolist())
     return table.assign(token=[shown_token(t, style) for t in table["token"]])
+
+
+def hot_chart(table: pd.DataFrame, metric: str) -> tuple[pd.DataFrame, dict]:
+    """(data, spec) of a bar a token string of `hot_table` (token, count, sum, mean, largest,
+    sample, position), as long as its sum; its rank leads its label, as two token ids or
+    pieces can look alike once whitespace is made visible."""
+    total = table[f"{metric} sum"].to_numpy(dtype=np.float64)
+    data = table.assign(**{RANK: np.arange(len(table)), LENGTH: total, VALUE: total,
+                           LABEL: [f"{i + 1}. ⟦{t}⟧" for i, t in enumerate(table["token"])]})
+    numbers = [{"field": f, "type": "quantitative", "format": ".4g"}
+               for f in (f"{metric} sum", f"{metric} mean", f"{metric} largest")]
+    tooltip = [{"field": "token", "type": "nominal"},
+               {"field": "count", "type": "quantitative", "format": ",d"}, *numbers,
+               {"field": "sample", "type": "nominal", "title": "sample of the largest"},
+               {"field": "position", "type": "quantitative", "format": "d"}]
+    return data, bar_list(data, f"{metric}, summed over the string's top tokens", tooltip)

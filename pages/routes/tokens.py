@@ -14,6 +14,7 @@ from loaders import schema as S
 from loaders.serve import token_grid as G
 from loaders.serve import token_summary as T
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
+from pages.figures import ranked_bars
 from pages.figures import token_heat as build
 from pages.figures.text import literal
 from pages.frame import keys, state
@@ -81,14 +82,16 @@ def _hot(view: View) -> None:
     table = build.hot_table(_decoded(T.hot_tokens(found, metric, rows),
                                      view.options.tokenizer_dir))
     st.caption("Token strings among the step's top tokens by the metric (about one token in "
-               "1,024 of each file's part of the step): how often, how much in all, and the "
-               "sample with the largest; select a row to open that sample there.")
-    event = st.dataframe(table, key="t_tok_hot", on_select="rerun",
-                         selection_mode="single-row", hide_index=True, width="stretch",
-                         height=min(36 * (len(table) + 1) + 3, 560))
-    chosen = (event or {}).get("selection", {}).get("rows", [])
-    if state.fresh("t_tok_hot", tuple(chosen)) and chosen and table["sample"].iloc[chosen[0]]:
-        row = table.iloc[chosen[0]]
+               "1,024 of each file's part of the step), by how much they carry in all; "
+               "hover a bar for its count, mean and largest, click it to open the sample "
+               "with the largest there.")
+    data, spec = build.hot_chart(table, metric)
+    event = st.vega_lite_chart(data, spec, key="c_tok_hot", on_select="rerun",
+                               selection_mode=ranked_bars.PICK, width="stretch")
+    rank = ranked_bars.rank_of_pick((event or {}).get("selection") or {})
+    if (state.fresh("c_tok_hot", rank) and rank is not None and rank < len(table)
+            and table["sample"].iloc[rank]):
+        row = table.iloc[rank]
         # the Sample page keeps the window asked for
         st.session_state[keys.SAMPLE_JUMPED] = row["sample"]
         state.go("sample", sample=row["sample"], step=view.step,

@@ -1,7 +1,8 @@
 """A 32,768-token response in a real browser: the Sample page stays within 5,000 DOM nodes,
 its window moves by the pager, by a brush on the strips and by a bar of the jump list (no
 data grid on the page), and the Tokens page draws (its
-heatmap a Vega-Lite canvas whose rows a click picks).
+heatmap a Vega-Lite canvas whose rows a click picks, its hottest tokens bars that open
+their sample).
 Token colours as drawn: text contrast, tokens kept whole, ids set apart (NeMo-RL), and
 names from data shown literally in Plotly labels."""
 import re
@@ -104,7 +105,7 @@ def test_a_bar_of_the_jump_list_moves_the_window_to_its_token(server):
         page.locator("span.tok").first.wait_for(timeout=60_000)
         settle(page)
         assert page.locator("[data-testid='stDataFrame']").count() == 0  # no grid script
-        jumps = page.locator("[data-testid='stVegaLiteChart'] canvas").nth(1)
+        jumps = page.locator(".st-key-c_jumps canvas")
         jumps.scroll_into_view_if_needed()
         box = jumps.bounding_box()
         # the first bar (the spike, the largest |log_ratio|) spans most of the plot's width
@@ -122,6 +123,15 @@ def test_tokens_page_draws_within_bounds(server):
         page.get_by_text("The step's hottest tokens").first.wait_for(timeout=60_000)
         settle(page)
         assert _nodes(page) <= MAX_NODES
+        assert page.locator("[data-testid='stDataFrame']").count() == 0  # no grid script
+        bars = page.locator(".st-key-c_tok_hot canvas")
+        bars.scroll_into_view_if_needed()
+        box = bars.bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.4, box["y"] + 12)  # the first bar
+        page.get_by_role("heading", name="Sample · step 0").first.wait_for(timeout=60_000)
+        page.locator("span.tok").first.wait_for(timeout=60_000)
+        settle(page)
+        assert _first_token(page) == SPIKE - 64  # the spike's string carries the most k3
 
 
 # each token's WCAG contrast (text on its opaque background), its line boxes, and its gap
@@ -189,7 +199,7 @@ def test_quoted_metric_name_reads_literally_in_the_strips(small):
         # the strips are one chart: each strip's name is its view's title, text on the
         # canvas (strip_stack); the chart draws, and nothing of the name became markup
         page.locator("[data-testid='stVegaLiteChart'] canvas").first.wait_for(timeout=30_000)
-        assert page.locator("[data-testid='stVegaLiteChart'] canvas").count() == 1
+        assert page.locator(".st-key-c_strips canvas").count() == 1
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.locator("[data-testid='stMain'] b").count() == 0
         text = page.locator("[data-testid='stMain']").inner_text()

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from loaders import schema as S
-from pages.figures import token_jumps as J
+from pages.figures import ranked_bars as J
+from pages.figures import token_jumps
 from pages.figures import token_top as top
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -26,7 +27,7 @@ def _chart(label: str, k: int = 4):
     ranking = top.rankings(list(frame.columns), S.K3)[label]
     rows = top.top_positions(frame[ranking.column].to_numpy(), ranking, k)
     table = top.token_rows(frame, rows, ranking.column)
-    return table, J.jump_chart(table, ranking)
+    return table, token_jumps.jump_chart(table, ranking)
 
 
 def test_one_bar_a_token_in_rank_order_as_long_as_the_ranking_sorts_by():
@@ -39,7 +40,7 @@ def test_one_bar_a_token_in_rank_order_as_long_as_the_ranking_sorts_by():
     assert spec["layer"][0]["encoding"]["x"]["title"] == "|log_ratio|"
     low, high = spec["layer"][0]["encoding"]["x"]["scale"]["domain"]
     assert low == 0 and high == pytest.approx(3.0 * 1.25)  # room for the numbers
-    assert spec["height"] == J.ROW_PX * 4
+    assert spec["height"] == J.ROW_PX * 4 + J.AXIS_PX
 
 
 def test_a_ratio_far_from_one_either_way_is_a_long_bar():
@@ -59,20 +60,20 @@ def test_token_texts_are_data_never_part_of_the_spec():
 
 
 def test_a_click_names_a_rank_else_none():
-    assert J.rank_of_pick({J.JUMP: [{J.RANK: 3}]}) == 3
-    assert J.rank_of_pick({J.JUMP: [{J.RANK: 3.0}]}) == 3
-    for selection in ({}, {J.JUMP: []}, {J.JUMP: [{}]}, {J.JUMP: [{J.RANK: "x"}]},
-                      {J.JUMP: [{J.RANK: None}]}, {J.JUMP: [{J.RANK: float("nan")}]},
-                      {J.JUMP: [{J.RANK: -1}]}, {J.JUMP: "bad"}):
+    assert J.rank_of_pick({J.PICK: [{J.RANK: 3}]}) == 3
+    assert J.rank_of_pick({J.PICK: [{J.RANK: 3.0}]}) == 3
+    for selection in ({}, {J.PICK: []}, {J.PICK: [{}]}, {J.PICK: [{J.RANK: "x"}]},
+                      {J.PICK: [{J.RANK: None}]}, {J.PICK: [{J.RANK: float("nan")}]},
+                      {J.PICK: [{J.RANK: -1}]}, {J.PICK: "bad"}):
         assert J.rank_of_pick(selection) is None, selection
 
 
 def test_the_picked_bar_is_coloured_and_every_bar_has_a_hover():
     _, (_, spec) = _chart("|log_ratio|")
     bars, numbers = spec["layer"]
-    assert bars["params"][0]["name"] == J.JUMP
+    assert bars["params"][0]["name"] == J.PICK
     assert bars["params"][0]["select"]["fields"] == [J.RANK]
-    assert bars["encoding"]["color"]["condition"]["param"] == J.JUMP
+    assert bars["encoding"]["color"]["condition"]["param"] == J.PICK
     fields = [t["field"] for t in bars["encoding"]["tooltip"]]
     assert fields == ["position", "token", J.VALUE, "context"]
     assert numbers["encoding"]["text"] == {"field": J.VALUE, "format": ".4g"}

@@ -71,9 +71,9 @@ def test_position_box_and_url_move_the_window(long_dump):
 
 
 def _jumps(at):
-    """The jump list: the Vega-Lite chart a click on a bar of which moves the window."""
+    """The ranked bars a click picks (Sample's jump list, Tokens' hottest strings)."""
     return [e for e in at.main if getattr(e, "type", "") == "vega_lite_chart"
-            and '"jump"' in e.proto.spec][0]
+            and '"name": "bar"' in e.proto.spec][0]
 
 
 def _chart_data(chart):
@@ -89,11 +89,11 @@ def test_top_token_bar_jumps_the_window_to_the_spike(long_dump):
     assert top["value"].iloc[0] == pytest.approx(SPIKE_LOG_RATIO)
     assert "⟦" in top["context"].iloc[0] and top["label"].iloc[0].startswith(f"{SPIKE} ⟦")
     assert len(top) == 20  # the top 20
-    at = _select(at, _jumps(at), {"selection": {"jump": [{"rank": 0}]}})
+    at = _select(at, _jumps(at), {"selection": {"bar": [{"rank": 0}]}})
     positions = _window_positions(at)
     assert SPIKE in positions and positions[0] == SPIKE - 64
     assert _param(at, "window") == str(SPIKE - 64)
-    at = _select(at, _jumps(at), {"selection": {"jump": [{"rank": "x"}]}})  # names no bar
+    at = _select(at, _jumps(at), {"selection": {"bar": [{"rank": "x"}]}})  # names no bar
     assert _window_positions(at)[0] == SPIKE - 64 and not errors(at)
 
 
@@ -172,14 +172,17 @@ def test_tokens_page_heatmap_click_chooses_the_step(steps_dump):
     assert labels[:2] == ["0–511", "512–1023"] and len(labels) == 5
 
 
-def test_hot_token_row_opens_the_sample_at_that_token(steps_dump):
+def test_hot_token_bar_opens_the_sample_at_that_token(steps_dump):
     at = board(steps_dump, page="tokens", step="2")
-    hot = at.dataframe[0].value
+    assert not at.dataframe  # bars, not a data grid
+    hot = _chart_data(_jumps(at))
     first = hot.iloc[0]
     spike_k3 = math.expm1(-SPIKE_LOG_RATIO) + SPIKE_LOG_RATIO
     assert first["k3 largest"] == pytest.approx(spike_k3, rel=1e-4)  # the spike leads
     assert first["sample"] == "rollout_data_rank_0.jsonl:8" and first["position"] == 1200
-    at = _select(at, at.dataframe[0], {"selection": {"rows": [0], "columns": []}})
+    assert first["label"].startswith("1. ⟦") and first["length"] == first["k3 sum"]
+    assert hot["k3 sum"].is_monotonic_decreasing
+    at = _select(at, _jumps(at), {"selection": {"bar": [{"rank": 0}]}})
     assert "Sample · step 2" in texts(at)
     assert at.selectbox(key="sample").value == "rollout_data_rank_0.jsonl:8"
     assert 1200 in _window_positions(at) and _window_positions(at)[0] == 1200 - 64

@@ -18,7 +18,7 @@ import streamlit as st
 from loaders import Sample
 from loaders import schema as S
 from loaders.serve.tokenizer import TokenizerUnavailable, decode_ids
-from pages.figures import strip_stack, token_jumps, token_strip, token_top, tokens
+from pages.figures import ranked_bars, strip_stack, token_jumps, token_strip, token_top, tokens
 from pages.figures import token_colours as C
 from pages.figures.text import literal
 from pages.figures.token_text import IDS, token_style
@@ -157,13 +157,13 @@ def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: Vi
         table = token_top.token_rows(frame, rows, ranking.column, style, texts)
         data, spec = token_jumps.jump_chart(table, ranking)
         st.vega_lite_chart(data, spec, key=JUMPS, on_select=_bar_selected,
-                           selection_mode=token_jumps.JUMP, width="stretch")
+                           selection_mode=ranked_bars.PICK, width="stretch")
     return rows, hits
 
 
 def _bar_selected() -> None:
     selection = (st.session_state.get(JUMPS) or {}).get("selection") or {}
-    rank = token_jumps.rank_of_pick(selection)
+    rank = ranked_bars.rank_of_pick(selection)
     n, rows = st.session_state.get(_ROWS, (0, []))
     if rank is not None and rank < len(rows):
         _jump_to(rows[rank], n)
