@@ -13,6 +13,10 @@ STEP = "step"
 SAMPLE = "sample"  # a sample's key, file:line[#item]
 WINDOW = "window"  # the first token row of the Sample page's token window
 GROUP = "group"  # a GRPO group opened on the Groups page
+METRICS = "metrics"  # the training-metrics path
+FOLLOW = "follow"  # the live follow's toggle
+# the frame's own (its widgets are drawn, and bound, on every page)
+FRAME_PARAMS = frozenset((DIR, RUN, METRICS, SPLIT, STEP, FOLLOW))
 
 # session state the frame keeps for every page
 PAGES = "_board_pages"  # the st.Page objects by url path, set by the frame

@@ -58,7 +58,7 @@ def follow(base: Path, run_dir: Path, run: loaders.Run, named: Path | None = Non
         st.sidebar.caption("Follow is off for dump dirs on object storage: use Refresh.")
         return False
     on = st.sidebar.toggle(
-        "Follow", value=_default_on(run_dir, run), key="follow", bind="query-params",
+        "Follow", value=_default_on(run_dir, run), key=keys.FOLLOW, bind="query-params",
         help="Watch the run while it trains: new lines appear within seconds, and the step "
              "stays on the newest one unless you pick another. On by default when a dump "
              f"file changed in the last {RECENT_SECONDS // 60} minutes.")

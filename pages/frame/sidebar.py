@@ -13,7 +13,7 @@ from loaders.find.paths import resolve_dump_dir
 from loaders.find.reach import RemoteReach
 from loaders.find.remote import is_url
 from pages.figures.text import literal
-from pages.frame.keys import DIR, RUN, SPLIT, STEP
+from pages.frame.keys import DIR, METRICS, RUN, SPLIT, STEP
 from pages.frame.loading import refresh, sub_run_formats, sub_runs
 
 WHOLE_DIR = "."
@@ -91,7 +91,7 @@ def _label(run: str) -> str:
 def choose_metrics_path(config: BoardConfig) -> str | None:
     """An optional second path holding the run's training metrics (logs, jsonl, events)."""
     typed = st.sidebar.text_input("Training metrics (optional)", value=config.metrics,
-                                  key="metrics", bind="query-params",
+                                  key=METRICS, bind="query-params",
                                   help="A file or dir of training logs, if they are not "
                                        "inside the dump dir")
     if not typed.strip():

@@ -3,13 +3,15 @@
 Every widget that shapes the view is bound to a query parameter of the same name
 (`bind="query-params"`), so Streamlit itself keeps the URL and the widgets in step: a
 copied link seeds them, and Back, Forward and an edited URL put them back.  Jumps between
-pages go through `go`, which carries the frame's parameters along.  The display options are
+pages go through `go`, which carries the frame's parameters along and puts the target
+page's own into its new URL.  The display options are
 the exception: drawn only while their expander is open, they keep their own parameters
 (pages.frame.display_options).
 """
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from pages.frame import keys
 
@@ -32,11 +34,21 @@ def fresh(key: str, value: object) -> bool:
     return True
 
 
-def go(url_path: str, **params: str | int | None) -> None:
+def go(url_path: str, **params: str | int | tuple[float, float] | None) -> None:
     """Switch to another page, keeping the frame and setting the given view parameters."""
-    _pend({k: v for k, v in params.items() if v is not None})
-    # bound widgets write their own parameters back once the target page has drawn them
-    st.switch_page(st.session_state[keys.PAGES][url_path], query_params={})
+    given = {k: v for k, v in params.items() if v is not None}
+    _pend(given)
+    # The frame's widgets, bound on every page, write their own parameters back once the
+    # target page has drawn them; a widget the target draws for the first time does not
+    # write the value it was given (Streamlit 1.67): the link would lose the sample.  Its
+    # parameters go into the new URL now (a pair of range ends only through the widget).
+    page = st.session_state[keys.PAGES][url_path]
+    shown = {k: str(v) for k, v in given.items()
+             if k not in keys.FRAME_PARAMS and isinstance(v, str | int)}
+    try:
+        st.switch_page(page, query_params=shown)
+    except StreamlitAPIException:  # a parameter a drawn widget owns: it writes its own
+        st.switch_page(page, query_params={})
 
 
 def select(**values: str | int) -> None:

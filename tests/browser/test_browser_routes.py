@@ -81,3 +81,26 @@ def test_every_route_opens_by_its_path_without_a_not_found_dialog(server):
             _heading(page, heading)
             assert page.get_by_text("Page not found").count() == 0, path
             assert page.evaluate("location.pathname").rstrip("/").endswith(path)
+
+
+def test_a_sample_opened_from_the_table_keeps_its_link(server):
+    """A jump (state.go) puts the sample it opens into the new URL: the frame's widgets write
+    their own parameters back, but a widget drawn for the first time does not."""
+    with browser_page() as page:
+        page.goto(f"{server}/responses?step=1")
+        _heading(page, "Responses · step 1")
+        grid = page.locator("[data-testid='stDataFrame']").first
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 18, box["y"] + 36 * 2 + 18)  # the second row's box
+        _heading(page, "Sample · step 1")
+        page.wait_for_function("new URLSearchParams(location.search).get('step') === '1' && "
+                               "new URLSearchParams(location.search).has('sample')",
+                               timeout=30_000)
+        link = page.evaluate("location.href")
+        key = page.evaluate("new URLSearchParams(location.search).get('sample')")
+        assert key != "rollout_data_rank_0.jsonl:1"  # not the step's first: the one picked
+        expect(page.get_by_label("Sample (file:line)")).to_have_value(key)
+    with browser_page() as fresh:
+        fresh.goto(link)
+        _heading(fresh, "Sample · step 1")
+        expect(fresh.get_by_label("Sample (file:line)")).to_have_value(key, timeout=30_000)
