@@ -6,6 +6,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.serve.groups import Texts
+from pages.figures.ranked_bars import LABEL, LENGTH, RANK, VALUE, bar_list
 from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import Curve, Panel, panel
@@ -142,3 +143,30 @@ def _previewed(table: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
     out = table.assign(**{PROMPT_PREVIEW: previews.to_numpy()})
     return out[list(NEVER_BEATEN_COLUMNS)]
 
+
+
+NEVER_BARS = 20  # the widest gaps drawn as bars; the whole list is a table on request
+PREVIEW_CHARS = 60  # of a prompt, in its bar's label (its hover has the preview)
+
+
+def never_beaten_bars(never: pd.DataFrame, limit: int = NEVER_BARS
+                      ) -> tuple[pd.DataFrame, dict]:
+    """(data, spec) of the first `limit` prompts of never_beaten_prompts (worst first) as
+    bars as long as RL trails the reference on them (mean ref − RL reward); a prompt's
+    rank leads its label, as two prompts can begin alike."""
+    shown = never.head(limit)
+    trails = -shown[MEAN_GAP].to_numpy(dtype=np.float64)
+    labels = [f"{i + 1}. {' '.join(str(text).split())[:PREVIEW_CHARS]}"
+              for i, text in enumerate(shown[PROMPT_PREVIEW])]
+    data = shown.assign(**{RANK: np.arange(len(shown)), LABEL: labels, LENGTH: trails,
+                           VALUE: trails,  # a 64-bit id as text: JavaScript's numbers round it
+                           S.PROMPT_ID: shown[S.PROMPT_ID].astype(str)})
+    numbers = [{"field": f, "type": "quantitative", "format": ".4g"}
+               for f in (MEAN_REWARD, MEAN_REF_REWARD, MEAN_GAP)]
+    tooltip = [{"field": S.PROMPT_ID, "type": "nominal"},
+               {"field": PROMPT_PREVIEW, "type": "nominal"},
+               {"field": SAMPLE_COUNT, "type": "quantitative", "format": ",d"},
+               {"field": STEPS_SEEN, "type": "quantitative", "format": ",d"}, *numbers,
+               {"field": LAST_STEP, "type": "quantitative", "format": "d"}]
+    return data, bar_list(data, "how far RL trails the reference (mean ref − RL reward)",
+                          tooltip)

@@ -17,8 +17,7 @@ from pages.figures.vega import CANVAS
 
 PICK = "bar"  # the click selection's name: Streamlit reports it under this key
 RANK, LABEL, LENGTH, VALUE = "rank", "label", "length", "value"  # columns of a bar list
-ROW_PX = 20  # a bar and its gap
-AXIS_PX = 46  # the x axis and its title: Streamlit's height is the whole chart's
+ROW_PX = 20  # a bar and its gap: the plot is as tall as its bars need
 _BAR, _PICKED = "#9ecae1", "#fd8d3c"
 
 
@@ -32,7 +31,7 @@ def bar_list(data: pd.DataFrame, x_title: str, tooltip: list[dict]) -> dict:
          "scale": {"domain": _domain(data[LENGTH].to_numpy(dtype=np.float64)),
                    "nice": False}}
     picked = {"condition": {"param": PICK, "value": _PICKED, "empty": False}, "value": _BAR}
-    return {"height": ROW_PX * max(1, len(data)) + AXIS_PX,
+    return {"height": {"step": ROW_PX},
             "encoding": {"y": y},
             "layer": [
                 {"params": [{"name": PICK, "select": {"type": "point", "fields": [RANK],

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
-from pages.figures import compare, tables
+from pages.figures import compare, ranked_bars, tables
 from pages.frame import state
 from pages.frame.view import View
 
@@ -34,13 +34,9 @@ def render(view: View) -> None:
         st.success("RL beat the reference at least once on every prompt compared at two or "
                    "more steps.")
         return
-    event = st.dataframe(never, key="t_never", on_select="rerun", selection_mode="single-row",
-                         hide_index=True, width="stretch")
-    picked = (event or {}).get("selection", {}).get("rows", [])
-    if not picked:
-        st.caption(f"{len(never)} prompts · select one to list its samples")
+    prompt_id = _picked_prompt(never)
+    if prompt_id is None:
         return
-    prompt_id = never[S.PROMPT_ID].iloc[picked[0]]
     samples = view.run.with_previews(view.run.numbers.matching(S.PROMPT_ID, prompt_id))
     st.dataframe(tables.table_view(samples, view.options), hide_index=True, width="stretch",
                  column_config={tables.KEY: None})
@@ -48,6 +44,42 @@ def render(view: View) -> None:
     if st.button("Open", key="b_cmp_open"):
         row = samples[samples[S.KEY] == choice]
         state.go("sample", sample=choice, step=int(row[S.STEP].iloc[0]))
+
+
+def _picked_prompt(never: pd.DataFrame) -> int | None:
+    """The widest gaps as bars, every prompt as a table once its expander opens (a data
+    grid would load its script on every fresh page); the prompt last picked in either."""
+    shown = min(len(never), compare.NEVER_BARS)
+    prompts = f"{len(never):,} prompt{'s' * (len(never) != 1)}"
+    st.caption(f"{prompts}, worst mean gap first"
+               + (f"; the first {shown} as bars" if shown < len(never) else "")
+               + " · click one (or a row of the table) to list its samples")
+    data, spec = compare.never_beaten_bars(never)
+    bars = st.vega_lite_chart(data, spec, key="c_never", on_select="rerun",
+                              selection_mode=ranked_bars.PICK, width="stretch")
+    rank = ranked_bars.rank_of_pick((bars or {}).get("selection") or {})
+    if state.fresh("c_never", rank):
+        _remember(never, rank if rank is not None and rank < shown else None)
+    box = st.expander(f"All {prompts} as a table", key="cmp_never",
+                      on_change="rerun", bind="query-params")
+    if box.open:
+        table = box.dataframe(never, key="t_never", on_select="rerun",
+                              selection_mode="single-row", hide_index=True, width="stretch")
+        rows = (table or {}).get("selection", {}).get("rows", [])
+        if state.fresh("t_never", tuple(rows)) and rows:  # opening it picks nothing
+            _remember(never, rows[0])
+    picked = st.session_state.get(_PICKED)
+    return picked if picked in set(never[S.PROMPT_ID].tolist()) else None
+
+
+_PICKED = "_cmp_never_picked"  # session: the prompt id last picked, by a bar or a row
+
+
+def _remember(never: pd.DataFrame, position: int | None) -> None:
+    if position is None:
+        st.session_state.pop(_PICKED, None)
+    else:
+        st.session_state[_PICKED] = int(never[S.PROMPT_ID].iloc[position])
 
 
 def _never_beaten(view: View) -> tuple[pd.DataFrame, int]:

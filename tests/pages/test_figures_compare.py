@@ -160,3 +160,20 @@ def test_never_beaten_on_a_real_dump(run):
     assert sorted(out[C.PROMPT_PREVIEW]) == losers
     assert (out[C.MEAN_GAP].diff().dropna() >= 0).all()
 
+
+
+def test_never_beaten_bars_draw_the_widest_gaps_first_as_literal_text():
+    import json
+
+    never = pd.DataFrame({S.PROMPT_ID: [2**62 + 1, 7, 8], C.PROMPT_PREVIEW: [
+        "<b>bold</b>\n  and {{x}}", "x" * 200, "same start"], C.SAMPLE_COUNT: [4, 4, 2],
+        C.STEPS_SEEN: [2, 2, 2], C.MEAN_REWARD: [0.0, 0.1, 0.2],
+        C.MEAN_REF_REWARD: [1.0, 0.5, 0.3], C.MEAN_GAP: [-1.0, -0.4, -0.1],
+        C.LAST_STEP: [3, 3, 3]})
+    data, spec = C.never_beaten_bars(never, limit=2)
+    assert len(data) == 2  # bounded
+    assert data["length"].tolist() == [1.0, 0.4]  # how far RL trails
+    assert data["label"].tolist() == ["1. <b>bold</b> and {{x}}", "2. " + "x" * C.PREVIEW_CHARS]
+    assert data[S.PROMPT_ID].tolist() == [str(2**62 + 1), "7"]  # exact, as text
+    text = json.dumps(spec)
+    assert "<b>" not in text and "{{x}}" not in text
