@@ -1,6 +1,7 @@
 """RL vs reference in a real browser: the prompts RL never beat as bars a click lists the
 samples of (the real server, headless Chromium)."""
 from browser import browser_page, open_board, served
+from playwright.sync_api import expect
 
 
 def test_a_bar_of_the_never_beaten_prompts_lists_its_samples(board_dump):
@@ -15,4 +16,4 @@ def test_a_bar_of_the_never_beaten_prompts_lists_its_samples(board_dump):
         box = bars.bounding_box()
         page.mouse.click(box["x"] + box["width"] * 0.4, box["y"] + 12)  # the only bar
         page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)
-        assert page.get_by_label("Open sample").count() == 1
+        expect(page.get_by_label("Open sample")).to_have_count(1, timeout=30_000)
