@@ -32,7 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,20 +151,25 @@ FLOOR_PAGES = (("bare Streamlit page", ""), ("one Plotly chart", "plot=1"),
 
 
 @contextlib.contextmanager
-def floor_server() -> Iterator[str]:
+def server_at(command: Callable[[int], list[str]], timeout: float) -> Iterator[str]:
+    """`command(port)` run on a free port; yields its URL once healthy, ends it after."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run",
-                             str(ROOT / "benchmarks" / "first_paint_floor.py"),
-                             "--server.port", str(port), "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command(port), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc, 60)
+        wait_healthy(url, proc, timeout)
         yield url
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=30)
+
+
+def floor_server() -> contextlib.AbstractContextManager[str]:
+    return server_at(lambda port: [
+        sys.executable, "-m", "streamlit", "run",
+        str(ROOT / "benchmarks" / "first_paint_floor.py"), "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false"], 60)
 
 
 def floor(repeat: int) -> list[tuple[str, float]]:

@@ -144,7 +144,6 @@ def _previewed(table: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:
     return out[list(NEVER_BEATEN_COLUMNS)]
 
 
-
 NEVER_BARS = 20  # the widest gaps drawn as bars; the whole list is a table on request
 PREVIEW_CHARS = 60  # of a prompt, in its bar's label (its hover has the preview)
 

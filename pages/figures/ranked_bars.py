@@ -1,5 +1,6 @@
 """A ranked list drawn as bars a click picks: the Sample page's top tokens (a bar moves the
-window) and the Tokens page's hottest token strings (a bar opens its sample).
+window), the Tokens page's hottest token strings (a bar opens its sample) and the prompts
+RL never beat on RL vs reference (a bar lists the prompt's samples).
 
 A Vega-Lite chart, not a data grid: a page that draws Vega anyway then loads no grid
 script, which cost a fresh page about half a second of its first paint (docs/benchmarks.md,
