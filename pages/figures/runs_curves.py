@@ -95,8 +95,11 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
                {"field": VALUE, "type": "quantitative", "format": ".4g", "title": "value"}]
     layers.append({"mark": {"type": "line", "point": points},
                    "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}})
-    return {"height": HEIGHT, "layer": layers,
-            "title": {"text": title, "anchor": "start", "fontSize": 13}, **CANVAS}
+    return {"height": HEIGHT, "layer": layers, "title": _title(title), **CANVAS}
+
+
+def _title(text: str) -> dict:
+    return {"text": text, "anchor": "start", "fontSize": 13}
 
 
 def _by_run(names: list[str], colours: list[str]) -> dict:
@@ -133,8 +136,7 @@ def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Pane
                "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative", "title": None},
                             "color": colour, "tooltip": tooltip}}]
     text = f"{title} — B − A on common steps ({common} points)"
-    return Panel(data, {"height": 340, "layer": layers,
-                        "title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS})
+    return Panel(data, {"height": 340, "layer": layers, "title": _title(text), **CANVAS})
 
 
 def _difference_rows(one: Series, name: str) -> pd.DataFrame:

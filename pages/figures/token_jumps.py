@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from pages.figures.ranked_bars import LABEL, LENGTH, RANK, VALUE, bar_list
-from pages.figures.token_top import Ranking
+from pages.figures.token_top import Ranking, score
 
 
 def jump_chart(table: pd.DataFrame, ranking: Ranking) -> tuple[pd.DataFrame, dict]:
@@ -31,7 +31,6 @@ def jump_chart(table: pd.DataFrame, ranking: Ranking) -> tuple[pd.DataFrame, dic
 
 
 def _length(values: np.ndarray, ranking: Ranking) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if ranking.log_magnitude:
-            return np.abs(np.log(values))
-        return np.abs(values) if ranking.magnitude else values
+    """|value| or |log value| as the ranking scores them; a lowest-first ranking's own value
+    (its score, the negated value, would draw every bar leftwards)."""
+    return score(values, ranking) if ranking.magnitude or ranking.log_magnitude else values
