@@ -41,14 +41,21 @@ def go(url_path: str, **params: str | int | tuple[float, float] | None) -> None:
     # The frame's widgets, bound on every page, write their own parameters back once the
     # target page has drawn them; a widget the target draws for the first time does not
     # write the value it was given (Streamlit 1.67): the link would lose the sample.  Its
-    # parameters go into the new URL now (a pair of range ends only through the widget).
+    # parameters go into the new URL now, a range as its slider writes it (repeated).
     page = st.session_state[keys.PAGES][url_path]
-    shown = {k: str(v) for k, v in given.items()
-             if k not in keys.FRAME_PARAMS and isinstance(v, str | int)}
+    shown = {k: _in_url(v) for k, v in given.items() if k not in keys.FRAME_PARAMS}
     try:
         st.switch_page(page, query_params=shown)
     except StreamlitAPIException:  # a parameter a drawn widget owns: it writes its own
         st.switch_page(page, query_params={})
+
+
+def _in_url(value: str | int | tuple[float, float]) -> str | list[str]:
+    """A parameter as a bound widget reads it from the URL: a range slider's two ends as a
+    repeated parameter (?reward=0.5&reward=1.5), a toggle's as true or false."""
+    if isinstance(value, tuple):
+        return [str(float(end)) for end in value]
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def select(**values: str | int) -> None:

@@ -2,14 +2,11 @@
 any numeric column (what a histogram bar clicked on the Rewards page opens)."""
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from loaders import schema as S
-from pages.figures import tables
+from pages.figures import ranges, tables
 
 NO_COLUMN = "(no column)"
 
@@ -27,22 +24,21 @@ def column_range(rows: pd.DataFrame) -> pd.Series | None:
     if chosen == NO_COLUMN:
         return None
     values = rows[chosen].astype(float)
-    lo, hi = float(values.min()), float(values.max())
-    _clamp("frange", lo, hi)  # a clicked bar's bounds, kept inside the column's range
-    if lo == hi:
-        return values == lo
-    low, high = box.slider(f"{chosen} range", lo, hi, (lo, hi), key="frange",
+    bounds = ranges.column_bounds(values)
+    if bounds is None:  # one value (or none): no range to choose
+        return values == values.min()
+    _clamp("frange", bounds)  # a clicked bar's bounds, kept inside the column's range
+    low, high = box.slider(f"{chosen} range", *bounds, bounds, key="frange",
                            bind="query-params")
     return values.between(low, high)
 
 
-def _clamp(key: str, lo: float, hi: float) -> None:
+def _clamp(key: str, bounds: ranges.Range) -> None:
     """A range asked for before its slider is drawn (a clicked histogram bar), kept inside
     the slider's bounds: a bar's edge may pass them."""
     asked = st.session_state.get(key)
     if isinstance(asked, (list, tuple)) and len(asked) == 2:
-        st.session_state[key] = (min(max(float(asked[0]), lo), hi),
-                                 max(min(float(asked[1]), hi), lo))
+        st.session_state[key] = ranges.clamped(asked, bounds)
 
 
 def lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
@@ -61,14 +57,12 @@ def reward_and_flags(rows: pd.DataFrame
                      ) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
     """The reward range to keep (offered when the step's rewards differ) and the flags asked
     for."""
-    reward = rows[S.REWARD][np.isfinite(rows[S.REWARD].to_numpy(dtype=float))]
+    bounds = ranges.reward_bounds(rows[S.REWARD])
     left, right = st.columns(2)
     reward_range = None
-    if len(reward) and reward.min() < reward.max():
-        lo = float(math.floor(reward.min() * 100) / 100)
-        hi = float(math.ceil(reward.max() * 100) / 100)
-        _clamp("reward", lo, hi)  # a clicked histogram bar's bounds may pass the step's
-        reward_range = left.slider("Reward range", lo, hi, (lo, hi), key="reward",
+    if bounds is not None:
+        _clamp("reward", bounds)  # a clicked histogram bar's bounds may pass the step's
+        reward_range = left.slider("Reward range", *bounds, bounds, key="reward",
                                    bind="query-params")
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
                               format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")

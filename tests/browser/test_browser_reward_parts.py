@@ -115,6 +115,23 @@ def _slider(page, label: str) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _link(page, param: str, label: str) -> tuple[str, tuple[float, float]]:
+    """The page's URL, once it carries the range (its slider's two ends, a repeated
+    parameter), and the range its slider shows."""
+    page.wait_for_function(f"new URLSearchParams(location.search).getAll('{param}').length "
+                           "== 2", timeout=30_000)
+    return page.evaluate("location.href"), _slider(page, label)
+
+
+def _opens_the_same(link: str, label: str, shown: tuple[float, float], count: int) -> None:
+    """The link, opened in a fresh browser, shows the same range and the same samples."""
+    with browser_page() as fresh:
+        fresh.goto(link)
+        _opened_responses(fresh, 1)
+        assert _slider(fresh, label) == shown
+        fresh.get_by_text(f"{count} of {N} samples", exact=False).first.wait_for()
+
+
 def _seed(prompt: str) -> int:
     return int(re.match(r"Question (\d+):", prompt).group(1))
 
@@ -136,6 +153,8 @@ def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
         assert len(rows) == len(REWARD_15)
         assert {float(row["reward"]) for row in rows} == {1.5}
         assert {_seed(row["prompt"]) for row in rows} == REWARD_15
+        link, shown = _link(page, "reward", "Reward range")
+    _opens_the_same(link, "Reward range", shown, len(REWARD_15))
 
 
 def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server):
@@ -160,6 +179,8 @@ def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server)
         # whose reward is their accuracy (0 or 1) plus 1
         assert {_seed(row["prompt"]) for row in rows} == FORMAT_1
         assert {float(row["reward"]) for row in rows} == {1.0, 2.0}
+        link, shown = _link(page, "frange", "format_reward range")
+    _opens_the_same(link, "format_reward range", shown, len(FORMAT_1))
 
 
 def test_a_click_on_the_reward_curve_picks_the_nearest_step(server):

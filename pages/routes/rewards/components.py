@@ -8,6 +8,7 @@ import streamlit as st
 
 from loaders import schema as S
 from loaders.health import rewards as parts
+from pages.figures import ranges
 from pages.figures import reward_parts as build
 from pages.frame import state
 from pages.frame.view import View
@@ -47,8 +48,12 @@ def opened_bin(names: list[str], event: object, view: View) -> None:
 
 
 def open_bin(column: str, low: float, high: float, view: View) -> None:
-    """The Responses table of the step, filtered to a histogram bar's samples."""
+    """The Responses table of the step, filtered to a histogram bar's samples (the bar's
+    range kept inside the slider's bounds there, so that the link can carry it)."""
+    values = view.run.step_rows(view.step)[column]
+    bounds = (ranges.reward_bounds if column == S.REWARD else ranges.column_bounds)(values)
+    picked = (low, high) if bounds is None else ranges.clamped((low, high), bounds)
     if column == S.REWARD:
-        state.go("responses", step=view.step, reward=(low, high))
+        state.go("responses", step=view.step, reward=picked)
     else:
-        state.go("responses", step=view.step, fcol=column, frange=(low, high))
+        state.go("responses", step=view.step, fcol=column, frange=picked)
