@@ -1,29 +1,31 @@
 """Pure builders of the Metrics page: grouped metric names and one compact chart per metric.
 
+The charts are Vega-Lite (on a canvas), as every step curve of the board: a page of them
+paints without loading Plotly's script, which cost a fresh browser about 0.8 s (the
+yardstick of docs/benchmarks.md).
+
 The frame is a MetricFrame's `.frame`: indexed by step, one float column per metric and a
 `time` column (wall-clock seconds) when a source logs it. Steps where a metric was not
 logged are NaN in its column and are skipped, so sparse metrics draw as connected curves.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import regex as regex_engine
 
 from loaders.find.walk import natural_key
 from loaders.metrics.collect import TIME
-from pages.figures import glossary, traces
+from pages.figures import glossary
+from pages.figures.curve_points import kept_points
 from pages.figures.search import matching
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
-from pages.figures.text import plot_text
+from pages.figures.step_panels import RAW, STEP, VALUE, Panel
+from pages.figures.traces import MARKERS_UP_TO
+from pages.figures.vega import CANVAS, ONE_MARK
 
 STEP_AXIS, TIME_AXIS = "step", "time"
-MAX_POINTS = 5000  # above this a chart draws every k-th point
-MARKERS_UP_TO = traces.MARKERS_UP_TO
-HEIGHT = 260
+HEIGHT = 260  # the whole chart's: title, axes and plot
 COLOR = "#1f77b4"
 FALLBACK_HELP = ("No built-in description for this metric; see the trainer's documentation for "
                  "how it is computed.")
@@ -70,20 +72,6 @@ def x_axis_options(frame: pd.DataFrame) -> list[str]:
     return [STEP_AXIS, TIME_AXIS] if _has_time(frame) else [STEP_AXIS]
 
 
-def _ordinal(k: int) -> str:
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
-
-
-def thin(n: int, max_points: int = MAX_POINTS) -> tuple[np.ndarray, int]:
-    """Indices of every k-th of n points (the last one kept) so at most max_points remain."""
-    if n <= max_points:
-        return np.arange(n), 1
-    k = math.ceil(n / (max_points - 1))
-    keep = np.arange(0, n, k)
-    return (keep if keep[-1] == n - 1 else np.append(keep, n - 1)), k
-
-
 def _axis(frame: pd.DataFrame, x_axis: str) -> tuple[np.ndarray, str, list[str]]:
     """x values, axis title and title notes; time falls back to step when it is not logged."""
     steps = frame.index.to_numpy(dtype=np.float64)
@@ -95,39 +83,48 @@ def _axis(frame: pd.DataFrame, x_axis: str) -> tuple[np.ndarray, str, list[str]]
     return (seconds - first_value(seconds)) / 60.0, "minutes since first logged time", []
 
 
-def _traces(fig: go.Figure, x: np.ndarray, y: np.ndarray, steps: np.ndarray, name: str,
-            smoothing: float, keep: np.ndarray) -> None:
-    """The faint raw curve (when smoothed) and the main curve, both thinned to `keep`."""
-    shown = ema(y, smoothing) if smoothing > 0 else y  # smoothed on every point, then thinned
-    if smoothing > 0:
-        fig.add_trace(traces.line(x[keep], y=y[keep], name=f"{name} (raw)", mode="lines",
-                                   line={"color": COLOR}, opacity=RAW_OPACITY, showlegend=False,
-                                   hoverinfo="skip"))
-    mode = "lines+markers" if keep.size <= MARKERS_UP_TO else "lines"
-    fig.add_trace(traces.line(x[keep], y=shown[keep], name=name, mode=mode,
-                               line={"color": COLOR}, marker={"size": 4, "color": COLOR},
-                               customdata=steps[keep],
-                               hovertemplate=f"step %{{customdata:.0f}}<br>{plot_text(name)}: "
-                                             "%{y:.4g}<extra></extra>"))
-
-
-def metric_figure(frame: pd.DataFrame, name: str, *, smoothing: float = 0.0,
-                  x_axis: str = STEP_AXIS) -> go.Figure:
-    """One metric over step (or minutes of wall time), EMA-smoothed with the raw curve faint."""
+def metric_chart(frame: pd.DataFrame, name: str, *, smoothing: float = 0.0,
+                 x_axis: str = STEP_AXIS, step: int | None = None) -> Panel:
+    """One metric over step (or minutes of wall time), EMA-smoothed with the raw curve faint,
+    the chosen `step` a dotted rule (on the step axis).  A long run's curve keeps each bin's
+    lowest and highest point (curve_points.py); the EMA runs over every point first."""
     x, x_title, notes = _axis(frame, x_axis)
     y, steps = column_values(frame, name), frame.index.to_numpy(dtype=np.float64)
     present = np.isfinite(x) & np.isfinite(y)
     x, y, steps = x[present], y[present], steps[present]
-    keep, k = thin(y.size)
-    if k > 1:
-        notes.append(f"every {_ordinal(k)} of {y.size:,} points")
-    fig = go.Figure()
-    if y.size:
-        _traces(fig, x, y, steps, name, smoothing, keep)
-    else:
-        fig.add_annotation(text=f"no values of {plot_text(name)}", showarrow=False)
-    title = f"{plot_text(name)} ({'; '.join(notes)})" if notes else plot_text(name)
-    fig.update_layout(title={"text": title, "font": {"size": 14}}, height=HEIGHT,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, showlegend=False,
-                      xaxis_title=x_title, hovermode="x")
-    return fig
+    value = ema(y, smoothing) if smoothing > 0 else y
+    kept = kept_points([value] + [y] * (smoothing > 0))
+    data = pd.DataFrame({X: x[kept], STEP: steps[kept], VALUE: value[kept], RAW: y[kept]})
+    if not y.size:
+        notes.append("no values")
+    title = f"{name} ({'; '.join(notes)})" if notes else name
+    rule = step if x_title == STEP_AXIS else None
+    return Panel(data, _spec(title, x_title, (smoothing > 0, len(kept) <= MARKERS_UP_TO), rule))
+
+
+X = "x"  # the chart's x: a step, or minutes since the first logged time
+
+
+def _spec(title: str, x_title: str, drawn: tuple[bool, bool], step: int | None) -> dict:
+    """drawn: (a faint raw curve, points on the curve).  The metric's name is the title's
+    text, drawn on the canvas as it is: never a tooltip's field, never an expression."""
+    faint, points = drawn
+    x = {"field": X, "type": "quantitative", "title": x_title,
+         **({"axis": {"format": "d"}} if x_title == STEP_AXIS else {})}
+    y = {"field": VALUE, "type": "quantitative", "title": None, "scale": {"zero": False}}
+    layers = []
+    if faint:
+        layers.append({"mark": {"type": "line", "opacity": RAW_OPACITY, "color": COLOR,
+                                "tooltip": None},
+                       "encoding": {"x": x, "y": {**y, "field": RAW}}})
+    tooltip = [{"field": STEP, "type": "quantitative", "format": "d"},
+               {"field": VALUE, "type": "quantitative", "format": ".4g"}]
+    layers.append({"mark": {"type": "line", "color": COLOR,
+                            "point": {"size": 16, "color": COLOR} if points else False},
+                   "encoding": {"x": x, "y": y, "tooltip": tooltip}})
+    if step is not None:
+        layers.append({"data": ONE_MARK,
+                       "mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
+                       "encoding": {"x": {"datum": int(step)}}})
+    return {"height": HEIGHT, "layer": layers, **CANVAS,
+            "title": {"text": title, "anchor": "start", "fontSize": 13}}

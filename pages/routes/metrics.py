@@ -5,7 +5,6 @@ import streamlit as st
 
 from loaders.health.check import Health
 from pages.figures import metrics as build
-from pages.figures.axes import mark_steps
 from pages.figures.text import literal
 from pages.frame.view import View
 
@@ -51,7 +50,6 @@ def render(view: View) -> None:
     for i, name in enumerate(names[:MAX_CHARTS]):
         with columns[i % 2]:
             st.text(name, help=build.metric_help(name))  # a name is data, never markdown
-            fig = build.metric_figure(frame, name, smoothing=smoothing, x_axis=x_axis)
-            if x_axis == build.STEP_AXIS:
-                mark_steps(fig, view.step)
-            st.plotly_chart(fig, width="stretch", key=f"c_metric_{name}")
+            chart = build.metric_chart(frame, name, smoothing=smoothing, x_axis=x_axis,
+                                       step=view.step)
+            st.vega_lite_chart(chart.data, chart.spec, width="stretch", key=f"c_metric_{name}")

@@ -1,11 +1,12 @@
-"""Metrics page builders: grouped names, one chart per metric (axes, EMA, NaN, thinning)."""
+"""Metrics page builders: grouped names, one Vega-Lite chart per metric (axes, EMA, NaN, a
+long run's points)."""
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 
 from pages.figures import glossary
 from pages.figures import metrics as M
+from pages.figures.curve_points import MAX_POINTS
 from pages.figures.smoothing import RAW_OPACITY
 
 
@@ -25,10 +26,17 @@ def _ema(values, weight):
     return np.array(out)
 
 
-def _main(fig: go.Figure):
-    mains = [t for t in fig.data if not t.name.endswith("(raw)")]
-    assert len(mains) == 1
-    return mains[0]
+def _layer(chart, faint: bool = False) -> dict:
+    """The main curve's layer (or the faint raw one's) of a metric chart."""
+    lines = [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "line"]
+    found = [layer for layer in lines if ("opacity" in layer["mark"]) == faint]
+    assert len(found) == 1
+    return found[0]
+
+
+def _rule(chart) -> list:
+    return [layer["encoding"]["x"]["datum"] for layer in chart.spec["layer"]
+            if layer["mark"]["type"] == "rule"]
 
 
 # ---- group_metrics -----------------------------------------------------------------------
@@ -78,110 +86,92 @@ def test_no_names_no_groups():
     assert M.group_metrics([]) == {}
 
 
-# ---- metric_figure -----------------------------------------------------------------------
+# ---- metric_chart ----------------------------------------------------------------------
 
-def test_step_axis_draws_the_metric_over_the_step_index():
+def test_step_axis_draws_the_metric_over_the_step_index_and_the_chosen_step():
     frame = _frame({"actor/entropy": [1.0, 0.8, 0.7, 0.75], "x": [0, 0, 0, 0]},
                    steps=[5, 10, 15, 20])
-    fig = M.metric_figure(frame, "actor/entropy")
-    assert len(fig.data) == 1 and isinstance(fig.data[0], go.Scatter)
-    np.testing.assert_array_equal(fig.data[0].x, [5, 10, 15, 20])
-    np.testing.assert_allclose(fig.data[0].y, [1.0, 0.8, 0.7, 0.75])
-    np.testing.assert_array_equal(fig.data[0].customdata, [5, 10, 15, 20])
-    assert fig.layout.title.text == "actor/entropy"
-    assert fig.layout.height == M.HEIGHT == 260
-    assert fig.layout.xaxis.title.text == "step"
+    chart = M.metric_chart(frame, "actor/entropy", step=15)
+    np.testing.assert_array_equal(chart.data["x"], [5, 10, 15, 20])
+    np.testing.assert_allclose(chart.data["value"], [1.0, 0.8, 0.7, 0.75])
+    np.testing.assert_array_equal(chart.data["step"], [5, 10, 15, 20])
+    assert chart.spec["title"]["text"] == "actor/entropy"
+    assert chart.spec["height"] == M.HEIGHT == 260
+    main = _layer(chart)
+    assert main["encoding"]["x"]["title"] == "step" and main["mark"]["point"]  # few: dots
+    assert [t["field"] for t in main["encoding"]["tooltip"]] == ["step", "value"]
+    assert _rule(chart) == [15]
+    assert chart.spec["usermeta"]["embedOptions"]["renderer"] == "canvas"
 
 
 def test_time_axis_is_minutes_since_the_first_logged_time():
     start = 1_700_000_000.0
     time = [np.nan, start + 30, start + 150, start + 600]
     frame = _frame({"critic/score/mean": [0.1, 0.2, 0.3, 0.4]}, steps=[1, 2, 3, 4], time=time)
-    fig = M.metric_figure(frame, "critic/score/mean", x_axis="time")
-    trace = _main(fig)
+    chart = M.metric_chart(frame, "critic/score/mean", x_axis="time", step=3)
     # step 1 has no time so it cannot be placed; the origin is the first logged time
-    np.testing.assert_allclose(trace.x, [0.0, 2.0, 9.5])
-    np.testing.assert_allclose(trace.y, [0.2, 0.3, 0.4])
-    np.testing.assert_array_equal(trace.customdata, [2, 3, 4])
-    assert "minutes" in fig.layout.xaxis.title.text
-    assert fig.layout.title.text == "critic/score/mean"
+    np.testing.assert_allclose(chart.data["x"], [0.0, 2.0, 9.5])
+    np.testing.assert_allclose(chart.data["value"], [0.2, 0.3, 0.4])
+    np.testing.assert_array_equal(chart.data["step"], [2, 3, 4])  # the hover's step
+    assert "minutes" in _layer(chart)["encoding"]["x"]["title"]
+    assert chart.spec["title"]["text"] == "critic/score/mean"
+    assert _rule(chart) == []  # a step is no place on a time axis
 
 
 @pytest.mark.parametrize("time", [None, [np.nan, np.nan, np.nan]])
 def test_time_axis_falls_back_to_step_and_says_so(time):
     frame = _frame({"actor/lr": [1e-6, 2e-6, 3e-6]}, steps=[0, 1, 2], time=time)
-    fig = M.metric_figure(frame, "actor/lr", x_axis="time")
-    np.testing.assert_array_equal(_main(fig).x, [0, 1, 2])
-    assert fig.layout.title.text.startswith("actor/lr (")
-    assert "no wall time" in fig.layout.title.text and "step" in fig.layout.title.text
-    assert fig.layout.xaxis.title.text == "step"
+    chart = M.metric_chart(frame, "actor/lr", x_axis="time", step=1)
+    np.testing.assert_array_equal(chart.data["x"], [0, 1, 2])
+    title = chart.spec["title"]["text"]
+    assert title.startswith("actor/lr (") and "no wall time" in title and "step" in title
+    assert _layer(chart)["encoding"]["x"]["title"] == "step" and _rule(chart) == [1]
 
 
 def test_nan_steps_are_skipped_so_the_curve_stays_connected():
     frame = _frame({"val/score/mean": [np.nan, 0.5, np.nan, np.nan, 0.7, np.inf]},
                    steps=[0, 10, 20, 30, 40, 50])
-    trace = _main(M.metric_figure(frame, "val/score/mean"))
-    np.testing.assert_array_equal(trace.x, [10, 40])
-    np.testing.assert_allclose(trace.y, [0.5, 0.7])
-    assert "markers" in trace.mode
+    chart = M.metric_chart(frame, "val/score/mean")
+    np.testing.assert_array_equal(chart.data["x"], [10, 40])
+    np.testing.assert_allclose(chart.data["value"], [0.5, 0.7])
 
 
 def test_smoothing_draws_the_ema_over_a_faint_raw_curve():
     values = np.array([1.0, 3.0, np.nan, 2.0, 6.0, 4.0])
     frame = _frame({"actor/grad_norm": values})
-    fig = M.metric_figure(frame, "actor/grad_norm", smoothing=0.6)
-    assert len(fig.data) == 2
-    raw = next(t for t in fig.data if t.name.endswith("(raw)"))
+    chart = M.metric_chart(frame, "actor/grad_norm", smoothing=0.6)
     finite = values[np.isfinite(values)]
-    assert raw.opacity == RAW_OPACITY and raw.hoverinfo == "skip"
-    np.testing.assert_allclose(raw.y, finite)
-    np.testing.assert_array_equal(raw.x, [0, 1, 3, 4, 5])
-    np.testing.assert_allclose(_main(fig).y, _ema(finite, 0.6))
-    assert fig.layout.title.text == "actor/grad_norm"
+    faint = _layer(chart, faint=True)
+    assert faint["mark"]["opacity"] == RAW_OPACITY and faint["mark"]["tooltip"] is None
+    assert faint["encoding"]["y"]["field"] == "raw"
+    np.testing.assert_allclose(chart.data["raw"], finite)
+    np.testing.assert_array_equal(chart.data["x"], [0, 1, 3, 4, 5])
+    np.testing.assert_allclose(chart.data["value"], _ema(finite, 0.6))
+    assert chart.spec["title"]["text"] == "actor/grad_norm"
+    plain = M.metric_chart(frame, "actor/grad_norm")  # no EMA: no faint curve
+    assert not [layer for layer in plain.spec["layer"] if "opacity" in layer["mark"]]
 
 
-def test_long_series_are_thinned_and_the_title_says_so():
-    n = 12_002  # 12_001 is not a multiple of 3: the last point is added to the every-3rd ones
-    values = np.sin(np.arange(n) / 100.0)
-    frame = _frame({"actor/entropy": values}, steps=np.arange(n) * 2)
-    trace = _main(M.metric_figure(frame, "actor/entropy"))
-    k = 3  # the smallest k with ceil(n / k) + 1 <= 5000
-    assert len(trace.x) <= M.MAX_POINTS
-    expected = np.append(np.arange(0, n, k), n - 1)  # every 3rd, plus the latest value
-    np.testing.assert_array_equal(trace.x, expected * 2)
-    np.testing.assert_allclose(trace.y, values[expected])
-    assert trace.mode == "lines"
-    title = M.metric_figure(frame, "actor/entropy").layout.title.text
-    assert title == "actor/entropy (every 3rd of 12,002 points)"
-
-
-def test_thinned_smoothing_is_computed_on_every_point():
-    n = 6_000
+def test_a_long_series_keeps_each_bins_extremes_smoothed_over_every_point():
+    n = 12_002
     values = np.random.default_rng(7).normal(size=n)
-    frame = _frame({"critic/vf_loss": values})
-    fig = M.metric_figure(frame, "critic/vf_loss", smoothing=0.9)
-    keep, k = M.thin(n)
-    assert k == 2 and len(_main(fig).y) == len(keep) <= M.MAX_POINTS
+    values[7_777] = 40.0  # a spike of one step stays drawn at its height
+    frame = _frame({"critic/vf_loss": values}, steps=np.arange(n) * 2)
+    chart = M.metric_chart(frame, "critic/vf_loss", smoothing=0.9)
+    assert len(chart.data) <= 2 * MAX_POINTS and not _layer(chart)["mark"]["point"]
+    kept = (chart.data["step"].to_numpy() // 2).astype(int)
+    assert kept[0] == 0 and kept[-1] == n - 1 and 7_777 in kept
     full = pd.Series(values).ewm(alpha=0.1, adjust=True).mean().to_numpy()  # = debiased EMA
-    np.testing.assert_allclose(_main(fig).y, full[keep])
-    raw = next(t for t in fig.data if t.name.endswith("(raw)"))
-    np.testing.assert_allclose(raw.y, values[keep])
-
-
-@pytest.mark.parametrize("n", [1, 4999, 5000, 5001, 9998, 10_000, 123_457])
-def test_thin_caps_points_and_keeps_both_ends(n):
-    keep, k = M.thin(n)
-    assert len(keep) <= M.MAX_POINTS and keep[0] == 0 and keep[-1] == n - 1
-    assert (k == 1) == (n <= M.MAX_POINTS)
-    assert np.all(np.diff(keep) >= 1) and np.all(np.diff(keep)[:-1] == k)
+    np.testing.assert_allclose(chart.data["value"], full[kept])
+    np.testing.assert_allclose(chart.data["raw"], values[kept])
+    assert chart.spec["title"]["text"] == "critic/vf_loss"
 
 
 @pytest.mark.parametrize("values", [[np.nan, np.nan], None])
-def test_a_metric_without_values_draws_a_note(values):
+def test_a_metric_without_values_says_so_in_its_title(values):
     frame = _frame({"a": [1.0, 2.0]} | ({"b": values} if values else {}))
-    fig = M.metric_figure(frame, "b")
-    assert len(fig.data) == 0
-    assert "no values" in fig.layout.annotations[0].text
+    chart = M.metric_chart(frame, "b")
+    assert chart.data.empty and chart.spec["title"]["text"] == "b (no values)"
 
 
 # ---- help and axis options -----------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Names from data in Plotly labels read back as the literal name under Plotly's own entity
-decoding (which knows &amp; &lt; &gt; but not &quot;), and never as markup."""
+"""Names from data in chart labels: in Plotly's, read back as the literal name under Plotly's
+own entity decoding (which knows &amp; &lt; &gt; but not &quot;), never as markup; in
+Vega-Lite's, a title's text drawn on the canvas, never a field or an expression."""
 import json
 import re
 
@@ -80,10 +81,15 @@ def test_token_heatmap_labels_are_literal():
     assert "expr" not in spec and "signal" not in spec and "href" not in spec
 
 
-def test_metric_chart_title_and_hover_are_literal():
+def test_metric_chart_title_is_literal_and_never_a_field_or_an_expression():
     frame = pd.DataFrame({NAME: [1.0, 2.0, 3.0]}, index=pd.Index([0, 1, 2], name="step"))
-    fig = metrics.metric_figure(frame, NAME)
-    assert plotly_decoded(fig.layout.title.text) == NAME
-    assert NAME in plotly_decoded(fig.data[-1].hovertemplate)
-    empty = metrics.metric_figure(pd.DataFrame({NAME: [np.nan]}, index=[0]), NAME)
-    assert plotly_decoded(empty.layout.annotations[0].text) == f"no values of {NAME}"
+    chart = metrics.metric_chart(frame, NAME, step=1)
+    # the name is the title's text, drawn on the canvas as it is (Vega-Lite, no markup)
+    assert chart.spec["title"]["text"] == NAME
+    layers = json.dumps(chart.spec["layer"])
+    assert "he said" not in layers and "<" not in layers
+    spec = json.dumps(chart.spec)
+    assert "expr" not in spec and "signal" not in spec and "href" not in spec
+    assert NAME not in chart.data.columns  # fields are the chart's own names
+    empty = metrics.metric_chart(pd.DataFrame({NAME: [np.nan]}, index=[0]), NAME)
+    assert empty.spec["title"]["text"] == f"{NAME} (no values)"

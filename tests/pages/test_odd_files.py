@@ -24,7 +24,7 @@ from loaders.metrics import find_metric_files, load_metrics
 from loaders.metrics.lines import from_console, from_json, from_roll
 from loaders.serve.catalog import Catalog
 from loaders.serve.open_run import DumpError, open_run
-from pages.figures.metrics import metric_figure
+from pages.figures.metrics import metric_chart
 
 WAIT = 20.0
 
@@ -176,8 +176,8 @@ def test_numbers_beyond_a_float_are_non_finite_or_left_out_with_a_note(tmp_path)
     assert loss.isna()[[2, 4]].all() and health.metrics.frame["ok"][2] == 2.0
     assert [n for n in health.metrics.notes
             if "metrics.jsonl" in n and "2 value(s) too large" in n and "loss" in n]
-    figure = metric_figure(health.metrics.frame, "loss")  # non-finite points are not drawn
-    assert list(figure.data[0].y) == [0.5]
+    chart = metric_chart(health.metrics.frame, "loss")  # non-finite points are not drawn
+    assert chart.data["value"].tolist() == [0.5]
     assert _cli_alerts(root)[0] == 0
 
 

@@ -22,8 +22,9 @@ def test_metrics_page_groups_filters_and_explains(tmp_path):
     assert any(o.startswith("actor") for o in groups.options)
     at.text_input(key="filter").input("grad_norm").run()
     assert at.radio(key="group").value == "actor"
-    charts = at.get("plotly_chart")
-    assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec
+    charts = at.get("vega_lite_chart")  # Vega-Lite: no Plotly script for the page
+    assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec and not at.get(
+        "plotly_chart")
     label = next(t for t in at.text if t.value == "actor/grad_norm")
     assert "gradient" in label.proto.help.lower()
     at.slider(key="metric_ema").set_value(0.6).run()
