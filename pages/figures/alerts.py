@@ -4,14 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from loaders.health.alerts import Alert
 from loaders.health.incidents import Incident
-from pages.figures.axes import integer_steps
+from pages.figures.step_panels import Panel
 from pages.figures.tables import sort_choices
-from pages.figures.text import plot_text
+from pages.figures.vega import CANVAS
 
 ANY_COLUMN = "(any column)"  # the Responses sort choice that opens the column box
 # what each rule's drill-down shows, for the page's words
@@ -78,25 +77,32 @@ def target(alert: Alert, estimator: str, columns: pd.Index | list[str]) -> Targe
     return Target("responses", params, f"step {alert.step}'s samples, {how}")
 
 
-def incidents_figure(incidents: list[Incident]) -> go.Figure:
-    """Each incident as a bar from its start to its end step on its rule's row (one trace
-    per severity, so the marks stay one per incident however long the run)."""
-    fig = go.Figure()
-    for severity in ("strong", "weak"):
-        rows = [i for i in incidents if i.severity == severity]
-        if not rows:
-            continue
-        fig.add_trace(go.Bar(
-            y=[i.rule for i in rows], x=[i.end - i.start + 1 for i in rows],
-            base=[i.start - 0.5 for i in rows], orientation="h", name=severity,
-            marker_color=COLOURS[severity],
-            customdata=[[i.start, i.peak, i.end] for i in rows],
-            text=[plot_text(i.id) for i in rows], textposition="none",
-            hovertemplate="%{text}: steps %{customdata[0]}–%{customdata[2]}, "
-                          "peak %{customdata[1]}<extra></extra>"))
-    rules = sorted({i.rule for i in incidents})
-    fig.update_layout(barmode="overlay", height=110 + 28 * len(rules), xaxis_title="step",
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0})
-    integer_steps(fig, pd.Index([s for i in incidents for s in (i.start, i.end)]))
-    return fig
+def incidents_chart(incidents: list[Incident]) -> Panel:
+    """Each incident as a bar from its start to its end step on its rule's row, coloured by
+    severity (Vega-Lite: the page loads no Plotly script).  Rules are the board's own
+    names; an incident's id is data, shown in the hover as text."""
+    data = pd.DataFrame({
+        RULE: [i.rule for i in incidents], SEVERITY: [i.severity for i in incidents],
+        INCIDENT: [i.id for i in incidents], FROM: [i.start - 0.5 for i in incidents],
+        TO: [i.end + 0.5 for i in incidents], START: [i.start for i in incidents],
+        PEAK: [i.peak for i in incidents], END: [i.end for i in incidents]})
+    severities = [s for s in COLOURS if s in set(data[SEVERITY])]
+    tooltip = [{"field": INCIDENT, "type": "nominal"}] + [
+        {"field": f, "type": "quantitative", "format": "d"} for f in (START, PEAK, END)]
+    spec = {"height": {"step": 28}, "mark": {"type": "bar", "opacity": 0.9}, **CANVAS,
+            "encoding": {
+                "y": {"field": RULE, "type": "nominal", "title": None, "sort": "ascending"},
+                "x": {"field": FROM, "type": "quantitative", "title": S.STEP,
+                      "scale": {"zero": False, "nice": False, "padding": 10},
+                      "axis": {"format": "d", "tickMinStep": 1}},
+                "x2": {"field": TO},
+                "color": {"field": SEVERITY, "type": "nominal", "legend": {
+                    "orient": "top", "title": None},
+                          "scale": {"domain": severities,
+                                    "range": [COLOURS[s] for s in severities]}},
+                "tooltip": tooltip}}
+    return Panel(data, spec)
+
+
+RULE, SEVERITY, INCIDENT = "rule", "severity", "incident"
+FROM, TO, START, PEAK, END = "from", "to", "start", "peak", "end"

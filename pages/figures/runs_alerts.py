@@ -6,13 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 from pandas.io.formats.style import Styler
 
 from loaders import schema as S
-from pages.figures.axes import integer_steps
 from pages.figures.runs import PALETTE
-from pages.figures.text import plot_text
+from pages.figures.step_panels import Panel
+from pages.figures.vega import CANVAS
 
 
 def alerts_frame(per_run: Sequence[tuple[str, list]]) -> pd.DataFrame:
@@ -30,18 +29,29 @@ def coloured_by_run(table: pd.DataFrame, run_colours: dict[str, str]) -> Styler:
                            subset=["run"])
 
 
-def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> go.Figure:
-    """One row per run, a marker per alert at its step (filled: strong; open: weak)."""
-    fig = go.Figure()
-    for label, rows in table.groupby("run", sort=False):
-        strong = rows["severity"] == "strong"
-        fig.add_trace(go.Scatter(
-            x=rows[S.STEP], y=[plot_text(str(label))] * len(rows), mode="markers",
-            marker={"color": run_colours.get(label, PALETTE[0]), "size": 11,
-                    "symbol": np.where(strong, "circle", "circle-open")},
-            text=rows["rule"].map(plot_text), hovertemplate="step %{x}: %{text}<extra></extra>"))
-    fig.update_layout(title="alerts per run (filled: strong, open: weak)", xaxis_title=S.STEP,
-                      height=120 + 40 * table["run"].nunique(), showlegend=False,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
-    integer_steps(fig, table[S.STEP])
-    return fig
+def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> Panel:
+    """One row per run, a point per alert at its step (filled: strong; open: weak), in
+    Vega-Lite (the view loads no Plotly script).  A run's label is data, drawn on the canvas
+    as text: never markup, never part of an expression."""
+    runs = list(dict.fromkeys(table["run"].astype(str)))
+    data = pd.DataFrame({"run": table["run"].astype(str).to_numpy(),
+                         S.STEP: table[S.STEP].to_numpy(dtype=np.int64),
+                         "severity": table["severity"].to_numpy(),
+                         "rule": table["rule"].astype(str).to_numpy()})
+    encoding = {
+        "x": {"field": S.STEP, "type": "quantitative", "title": S.STEP,
+              "scale": {"zero": False}, "axis": {"format": "d", "tickMinStep": 1}},
+        "y": {"field": "run", "type": "nominal", "title": None, "sort": runs},
+        "color": {"field": "run", "type": "nominal", "legend": None, "scale": {
+            "domain": runs, "range": [run_colours.get(r, PALETTE[0]) for r in runs]}},
+        "tooltip": [{"field": "run", "type": "nominal"},
+                    {"field": S.STEP, "type": "quantitative", "format": "d"},
+                    {"field": "rule", "type": "nominal"},
+                    {"field": "severity", "type": "nominal"}]}
+    layers = [{"transform": [{"filter": {"field": "severity", "equal": severity}}],
+               "mark": {"type": "point", "size": 110, "strokeWidth": 2, "filled": filled},
+               "encoding": encoding}
+              for severity, filled in (("weak", False), ("strong", True))]
+    return Panel(data, {"height": {"step": 40}, "layer": layers, **CANVAS,
+                        "title": {"text": "alerts per run (filled: strong, open: weak)",
+                                  "anchor": "start", "fontSize": 13}})

@@ -38,7 +38,8 @@ def render(view: View) -> None:
     st.markdown(f"**{len(found)} incidents** ({strong} strong) at {steps} "
                 f"step{'s' if steps != 1 else ''}")
     if shown:
-        st.plotly_chart(build.incidents_figure(shown), width="stretch", key="c_incidents")
+        chart = build.incidents_chart(shown)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_incidents")
     st.dataframe(build.incidents_table(shown), hide_index=True, width="stretch",
                  key="t_incidents")
     opened = [i.id for i in shown if i.severity == "strong"][:OPEN_STRONG]

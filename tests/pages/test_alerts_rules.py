@@ -181,6 +181,12 @@ def test_a_degenerating_run_on_disk_is_found_from_its_text(tmp_path):
 def test_the_incidents_figure_draws_one_bar_per_incident():
     alerts = into_incidents([Alert("divergence", "strong", s) for s in (60, 61, 62)]
                             + [Alert("kl_drift", "weak", 40), Alert("kl_drift", "weak", 80)])
-    fig = build.incidents_figure(incidents(alerts))
-    assert [(t.name, len(t.x)) for t in fig.data] == [("strong", 1), ("weak", 2)]
-    assert list(fig.data[0].x) == [3] and list(fig.data[0].base) == [59.5]
+    chart = build.incidents_chart(incidents(alerts))
+    data = chart.data.sort_values("start")
+    assert data["severity"].tolist() == ["weak", "strong", "weak"]
+    assert data[["from", "to"]].values.tolist() == [[39.5, 40.5], [59.5, 62.5], [79.5, 80.5]]
+    assert data["peak"].tolist() == [40, 60, 80]  # no evidence to rank by: the first step
+    assert data["incident"].tolist() == ["kl_drift@40", "divergence@60", "kl_drift@80"]
+    colour = chart.spec["encoding"]["color"]["scale"]
+    assert colour == {"domain": ["strong", "weak"],
+                      "range": [build.COLOURS["strong"], build.COLOURS["weak"]]}

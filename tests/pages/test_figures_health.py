@@ -7,12 +7,21 @@ from loaders import schema as S
 from pages.figures import health as H
 
 
-def test_stage_times_are_stacked_bars_per_stage():
-    stages = pd.DataFrame({"rollout / generation": [10.0, 12.0], "actor update": [5.0, 4.0]},
-                          index=[1, 2])
-    fig = H.stage_times_figure(stages)
-    assert fig.layout.barmode == "stack" and [t.name for t in fig.data] == list(stages.columns)
-    np.testing.assert_array_equal(fig.data[0].y, [10.0, 12.0])
+def test_stage_times_are_bars_a_step_wide_stacked_in_pipeline_order():
+    stages = pd.DataFrame({"rollout / generation": [10.0, 12.0, 11.0],
+                           "actor update": [5.0, np.nan, 4.0]}, index=[1, 2, 3])
+    chart = H.stage_times_chart(stages)
+    rows = chart.data.set_index(["step", "stage"])
+    # each stage on the ones before it, in the columns' order; a step without a timer of a
+    # stage has no bar of it
+    assert rows.loc[(1, "rollout / generation"), ["low", "high"]].tolist() == [0.0, 10.0]
+    assert rows.loc[(1, "actor update"), ["low", "high"]].tolist() == [10.0, 15.0]
+    assert rows.loc[(3, "actor update"), ["low", "high"]].tolist() == [11.0, 15.0]
+    assert (2, "actor update") not in rows.index and len(rows) == 5
+    assert (chart.data["to"] - chart.data["from"]).round(2).eq(0.9).all()
+    colour = chart.spec["encoding"]["color"]
+    assert colour["scale"]["domain"] == list(stages.columns)
+    assert chart.spec["mark"]["type"] == "rect" and chart.spec["encoding"]["y2"]["field"] == "high"
 
 
 def test_memory_as_fraction_of_the_device_total():

@@ -112,8 +112,12 @@ def test_alerts_of_every_run_in_one_table_and_timeline():
     table = alerts.alerts_frame([("A", [Alert("divergence", "strong", 3, {"kl": 1.0})]),
                                 ("B", [Alert("memory_risk", "weak", 1)])])
     assert table["run"].tolist() == ["B", "A"] and table[S.STEP].tolist() == [1, 3]
-    fig = alerts.alerts_timeline(table, {"A": "#000", "B": "#111"})
-    assert [t.marker.color for t in fig.data] == ["#111", "#000"]
+    chart = alerts.alerts_timeline(table, {"A": "#000", "B": "#111"})
+    assert chart.data[["run", S.STEP, "severity"]].values.tolist() == [
+        ["B", 1, "weak"], ["A", 3, "strong"]]
+    assert chart.spec["layer"][0]["encoding"]["color"]["scale"] == {
+        "domain": ["B", "A"], "range": ["#111", "#000"]}
+    assert [layer["mark"]["filled"] for layer in chart.spec["layer"]] == [False, True]
     styled = alerts.coloured_by_run(table, {"A": "#000", "B": "#111"}).to_html()
     assert "color: #111" in styled and "color: #000" in styled
 

@@ -53,8 +53,9 @@ def test_health_page_panels(tmp_path):
     assert [t.label for t in at.tabs] == ["Stage times", "Memory", "Per rank", "Stability",
                                           "Data quality", "Policy lag", "Latency"]
     # only the open tab is drawn; each panel through its URL parameter
-    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert "generation" in specs and "fraction of device memory" not in specs
+    stages = at.get("vega_lite_chart")  # the first panel: Vega-Lite, no Plotly script
+    assert len(stages) == 1 and "stage times per step" in stages[0].proto.spec
+    assert not at.get("plotly_chart")  # the Memory panel is not drawn
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Memory")
     assert "fraction of device memory" in at.get("plotly_chart")[0].proto.spec
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Per rank")

@@ -25,7 +25,8 @@ def _stages(metrics: pd.DataFrame) -> None:
     if stages.columns.empty:
         st.info("No stage timers (time/* or timing_s/*) in the training metrics.")
     else:
-        st.plotly_chart(build.stage_times_figure(stages), width="stretch", key="c_stages")
+        chart = build.stage_times_chart(stages)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_stages")
 
 
 def _memory(metrics: pd.DataFrame) -> None:

@@ -131,8 +131,8 @@ def _metrics_alerts(members: list[Member], view: View) -> None:
         st.success("No alerts in any of these runs.")
         return
     run_colours = {m.label: m.colour for m in members}
-    st.plotly_chart(alerts.alerts_timeline(table, run_colours), width="stretch",
-                    key="c_runs_alerts")
+    chart = alerts.alerts_timeline(table, run_colours)
+    st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_runs_alerts")
     st.dataframe(alerts.coloured_by_run(table, run_colours), hide_index=True, width="stretch")
 
 
