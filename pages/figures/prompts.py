@@ -5,14 +5,13 @@ import html
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import regex as regex_engine
-from plotly.subplots import make_subplots
 
 from loaders import schema as S
-from pages.figures.axes import integer_steps
 from pages.figures.search import matching
+from pages.figures.step_panels import Panel
 from pages.figures.tables import previews
+from pages.figures.vega import CANVAS
 from pages.frame.view import DisplayOptions
 
 ID = "id"  # the prompt id as text, for the URL and the selection
@@ -62,28 +61,46 @@ def prompt_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     return shown
 
 
-def history_figure(steps: pd.DataFrame) -> go.Figure:
-    """One prompt over the run: its group's reward mean and pass rate (left axis) and
-    length (right axis) at every step it appears."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    x = steps[S.STEP].to_numpy()
-    for column, name, color in ((S.stat(S.REWARD, "mean"), "reward mean", "#1f77b4"),
-                                (S.PASS_RATE, "pass rate", "#2ca02c")):
-        fig.add_trace(go.Scatter(x=x, y=steps[column], name=name, mode="lines+markers",
-                                 line={"color": color}), secondary_y=False)
-    fig.add_trace(go.Scatter(x=x, y=steps[S.stat(S.RESPONSE_LEN, "mean")], name="length mean",
-                             mode="lines+markers", line={"color": "#7f7f7f", "dash": "dot"}),
-                  secondary_y=True)
-    zero = steps[steps[S.ZERO_VARIANCE]]
-    fig.add_trace(go.Scatter(x=zero[S.STEP], y=zero[S.PASS_RATE], mode="markers",
-                             name="zero variance", marker={"symbol": "x", "size": 10,
-                                                           "color": "#000"}))
-    fig.update_layout(title="This prompt's group at each step it appears", height=320,
-                      hovermode="x unified", xaxis_title=S.STEP,
-                      legend={"orientation": "h", "y": -0.3})
-    fig.update_yaxes(title_text="reward / pass rate", secondary_y=False)
-    fig.update_yaxes(title_text="tokens", secondary_y=True)
-    return integer_steps(fig, x)
+def history_chart(steps: pd.DataFrame) -> Panel:
+    """One prompt over the run: its group's reward mean and pass rate (left axis) and length
+    (right axis, dotted) at every step it appears, a cross where its group had no reward
+    variance (no learning signal).  Vega-Lite: a prompt opened loads no Plotly script."""
+    x = steps[S.STEP].to_numpy(dtype=np.int64)
+    frames = [pd.DataFrame({S.STEP: x, SERIES: name, VALUE: steps[column].to_numpy(float)})
+              for name, column in _HISTORY]
+    zero = steps[S.ZERO_VARIANCE].to_numpy(dtype=bool)
+    frames.append(pd.DataFrame({S.STEP: x[zero], SERIES: ZERO,
+                                VALUE: steps[S.PASS_RATE].to_numpy(float)[zero]}))
+    data = pd.concat(frames, ignore_index=True).dropna(subset=[VALUE])
+    names = [name for name, _ in _HISTORY] + [ZERO] * bool(zero.any())  # a legend of what is
+    colour = {"field": SERIES, "type": "nominal", "title": None, "legend": {"orient": "bottom"},
+              "scale": {"domain": names, "range": _COLOURS[:len(names)]}}  # drawn
+    at = {"field": S.STEP, "type": "quantitative", "title": S.STEP,
+          "axis": {"format": "d", "tickMinStep": 1}, "scale": {"zero": False}}
+    tooltip = [{"field": S.STEP, "type": "quantitative", "format": "d"},
+               {"field": SERIES, "type": "nominal", "title": "of"},
+               {"field": VALUE, "type": "quantitative", "format": ".3g"}]
+
+    def layer(shown: list[str], mark: dict, title: str, **axis: str) -> dict:
+        return {"transform": [{"filter": {"field": SERIES, "oneOf": shown}}], "mark": mark,
+                "encoding": {"x": at, "color": colour, "tooltip": tooltip, "y": {
+                    "field": VALUE, "type": "quantitative", "title": title, "axis": axis}}}
+
+    left = {"layer": [layer(names[:2], {"type": "line", "point": True}, "reward / pass rate"),
+                      layer([ZERO], {"type": "point", "shape": "cross", "size": 90,
+                                     "filled": True}, "reward / pass rate")]}
+    right = layer(names[2:3], {"type": "line", "point": True, "strokeDash": [2, 3]},
+                  "tokens", orient="right")
+    return Panel(data, {"height": 320, "layer": [left, right], **CANVAS,
+                        "resolve": {"scale": {"y": "independent"}},
+                        "title": {"text": "This prompt's group at each step it appears",
+                                  "anchor": "start", "fontSize": 13}})
+
+
+SERIES, VALUE, ZERO = "series", "value", "zero variance"
+_COLOURS = ["#1f77b4", "#2ca02c", "#7f7f7f", "#000"]
+_HISTORY = (("reward mean", S.stat(S.REWARD, "mean")), ("pass rate", S.PASS_RATE),
+            ("length mean", S.stat(S.RESPONSE_LEN, "mean")))
 
 
 def history_rows(steps: pd.DataFrame) -> pd.DataFrame:

@@ -64,7 +64,8 @@ def _history(view: View, table: pd.DataFrame) -> None:
         st.warning(literal(f"no prompt {prompt_id} in this run"))
         return
     text_block(str(table[S.PROMPT].get(prompt_id, "")), 200)
-    st.plotly_chart(build.history_figure(steps), width="stretch", key="c_prompt")
+    chart = build.history_chart(steps)
+    st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_prompt")
     rows = build.history_rows(steps)
     st.caption("select a step to open that group")
     picked = picked_row(rows, "t_history", 320, {S.GROUP_ID: None, S.PASS_RATE: PERCENT})

@@ -89,6 +89,10 @@ def test_prompts_page_and_one_prompts_history(grouped):
     at.text_input(key="prompt").set_value(str(prompt)).run()
     assert not errors(at) and at.dataframe[-1].value[S.STEP].tolist() == sorted(
         open_run(grouped).trained().groups().prompt(prompt)[S.STEP])
+    # its history is a Vega-Lite chart: opening a prompt loads no Plotly script
+    charts = [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert len(charts) == 1 and "each step it appears" in charts[0]
+    assert not at.get("plotly_chart")
     at.text_input(key="prompt").set_value("12x").run()
     assert any("not a prompt id" in e for e in errors(at))
 
