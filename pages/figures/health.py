@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from loaders import schema as S
 from pages.figures import traces
 from pages.figures.axes import integer_steps
-from pages.figures.step_panels import HIGH, LOW, STEP, Panel
+from pages.figures.step_panels import HIGH, LOW, STEP, Curve, Marks, Panel, panel
 from pages.figures.text import plot_text
 from pages.figures.vega import CANVAS
 
@@ -84,24 +84,24 @@ def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:
     return _layout(fig, f"{value} per rank and step", height=120 + 28 * len(table))
 
 
-def stability_figure(signals: pd.DataFrame, clipfrac: pd.Series | None = None) -> go.Figure:
-    """Reward, KL, entropy, grad norm and clip fraction on one shared step axis."""
-    rows = [(name, label) for name, label in STABILITY if name in signals
-            and signals[name].notna().any()]
-    series = [(label, signals[name]) for name, label in rows]
+def stability_panels(signals: pd.DataFrame, clipfrac: pd.Series | None = None, *,
+                     step: int | None = None, alerts: tuple[int, ...] = ()) -> list[Panel]:
+    """Reward, KL, entropy, grad norm and clip fraction, a small Vega-Lite panel each on
+    the same steps, the chosen step a dotted rule and strong alerts' steps faint red bands
+    (the panel an alert on grad norm or entropy opens: no Plotly script to load)."""
+    series = [(label, signals[name]) for name, label in STABILITY if name in signals
+              and signals[name].notna().any()]
     if clipfrac is not None and clipfrac.notna().any():
         series.append(("clip fraction", clipfrac))
-    if not series:
-        return _layout(go.Figure(), "no stability signals in this run")
-    fig = make_subplots(rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.03,
-                        subplot_titles=[label for label, _ in series])
-    for i, (label, values) in enumerate(series, start=1):
-        fig.add_trace(traces.line(values.index.to_numpy(), y=values.to_numpy(np.float64),
-                                   mode=traces.line_mode(values), name=label, marker={"size": 3}),
-                      row=i, col=1)
-    fig.update_xaxes(title_text="step", row=len(series), col=1)
-    fig.update_layout(showlegend=False)
-    return _layout(fig, "stability", height=150 * len(series) + 60)
+    return [panel(values.index.to_numpy(dtype=np.float64),
+                  [Curve(label, values.to_numpy(np.float64), colour)], title=label,
+                  y_title="", step=step, height=STABILITY_PX, marks=Marks(alerts=alerts),
+                  legend=False)
+            for (label, values), colour in zip(series, _COLOURS)]
+
+
+STABILITY_PX = 190  # a signal's panel, title and axis in it
+_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 
 
 def quality_figure(table: pd.DataFrame) -> go.Figure:

@@ -46,11 +46,11 @@ class Marks(NamedTuple):
 
 def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
           step: int | None = None, smoothing: float = 0.0, percent: bool = False,
-          height: int = 240, marks: Marks | None = None) -> Panel:
+          height: int = 240, marks: Marks | None = None, legend: bool = True) -> Panel:
     """The curves on one step axis (x: the steps), an EMA of `smoothing` over each; `title`
     above the panel, `y_title` (a word or two) beside its axis; `height` the whole chart's
     (Streamlit fits title, axes and plot in it); the chosen `step` a dotted rule.  `marks`:
-    a band, alert steps and a click."""
+    a band, alert steps and a click; no `legend` for a panel whose title names its curve."""
     marks = marks or Marks()
     frames = []
     for i, curve in enumerate(curves):
@@ -67,8 +67,12 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         {STEP: [], SERIES: [], VALUE: [], RAW: [], LOW: [], HIGH: []})
     # a short run's steps as dots too (a lone step has no line)
-    return Panel(data, _spec(curves, (title, y_title), (step, marks), smoothing > 0, percent,
-                             height, len(x) <= MARKERS_UP_TO))
+    spec = _spec(curves, (title, y_title), (step, marks), smoothing > 0, percent, height,
+                 len(x) <= MARKERS_UP_TO)
+    if not legend:
+        for layer in spec["layer"]:
+            layer.get("encoding", {}).get("color", {}).update(legend=None)
+    return Panel(data, spec)
 
 
 def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None, Marks],
@@ -76,7 +80,8 @@ def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None
     title, y_title = titles
     step, marks = marked
     names = [c.name for c in curves]
-    axis = {"title": y_title, **({"format": ".0%"} if percent else {})}
+    # a fixed room for the y labels: panels stacked on one page keep their x axes aligned
+    axis = {"title": y_title, "minExtent": 44, **({"format": ".0%"} if percent else {})}
     y_scale = {"domain": [0, 1]} if percent else {"zero": False}  # a share: all of 0..1
     keys = {"color": {"field": SERIES, "type": "nominal", "legend": {"orient": "right",
                                                                       "title": None},

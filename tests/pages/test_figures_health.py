@@ -46,11 +46,20 @@ def test_rank_heatmap_rows_are_ranks():
     np.testing.assert_array_equal(fig.data[0].z, [[1.0, 2.0], [3.0, 4.0]])
 
 
-def test_stability_panel_shares_the_step_axis_and_skips_missing_signals():
+def test_stability_panels_one_a_signal_with_the_step_and_alerts_and_none_missing():
     signals = pd.DataFrame({S.H_REWARD: [0.1, 0.2], S.H_KL: [np.nan, np.nan],
                             S.H_GRAD_NORM: [1.0, 1.1]}, index=[1, 2])
-    fig = H.stability_figure(signals, pd.Series([0.01, 0.02], index=[1, 2]))
-    assert [t.name for t in fig.data] == ["reward", "grad norm", "clip fraction"]
-    assert fig.layout.xaxis.matches == "x3" and fig.layout.xaxis2.matches == "x3"
-    assert "no stability" in H.stability_figure(pd.DataFrame()).layout.title.text
+    panels = H.stability_panels(signals, pd.Series([0.01, 0.02], index=[1, 2]), step=2,
+                                alerts=(1,))
+    assert [p.spec["title"]["text"] for p in panels] == ["reward", "grad norm",
+                                                          "clip fraction"]
+    for chart in panels:
+        assert chart.data["step"].tolist() == [1.0, 2.0]
+        marks = [layer["mark"]["type"] for layer in chart.spec["layer"]]
+        assert marks[0] == "rect" and marks[-1] == "rule"  # the alert's band, the step
+        assert chart.spec["layer"][-1]["encoding"]["x"] == {"datum": 2}
+        assert all(layer.get("encoding", {}).get("color", {}).get("legend", None) is None
+                   for layer in chart.spec["layer"])  # the title names the curve
+    np.testing.assert_allclose(panels[2].data["value"], [0.01, 0.02])
+    assert H.stability_panels(pd.DataFrame()) == []
 

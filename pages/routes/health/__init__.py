@@ -73,10 +73,12 @@ def render(view: View) -> None:
 def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
     clip_name = clip_fraction_column(str(c) for c in metrics.columns)
     clip = metrics[clip_name] if clip_name is not None else None
-    strong = [a.step for a in health.alerts if a.severity == "strong"]
-    st.plotly_chart(mark_steps(build.stability_figure(health.signals, clip), step, strong),
-                    width="stretch",
-                    key="c_stability")
+    strong = tuple(a.step for a in health.alerts if a.severity == "strong")
+    panels = build.stability_panels(health.signals, clip, step=step, alerts=strong)
+    if not panels:
+        st.info("No stability signals in this run.")
+    for i, chart in enumerate(panels):
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key=f"c_stability_{i}")
 
 
 def _quality(view: View, metrics: pd.DataFrame) -> None:
