@@ -10,8 +10,7 @@ from loaders import schema as S
 from pages.figures import traces
 from pages.figures.axes import integer_steps
 from pages.figures.step_panels import HIGH, LOW, STEP, Curve, Marks, Panel, panel
-from pages.figures.text import plot_text
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, ONE_MARK
 
 STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
              (S.H_GRAD_NORM, "grad norm"))
@@ -55,21 +54,30 @@ def stage_times_chart(stages: pd.DataFrame) -> Panel:
 STAGE, SECONDS, FROM, TO = "stage", "seconds", "from", "to"
 
 
-def memory_figure(metrics: pd.DataFrame, groups: dict[str, list[str]]) -> go.Figure:
-    """Allocated / reserved / max per device; as a fraction of the device total when known."""
+def memory_chart(metrics: pd.DataFrame, groups: dict[str, list[str]],
+                 step: int | None = None) -> Panel:
+    """Allocated / reserved / max per device, as a fraction of the device total (a red
+    dotted line at 1) when one is logged; Vega-Lite step curves, a metric's name a legend
+    entry drawn as text (the panel a memory alert opens: no Plotly script to load)."""
     total = metrics[groups["total"]].max(axis=1) if "total" in groups else None
-    fig = go.Figure()
-    for kind in ("allocated", "reserved", "max"):
-        for column in groups.get(kind, []):
-            y = metrics[column] / total if total is not None else metrics[column]
-            fig.add_trace(traces.line(metrics.index.to_numpy(), y=y.to_numpy(),
-                                       mode="lines", name=plot_text(column)))
+    names = [column for kind in ("allocated", "reserved", "max")
+             for column in groups.get(kind, [])]
+    curves = [Curve(name, (metrics[name] / total if total is not None else metrics[name])
+                    .to_numpy(np.float64), _PALETTE[i % len(_PALETTE)])
+              for i, name in enumerate(names)]
     unit = "fraction of device memory" if total is not None else "as logged"
-    fig.update_layout(xaxis_title="step", yaxis_title=unit)
-    integer_steps(fig, metrics.index)
-    if total is not None:
-        fig.add_hline(y=1.0, line_dash="dot", line_color="red")
-    return _layout(fig, f"memory per device ({unit})")
+    chart = panel(metrics.index.to_numpy(np.float64), curves,
+                  title=f"memory per device ({unit})", y_title=unit, step=step, height=380,
+                  legend={"orient": "bottom", "title": None, "labelLimit": 480, "columns": 2})
+    if total is not None:  # past it, the device is out of memory
+        chart.spec["layer"].append({"data": ONE_MARK, "mark": {
+            "type": "rule", "strokeDash": [2, 3], "color": "#d62728"},
+            "encoding": {"y": {"datum": 1.0}}})
+    return chart
+
+
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+            "#7f7f7f", "#bcbd22", "#17becf")
 
 
 def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:

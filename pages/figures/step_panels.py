@@ -46,11 +46,14 @@ class Marks(NamedTuple):
 
 def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
           step: int | None = None, smoothing: float = 0.0, percent: bool = False,
-          height: int = 240, marks: Marks | None = None, legend: bool = True) -> Panel:
+          height: int = 240, marks: Marks | None = None, legend: bool | dict = True
+          ) -> Panel:
     """The curves on one step axis (x: the steps), an EMA of `smoothing` over each; `title`
     above the panel, `y_title` (a word or two) beside its axis; `height` the whole chart's
     (Streamlit fits title, axes and plot in it); the chosen `step` a dotted rule.  `marks`:
-    a band, alert steps and a click; no `legend` for a panel whose title names its curve."""
+    a band, alert steps and a click; no `legend` for a panel whose title names its curve,
+    or a legend of its own (Vega-Lite's legend properties) where the curves' names are
+    long."""
     marks = marks or Marks()
     frames = []
     for i, curve in enumerate(curves):
@@ -69,9 +72,9 @@ def panel(x: np.ndarray, curves: list[Curve], *, title: str, y_title: str,
     # a short run's steps as dots too (a lone step has no line)
     spec = _spec(curves, (title, y_title), (step, marks), smoothing > 0, percent, height,
                  len(x) <= MARKERS_UP_TO)
-    if not legend:
+    if legend is not True:
         for layer in spec["layer"]:
-            layer.get("encoding", {}).get("color", {}).update(legend=None)
+            layer.get("encoding", {}).get("color", {}).update(legend=legend or None)
     return Panel(data, spec)
 
 

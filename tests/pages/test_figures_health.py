@@ -1,4 +1,6 @@
 """Pure builders of the Health and Alerts views."""
+import json
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -27,16 +29,23 @@ def test_stage_times_are_bars_a_step_wide_stacked_in_pipeline_order():
 def test_memory_as_fraction_of_the_device_total():
     metrics = pd.DataFrame({"mem/reserved": [40.0, 60.0], "mem/total": [80.0, 80.0]},
                            index=[1, 2])
-    fig = H.memory_figure(metrics, {"reserved": ["mem/reserved"], "total": ["mem/total"]})
-    np.testing.assert_allclose(fig.data[0].y, [0.5, 0.75])
-    assert "fraction of device memory" in fig.layout.title.text
+    chart = H.memory_chart(metrics, {"reserved": ["mem/reserved"], "total": ["mem/total"]},
+                           step=2)
+    np.testing.assert_allclose(chart.data["value"], [0.5, 0.75])
+    assert "fraction of device memory" in chart.spec["title"]["text"]
+    rules = [layer["encoding"] for layer in chart.spec["layer"]
+             if layer["mark"]["type"] == "rule"]
+    assert {"x": {"datum": 2}} in rules and {"y": {"datum": 1.0}} in rules  # step, the limit
 
 
 def test_memory_as_logged_without_a_total():
-    metrics = pd.DataFrame({"<b>mem</b>/allocated": [1.0, 2.0]}, index=[1, 2])
-    fig = H.memory_figure(metrics, {"allocated": ["<b>mem</b>/allocated"]})
-    np.testing.assert_allclose(fig.data[0].y, [1.0, 2.0])
-    assert "<b>" not in fig.data[0].name and "as logged" in fig.layout.title.text
+    name = "<b>mem</b>/allocated"  # a metric's name: a data value, drawn as text
+    metrics = pd.DataFrame({name: [1.0, 2.0]}, index=[1, 2])
+    chart = H.memory_chart(metrics, {"allocated": [name]})
+    np.testing.assert_allclose(chart.data["value"], [1.0, 2.0])
+    assert set(chart.data["series"]) == {name} and "as logged" in chart.spec["title"]["text"]
+    assert not [layer for layer in chart.spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert "expr" not in json.dumps(chart.spec)
 
 
 def test_rank_heatmap_rows_are_ranks():

@@ -57,7 +57,7 @@ def test_health_page_panels(tmp_path):
     assert len(stages) == 1 and "stage times per step" in stages[0].proto.spec
     assert not at.get("plotly_chart")  # the Memory panel is not drawn
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Memory")
-    assert "fraction of device memory" in at.get("plotly_chart")[0].proto.spec
+    assert "fraction of device memory" in at.get("vega_lite_chart")[0].proto.spec
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Per rank")
     at.radio(key="rank_value").set_value("tokens").run()
     assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
@@ -87,7 +87,8 @@ def test_a_memory_incident_opens_the_memory_panel(tmp_path):
     memory = table[table["rule"] == "memory_risk"].iloc[0]
     at.button(key=f"b_t_inc_{memory['incident']}").click().run()
     assert current_page(at) == "health" and not at.exception
-    assert "fraction of device memory" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "fraction of device memory" in " ".join(
+        c.proto.spec for c in at.get("vega_lite_chart"))
 
 
 def test_alerts_page_on_a_healthy_run(tmp_path):

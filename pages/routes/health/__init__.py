@@ -29,12 +29,13 @@ def _stages(metrics: pd.DataFrame) -> None:
         st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_stages")
 
 
-def _memory(metrics: pd.DataFrame) -> None:
+def _memory(metrics: pd.DataFrame, step: int) -> None:
     groups = views.memory_columns(metrics)
     if not groups:
         st.info("No memory metrics in the training metrics.")
     else:
-        st.plotly_chart(build.memory_figure(metrics, groups), width="stretch", key="c_memory")
+        chart = build.memory_chart(metrics, groups, step)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_memory")
 
 
 def _ranks(view: View, metrics: pd.DataFrame) -> None:
@@ -57,7 +58,8 @@ def render(view: View) -> None:
         st.info(literal(note))
     metrics = health.metrics.frame
     panels: list[Callable[[], None]] = [
-        lambda: _stages(metrics), lambda: _memory(metrics), lambda: _ranks(view, metrics),
+        lambda: _stages(metrics), lambda: _memory(metrics, view.step),
+        lambda: _ranks(view, metrics),
         lambda: _stability(health, metrics, view.step), lambda: _quality(view, metrics),
         lambda: _staleness(view), lambda: latency_panel(view)]
     # only the open tab is drawn (on_change="rerun" makes the tabs lazy)
