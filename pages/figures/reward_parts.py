@@ -1,68 +1,73 @@
-"""Pure builders of the Rewards page's reward-components views (data -> figure), and the
-bin a click on a histogram picked."""
+"""Pure builders of the Rewards page's reward-components views (data -> Vega-Lite chart):
+the components over the run and one component's histogram at a step (a click on a bar is
+read by rewards.picked_bin).  Component names come from the dump: data values and titles
+drawn on the canvas as text, never markup, never part of an expression."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
-from pages.figures import traces
-from pages.figures.axes import integer_steps
-from pages.figures.rewards import HIST_OPACITY
+from pages.figures.curve_points import kept_points
+from pages.figures.rewards import COLUMN, COUNT, HIGH, LOW, SERIES, histogram_spec
 from pages.figures.smoothing import column_values
+from pages.figures.step_panels import STEP, VALUE, Panel
+from pages.figures.traces import MARKERS_UP_TO
+from pages.figures.vega import CANVAS
 
 
-def components_figure(table: pd.DataFrame, names: list[str], add_up: bool) -> go.Figure:
-    """Each component's mean per step, stacked when they add up to the reward (its make-up),
-    else one line each; the reward's mean as a line over them."""
-    fig = go.Figure()
-    steps = table.index.to_numpy()
-    for name in names:
-        fig.add_trace(traces.line(steps, y=table[name].to_numpy(), name=name,
-                                  mode=traces.line_mode(table),
-                                  stackgroup="parts" if add_up else None))
-    fig.add_trace(traces.line(steps, y=table[S.REWARD].to_numpy(), name="reward (mean)",
-                              mode=traces.line_mode(table), line={"dash": "dot",
-                                                                  "color": "black"}))
+def components_chart(table: pd.DataFrame, names: list[str], add_up: bool) -> Panel:
+    """Each component's mean per step, stacked areas when they add up to the reward (its
+    make-up), else one line each; the reward's mean a dotted black line over them.  A
+    long run keeps each bin's extremes of every curve, on steps they share (a stack needs
+    them)."""
+    steps = table.index.to_numpy(dtype=np.float64)
+    columns = [*names, S.REWARD]
+    kept = kept_points([column_values(table, c) for c in columns])
+    labels = [*names, REWARD_MEAN]
+    data = pd.concat([pd.DataFrame({STEP: steps[kept], SERIES: label,
+                                    VALUE: column_values(table, c)[kept]})
+                      for c, label in zip(columns, labels)], ignore_index=True)
+    colour = {"field": SERIES, "type": "nominal", "title": None, "legend": {"orient": "bottom"},
+              "scale": {"domain": labels, "range": [*PALETTE[:len(names)], "#000"]}}
+    x = {"field": STEP, "type": "quantitative", "title": STEP, "scale": {"zero": False},
+         "axis": {"format": "d", "tickMinStep": 1}}
+    tooltip = [{"field": STEP, "type": "quantitative", "format": "d"},
+               {"field": SERIES, "type": "nominal", "title": "of"},
+               {"field": VALUE, "type": "quantitative", "format": ".4g"}]
+
+    def layer(shown: list[str], mark: dict, stack: str | None) -> dict:
+        return {"transform": [{"filter": {"field": SERIES, "oneOf": shown}}], "mark": mark,
+                "encoding": {"x": x, "color": colour, "tooltip": tooltip, "y": {
+                    "field": VALUE, "type": "quantitative", "title": "mean", "stack": stack}}}
+
+    points = len(kept) <= MARKERS_UP_TO
+    parts = layer(names, {"type": "area", "opacity": 0.7, "line": True} if add_up
+                  else {"type": "line", "point": points}, "zero" if add_up else None)
+    reward = layer([REWARD_MEAN], {"type": "line", "strokeDash": [2, 3], "point": points},
+                   None)
     how = "stacked: they add up to the reward" if add_up else "they do not add up to the reward"
-    fig.update_layout(title=f"reward components, mean per step ({how})", height=360,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.2})
-    return integer_steps(fig, table.index)
+    return Panel(data, {"height": 360, "layer": [parts, reward], **CANVAS,
+                        "title": {"text": f"reward components, mean per step ({how})",
+                                  "anchor": "start", "fontSize": 13}})
 
 
-def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> go.Figure:
-    """One component's counts at a step; each bar carries its bounds (a click filters the
-    Responses table to them)."""
+def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> Panel | None:
+    """One component's counts at a step, a bar a bin with samples (a click picks its bounds:
+    the Responses table filtered to them); None without a finite value."""
     values = column_values(rows, name)
     values = values[np.isfinite(values)]
-    fig = go.Figure()
     if not values.size:
-        fig.add_annotation(text=f"no {name} at this step", showarrow=False)
-        return fig
+        return None
     edges = np.histogram_bin_edges(values, bins=bins)
     counts, _ = np.histogram(values, bins=edges)
-    bounds = np.column_stack([edges[:-1], edges[1:]])
-    fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
-                         name=name, opacity=HIST_OPACITY, customdata=bounds,
-                         hovertemplate="[%{customdata[0]:.4g}, %{customdata[1]:.4g}]: %{y} "
-                                       "samples<extra></extra>"))
-    fig.update_layout(title=f"{name} ({values.size} samples; click a bar for its samples)",
-                      xaxis_title=name, yaxis_title="samples", bargap=0,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
-    return fig
+    label = f"{name} ({values.size})"
+    data = pd.DataFrame({COLUMN: name, SERIES: label, LOW: edges[:-1], HIGH: edges[1:],
+                         COUNT: counts})[counts > 0]
+    title = f"{name} ({values.size} samples; click a bar for its samples)"
+    return Panel(data.reset_index(drop=True), histogram_spec([label], title, x_title=name))
 
 
-def picked_bin(points: list[dict], names: list[str]) -> tuple[str, float, float] | None:
-    """(column, low, high) of the histogram bar a click selected: its trace's column and
-    the bounds the bar carries; None when nothing (or no bar) was picked."""
-    for point in points:
-        bounds = point.get("customdata")
-        if isinstance(bounds, dict):  # the browser sends an array's items by index
-            bounds = [bounds.get("0"), bounds.get("1")]
-        number = point.get("curve_number", point.get("curveNumber"))
-        if isinstance(bounds, list) and len(bounds) == 2 and None not in bounds \
-                and number is not None and 0 <= int(number) < len(names):
-            return names[int(number)], float(bounds[0]), float(bounds[1])
-    return None
+REWARD_MEAN = "reward (mean)"
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")

@@ -135,17 +135,19 @@ def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> Panel | None:
     shown = " vs ".join(series)  # a dump without ref_reward draws, and names, reward alone
     title = (f"{shown} distribution ({bins} bins{' on shared edges' if len(series) > 1 else ''}"
              "; counts of samples; click a bar to open its samples)")
-    return Panel(pd.concat(frames, ignore_index=True), _histogram_spec(names, title))
+    return Panel(pd.concat(frames, ignore_index=True), histogram_spec(names, title))
 
 
-def _histogram_spec(names: list[str], title: str) -> dict:
+def histogram_spec(names: list[str], title: str, x_title: str = S.REWARD) -> dict:
+    """Bars of (COLUMN, SERIES, LOW, HIGH, COUNT) rows, a colour a series (the reward's,
+    then the reference's), a click picking a bar (BIN)."""
     colors = [RL_COLOR, REF_COLOR][:len(names)]
     return {"height": CURVE_HEIGHT, "title": {"text": title, "anchor": "start", "fontSize": 13},
             "mark": {"type": "bar", "opacity": HIST_OPACITY},
             "params": [{"name": BIN, "select": {"type": "point", "on": "click",
                                                 "fields": [COLUMN, LOW, HIGH]}}],
             "encoding": {
-                "x": {"field": LOW, "type": "quantitative", "title": S.REWARD,
+                "x": {"field": LOW, "type": "quantitative", "title": x_title,
                       "scale": {"zero": False}},
                 "x2": {"field": HIGH},
                 "y": {"field": COUNT, "type": "quantitative", "title": "samples",
@@ -172,15 +174,16 @@ def selected_step(selection: dict) -> int | None:
     return int(round(x)) if math.isfinite(x) else None
 
 
-def picked_bin(selection: dict) -> tuple[str, float, float] | None:
+def picked_bin(selection: dict, columns: tuple[str, ...] = (S.REWARD, S.REF_REWARD)
+               ) -> tuple[str, float, float] | None:
     """(column, low, high) of the histogram bar a click picked; None when it names none, or
-    a column the histogram does not draw."""
+    a column the histogram does not draw (not in `columns`)."""
     picked = selection.get(BIN) or []
     try:
         column, low, high = (picked[0][COLUMN], float(picked[0][LOW]),
                              float(picked[0][HIGH])) if picked else (None, math.nan, math.nan)
     except (KeyError, TypeError, ValueError):
         return None
-    if column not in (S.REWARD, S.REF_REWARD) or not (math.isfinite(low) and math.isfinite(high)):
+    if column not in columns or not (math.isfinite(low) and math.isfinite(high)):
         return None
     return column, low, high

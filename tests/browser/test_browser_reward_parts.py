@@ -1,8 +1,8 @@
 """A histogram bar clicked on the Rewards page, in a real browser (the real server, headless
 Chromium): the reward histogram's bar (a Vega-Lite canvas) opens Responses with the Reward
-range set to that bar, a component histogram's bar opens it filtered on that column ("Filter
-by any column"); the table then holds only that bar's samples.  A click on the reward curve
-picks its nearest step."""
+range set to that bar, a component histogram's bar (Vega-Lite too) opens it filtered on that
+column ("Filter by any column"); the table then holds only that bar's samples.  A click on
+the reward curve picks its nearest step."""
 import re
 
 import pytest
@@ -22,8 +22,6 @@ def _sample(step: int, i: int) -> dict:
 REWARD_15 = {i for i in range(N) if i % 2 == 1 and i % 3 != 0}
 FORMAT_1 = {i for i in range(N) if i % 3 == 0}
 
-# Plotly.js sends a bar's customdata row (its bounds) as a typed array: the selection event
-# reaches Python as {'0': low, '1': high} (pages.figures.reward_parts.picked_bin reads both)
 class ClickIgnored(AssertionError):
     """The bar click left the page where it was."""
 
@@ -36,16 +34,6 @@ def server(tmp_path_factory):
     with served(root) as url:
         yield url
 
-
-
-def _bars(page, chart: str) -> list:
-    """The drawn (non-empty) bars of a chart's first trace, left to right."""
-    page.locator(f".st-key-{chart} .barlayer .trace").first.wait_for(timeout=60_000)
-    paths = page.locator(f".st-key-{chart} .barlayer .trace").first.locator(".point path")
-    # an empty bin is a path of no height ("M0,270V270H25V270Z")
-    drawn = [paths.nth(i) for i in range(paths.count())
-             if not re.match(r"M[\d.]+,([\d.]+)V\1H", paths.nth(i).get_attribute("d") or "")]
-    return drawn
 
 
 def _vega_bars(page, chart: str, series: str) -> list[tuple[float, float]]:
@@ -69,18 +57,6 @@ def _vega_bars(page, chart: str, series: str) -> list[tuple[float, float]]:
         if found:
             return sorted(found.values())
     return []
-
-
-def _click(page, bar) -> None:
-    """Point at the bar, then click it, as a user does (Plotly picks the hovered point; the
-    bar itself is under Plotly's drag layer, so the mouse, not a locator click)."""
-    bar.scroll_into_view_if_needed()
-    box = bar.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x - 4, y - 4)
-    page.mouse.move(x, y, steps=3)
-    page.wait_for_timeout(200)
-    page.mouse.click(x, y)
 
 
 def _opened_responses(page, step: int) -> None:
@@ -160,11 +136,11 @@ def test_a_reward_bar_clicked_opens_its_samples_in_responses(server):
 def test_a_component_bar_clicked_opens_responses_filtered_on_that_column(server):
     with browser_page() as page:
         page.goto(f"{server}/rewards?step=1&dist=Components&component=format_reward")
-        page.get_by_text("format_reward (24 samples; click a bar").wait_for(timeout=60_000)
         settle(page)
-        bars = _bars(page, "c_component")
+        assert page.locator(".js-plotly-plot").count() == 0  # the tab's charts: Vega-Lite
+        bars = _vega_bars(page, "c_component", f"format_reward ({N})")
         assert len(bars) == 2  # format_reward 0.5 and 1.0
-        _click(page, bars[1])  # the bar of format_reward 1.0
+        page.mouse.click(*bars[1])  # the bar of format_reward 1.0
         _opened_responses(page, 1)
         expander = page.locator("[data-testid='stExpander']").filter(
             has_text="Filter by any column")

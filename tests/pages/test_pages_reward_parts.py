@@ -1,4 +1,6 @@
 """A reward's components on the Rewards page, through the real app and the loaders."""
+import numpy as np
+import pandas as pd
 import pytest
 from apptest import board, current_page, errors, goto, texts
 from dump_files import make_sample, write_dump
@@ -7,6 +9,7 @@ from loaders import open_run
 from loaders import schema as S
 from loaders.health import rewards as parts
 from pages.figures import reward_parts as build
+from pages.figures import rewards
 
 HACKS = {(1, 3), (1, 7), (2, 5)}  # (step, sample): right format, wrong answer
 
@@ -47,21 +50,35 @@ def test_the_parts_add_up_and_the_planted_hacks_are_found(components_run):
 def test_rewards_page_shows_the_components_over_the_run_and_at_the_step(components_run):
     at = board(components_run, page="rewards", step="1", chart="Components", dist="Components")
     assert not errors(at)
-    keys = [c.key for c in at.get("plotly_chart")]
-    assert {"c_components", "c_component"} <= set(keys)
+    assert not at.get("plotly_chart")  # Vega-Lite: the tab loads no Plotly script
+    specs = " ".join(c.proto.spec for c in at.get("vega_lite_chart"))
+    assert "reward components, mean per step (stacked: they add up" in specs
+    assert "accuracy_reward (8 samples; click a bar" in specs  # the first component's bars
     corr = next(d.value for d in at.dataframe if "accuracy_reward" in d.value.index)
     assert corr.loc["accuracy_reward", "format_reward"] < 0
     assert "4 samples where one component is at the step's best" in texts(at)
     assert len(at.dataframe(key="t_disagree").value) == 4
 
 
-def test_a_clicked_bar_is_its_column_and_bounds():
-    points = [{"curve_number": 1, "customdata": [0.25, 0.5]}]
-    assert build.picked_bin(points, ["reward", "ref_reward"]) == ("ref_reward", 0.25, 0.5)
-    assert build.picked_bin([{"curve_number": 0}], ["reward"]) is None
-    # as the browser sends it: the bounds' items keyed by their index
-    sent = [{"curve_number": 0, "customdata": {"0": 1.25, "1": 1.5}}]
-    assert build.picked_bin(sent, ["reward"]) == ("reward", 1.25, 1.5)
+def test_a_components_chart_and_a_histogram_bar_picked():
+    table = pd.DataFrame({"acc": [0.2, 0.4], "fmt": [0.5, 0.5], S.REWARD: [0.7, 0.9]},
+                         index=pd.Index([1, 2], name=S.STEP))
+    chart = build.components_chart(table, ["acc", "fmt"], add_up=True)
+    parts_layer, reward_layer = chart.spec["layer"]
+    assert parts_layer["mark"]["type"] == "area" and parts_layer["encoding"]["y"]["stack"]
+    assert reward_layer["encoding"]["y"]["stack"] is None  # over the stack, not on it
+    assert chart.data.groupby("series")["value"].sum().round(2).to_dict() == {
+        "acc": 0.6, "fmt": 1.0, "reward (mean)": 1.6}
+    lines = build.components_chart(table, ["acc", "fmt"], add_up=False)
+    assert lines.spec["layer"][0]["mark"]["type"] == "line"
+    rows = pd.DataFrame({"fmt": [0.5] * 6 + [1.0] * 2 + [np.nan]})
+    hist = build.component_histogram(rows, "fmt")
+    assert hist.data["count"].sum() == 8 and set(hist.data["column"]) == {"fmt"}
+    assert build.component_histogram(pd.DataFrame({"fmt": [np.nan]}), "fmt") is None
+    # a click on a bar: its column and bounds, for this histogram's column only
+    sent = {rewards.BIN: [{"column": "fmt", "low": 0.9833, "high": 1.0}]}
+    assert rewards.picked_bin(sent, ("fmt",)) == ("fmt", 0.9833, 1.0)
+    assert rewards.picked_bin(sent) is None  # the reward histogram's own columns only
 
 
 def test_responses_keep_a_columns_range_as_a_bar_click_asks(components_run):

@@ -10,6 +10,8 @@ from loaders import schema as S
 from loaders.health import rewards as parts
 from pages.figures import ranges
 from pages.figures import reward_parts as build
+from pages.figures import rewards as histograms
+from pages.figures.text import literal
 from pages.frame import state
 from pages.frame.view import View
 from pages.frame.widgets import picked_row
@@ -18,18 +20,24 @@ from pages.frame.widgets import picked_row
 def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
     table = view.run.derived_table("reward_components-" + "-".join(names),
                                    lambda: parts.means_by_step_of(view.run.numbers, names))
-    st.plotly_chart(build.components_figure(table, names, parts.add_up(rows, names)),
-                    width="stretch", key="c_components")
+    chart = build.components_chart(table, names, parts.add_up(rows, names))
+    st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_components")
 
 
 def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
-    # a table, not a chart: one Plotly chart fewer to start in the browser
+    # a table, not a chart: one chart fewer to draw in the browser
     st.caption(f"step {view.step}: how the reward and its components move together (Pearson)")
     st.dataframe(parts.correlations(rows, names).round(3), width="stretch")
     shown = st.selectbox("Histogram of", names, key="component", bind="query-params")
-    event = st.plotly_chart(build.component_histogram(rows, shown), width="stretch",
-                            key="c_component", on_select="rerun", selection_mode="points")
-    opened_bin([shown], event, view)
+    chart = build.component_histogram(rows, shown)
+    if chart is None:
+        st.caption(literal(f"No finite {shown} at this step."))  # a name from the dump
+    else:
+        event = st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_component",
+                                   on_select="rerun", selection_mode=histograms.BIN)
+        picked = histograms.picked_bin((event or {}).get("selection") or {}, (shown,))
+        if picked is not None:
+            open_bin(*picked, view)
     found = parts.disagreements(rows, names)
     st.caption(f"{len(found):,} samples where one component is at the step's best and "
                "another at its worst (format right, answer wrong: the classic hack) · "
@@ -37,14 +45,6 @@ def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
     picked = picked_row(found, "t_disagree", 300, {S.KEY: None})
     if picked is not None:
         state.go("sample", sample=found[S.KEY].iloc[picked])
-
-
-def opened_bin(names: list[str], event: object, view: View) -> None:
-    """A histogram bar clicked: the Responses table, filtered to that bar's samples."""
-    points = ((event or {}).get("selection") or {}).get("points", [])
-    picked = build.picked_bin(points, names)
-    if picked is not None:
-        open_bin(*picked, view)
 
 
 def open_bin(column: str, low: float, high: float, view: View) -> None:
