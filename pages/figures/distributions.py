@@ -1,15 +1,17 @@
 """Pure builders of one step's reward distributions that stay readable at 8,192 samples:
-quantile curves and bins, never one mark per sample."""
+quantile curves and bins, never one mark per sample; Vega-Lite charts (a tab opened loads no
+Plotly script)."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
+from pages.figures import rewards as R
 from pages.figures.groups import KIND_COLORS
-from pages.figures.rewards import GAIN_COLOR, LOSS_COLOR, REF_COLOR, RL_COLOR
 from pages.figures.smoothing import column_values
+from pages.figures.step_panels import VALUE, Panel
+from pages.figures.vega import CANVAS
 
 POINTS = 256  # quantiles drawn per curve, whatever the number of samples
 
@@ -28,20 +30,35 @@ def quantile_curve(values: np.ndarray, points: int = POINTS) -> tuple[np.ndarray
     return share, np.quantile(values, share)
 
 
-def reward_ecdf(rows: pd.DataFrame) -> go.Figure:
-    """Cumulative share of samples at or below each reward, RL against the reference."""
-    fig = go.Figure()
-    for column, color in ((S.REWARD, RL_COLOR), (S.REF_REWARD, REF_COLOR)):
+def reward_ecdf(rows: pd.DataFrame) -> Panel:
+    """Cumulative share of samples at or below each reward, RL against the reference (a
+    missing reference left out), as Vega-Lite steps."""
+    frames, names, colours = [], [], []
+    for column, colour in ((S.REWARD, R.RL_COLOR), (S.REF_REWARD, R.REF_COLOR)):
         values = _finite(rows, column)
         if values.size:
             share, x = quantile_curve(values)
-            fig.add_trace(go.Scatter(x=x, y=share, name=f"{column} ({values.size})",
-                                     mode="lines", line={"color": color, "shape": "hv"},
-                                     hovertemplate="%{y:.0%} of samples ≤ %{x:.4g}<extra></extra>"))
-    fig.update_layout(title=f"ECDF of {S.REWARD} (further right is better)",
-                      xaxis_title=S.REWARD, yaxis={"title": "share of samples", "range": [0, 1]},
-                      legend={"orientation": "h", "y": -0.25}, height=340)
-    return fig
+            names.append(f"{column} ({values.size})")
+            colours.append(colour)
+            frames.append(pd.DataFrame({R.SERIES: names[-1], VALUE: x, SHARE: share}))
+    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        {R.SERIES: [], VALUE: [], SHARE: []})
+    spec = {"height": HEIGHT, "mark": {"type": "line", "interpolate": "step-after"},
+            "encoding": {
+                "x": {"field": VALUE, "type": "quantitative", "title": S.REWARD,
+                      "scale": {"zero": False}},
+                "y": {"field": SHARE, "type": "quantitative", "title": "share of samples",
+                      "scale": {"domain": [0, 1]}, "axis": {"format": ".0%"}},
+                "color": {"field": R.SERIES, "type": "nominal", "title": None,
+                          "scale": {"domain": names, "range": colours},
+                          "legend": {"orient": "bottom"}},
+                "tooltip": [{"field": R.SERIES, "type": "nominal", "title": "of"},
+                            {"field": VALUE, "type": "quantitative", "format": ".4g",
+                             "title": "reward at most"},
+                            {"field": SHARE, "type": "quantitative", "format": ".0%",
+                             "title": "share of samples"}]},
+            **_titled(f"ECDF of {S.REWARD} (further right is better)")}
+    return Panel(data, spec)
 
 
 def gap_counts(gap: np.ndarray) -> dict[str, int]:
@@ -49,44 +66,76 @@ def gap_counts(gap: np.ndarray) -> dict[str, int]:
             "behind": int((gap < 0).sum())}
 
 
-def reward_gap_curve(rows: pd.DataFrame) -> go.Figure | None:
+def reward_gap_curve(rows: pd.DataFrame) -> Panel | None:
     """reward − ref_reward of every sample sorted, as a quantile curve filled green above
     zero and red below; None when no sample has both rewards."""
     gap = _finite(rows, S.REWARD_GAP)
     if not gap.size:
         return None
     share, y = quantile_curve(gap)
-    fig = go.Figure()
-    for part, color, name in ((np.maximum(y, 0), GAIN_COLOR, "RL ahead"),
-                              (np.minimum(y, 0), LOSS_COLOR, "RL behind")):
-        fig.add_trace(go.Scatter(x=share, y=part, fill="tozeroy", mode="lines", name=name,
-                                 line={"color": color, "width": 1}, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=share, y=y, mode="lines", name=S.REWARD_GAP,
-                             line={"color": "#333", "width": 1},
-                             hovertemplate="%{x:.0%} of samples: gap ≤ %{y:+.4g}<extra></extra>"))
+    data = pd.DataFrame({SHARE: share, VALUE: y, AHEAD: np.maximum(y, 0),
+                         BEHIND: np.minimum(y, 0)})
+    x = {"field": SHARE, "type": "quantitative", "title": "share of samples (sorted by gap)",
+         "axis": {"format": ".0%"}}
+
+    def fill(field: str, colour: str) -> dict:
+        return {"mark": {"type": "area", "color": colour, "opacity": 0.5, "tooltip": None},
+                "encoding": {"x": x, "y": {"field": field, "type": "quantitative"},
+                             "y2": {"datum": 0}}}
+
+    line = {"mark": {"type": "line", "color": "#333", "strokeWidth": 1},
+            "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative",
+                                       "title": f"{S.REWARD} − {S.REF_REWARD}"},
+                         "tooltip": [{"field": SHARE, "type": "quantitative", "format": ".0%",
+                                      "title": "share of samples"},
+                                     {"field": VALUE, "type": "quantitative", "format": "+.4g",
+                                      "title": "gap at most"}]}}
     n = gap_counts(gap)
-    fig.update_layout(title=f"{S.REWARD_GAP} sorted: ahead {n['ahead']}, tied {n['tied']}, "
-                            f"behind {n['behind']} of {gap.size}", showlegend=False,
-                      xaxis={"title": "share of samples (sorted by gap)", "tickformat": ".0%"},
-                      yaxis_title=f"{S.REWARD} − {S.REF_REWARD}", height=340)
-    return fig
+    title = (f"{S.REWARD_GAP} sorted: ahead {n['ahead']}, tied {n['tied']}, "
+             f"behind {n['behind']} of {gap.size}")
+    return Panel(data, {"height": HEIGHT, "layer": [fill(AHEAD, R.GAIN_COLOR),
+                                                    fill(BEHIND, R.LOSS_COLOR), line],
+                        **_titled(title)})
 
 
-def group_means(table: pd.DataFrame, bins: int = 20) -> go.Figure:
-    """Histogram of the groups' reward means, stacked by kind (solved / mixed / unsolved)."""
+def group_means(table: pd.DataFrame, bins: int = 20) -> Panel | None:
+    """Histogram of the groups' reward means, stacked by kind (solved / mixed / unsolved);
+    None without a finite mean."""
     means = table[S.stat(S.REWARD, "mean")].to_numpy(dtype=np.float64)
     finite = np.isfinite(means)
-    fig = go.Figure()
     if not finite.any():
-        return fig
+        return None
     edges = np.histogram_bin_edges(means[finite], bins=bins)
+    below = np.zeros(len(edges) - 1)
+    frames, names = [], []
     for kind in ("solved", "mixed", "unsolved"):
         chosen = means[finite & (table[S.GROUP_KIND] == kind).to_numpy()]
         counts, _ = np.histogram(chosen, bins=edges)
-        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
-                             name=f"{kind} ({chosen.size})", marker_color=KIND_COLORS[kind]))
-    fig.update_layout(barmode="stack", bargap=0.02, height=340,
-                      title=f"Group reward means ({len(table)} groups)",
-                      xaxis_title="group reward mean", yaxis_title="groups",
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+        names.append(f"{kind} ({chosen.size})")
+        frames.append(pd.DataFrame({R.SERIES: names[-1], R.LOW: edges[:-1], R.HIGH: edges[1:],
+                                    R.COUNT: counts, BOTTOM: below, TOP: below + counts}
+                                   )[counts > 0])
+        below = below + counts  # stacked here: each kind on the ones before it
+    colours = [KIND_COLORS[kind] for kind in ("solved", "mixed", "unsolved")]
+    spec = {"height": HEIGHT, "mark": {"type": "rect"}, "encoding": {
+        "x": {"field": R.LOW, "type": "quantitative", "title": "group reward mean",
+              "scale": {"zero": False}},
+        "x2": {"field": R.HIGH},
+        "y": {"field": BOTTOM, "type": "quantitative", "title": "groups"},
+        "y2": {"field": TOP},
+        "color": {"field": R.SERIES, "type": "nominal", "title": None, "legend": {
+            "orient": "bottom"}, "scale": {"domain": names, "range": colours}},
+        "tooltip": [{"field": R.SERIES, "type": "nominal", "title": "kind"},
+                    {"field": R.LOW, "type": "quantitative", "format": ".3g"},
+                    {"field": R.HIGH, "type": "quantitative", "format": ".3g"},
+                    {"field": R.COUNT, "type": "quantitative", "title": "groups"}]},
+            **_titled(f"Group reward means ({len(table)} groups)")}
+    return Panel(pd.concat(frames, ignore_index=True), spec)
+
+
+def _titled(text: str) -> dict:
+    return {"title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS}
+
+
+HEIGHT = 340
+SHARE, AHEAD, BEHIND, BOTTOM, TOP = "share", "ahead", "behind", "bottom", "top"

@@ -1,7 +1,6 @@
 """pages.figures.distributions: one step's rewards as bounded curves and bins."""
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from pages.figures import distributions as D
@@ -27,24 +26,29 @@ def test_quantile_curve_of_few_values_is_every_value():
 
 
 def test_ecdf_at_8192_samples_draws_a_bounded_number_of_points():
-    fig = D.reward_ecdf(_rows(8192))
-    assert [t.name for t in fig.data] == ["reward (8192)", "ref_reward (8192)"]
-    assert all(len(t.x) <= D.POINTS for t in fig.data)
-    assert all(np.all(np.diff(t.x) >= 0) for t in fig.data)
+    chart = D.reward_ecdf(_rows(8192))
+    series = list(dict.fromkeys(chart.data["series"]))
+    assert series == ["reward (8192)", "ref_reward (8192)"]
+    assert chart.spec["encoding"]["color"]["scale"]["domain"] == series
+    for _, curve in chart.data.groupby("series"):
+        assert len(curve) <= D.POINTS and np.all(np.diff(curve["value"]) >= 0)
+        assert curve["share"].iloc[-1] == 1.0
+    assert chart.spec["mark"]["interpolate"] == "step-after"
 
 
 def test_ecdf_skips_a_missing_reference():
     rows = _rows(10).assign(**{S.REF_REWARD: np.nan})
-    assert [t.name for t in D.reward_ecdf(rows).data] == ["reward (10)"]
+    assert set(D.reward_ecdf(rows).data["series"]) == {"reward (10)"}
 
 
 def test_gap_curve_counts_ahead_tied_behind_and_splits_the_fill():
     rows = pd.DataFrame({S.REWARD_GAP: [0.5, -0.25, 0.0, 0.0, np.nan, 1.0]})
-    fig = D.reward_gap_curve(rows)
-    assert "ahead 2, tied 2, behind 1 of 5" in fig.layout.title.text
-    ahead, behind, line = fig.data
-    np.testing.assert_array_equal(line.y, [-0.25, 0.0, 0.0, 0.5, 1.0])
-    assert min(ahead.y) >= 0 and max(behind.y) <= 0
+    chart = D.reward_gap_curve(rows)
+    assert "ahead 2, tied 2, behind 1 of 5" in chart.spec["title"]["text"]
+    np.testing.assert_array_equal(chart.data["value"], [-0.25, 0.0, 0.0, 0.5, 1.0])
+    assert chart.data["ahead"].min() >= 0 and chart.data["behind"].max() <= 0
+    fills = [layer["encoding"]["y"]["field"] for layer in chart.spec["layer"][:2]]
+    assert fills == ["ahead", "behind"]
 
 
 def test_gap_curve_is_none_without_reference():
@@ -54,7 +58,10 @@ def test_gap_curve_is_none_without_reference():
 def test_group_means_stack_by_kind():
     table = pd.DataFrame({S.stat(S.REWARD, "mean"): [1.0, 0.0, 0.5, 0.25, 1.0],
                           S.GROUP_KIND: ["solved", "unsolved", "mixed", "mixed", "solved"]})
-    fig = D.group_means(table, bins=4)
-    by_name = {t.name: sum(t.y) for t in fig.data}
-    assert by_name == {"solved (2)": 2, "mixed (2)": 2, "unsolved (1)": 1}
-    assert all(isinstance(t, go.Bar) for t in fig.data) and fig.layout.barmode == "stack"
+    chart = D.group_means(table, bins=4)
+    assert chart.data.groupby("series")["count"].sum().to_dict() == {
+        "solved (2)": 2, "mixed (2)": 2, "unsolved (1)": 1}
+    # stacked here: a bar's bottom is the count of the kinds below it in its bin
+    assert (chart.data["top"] - chart.data["bottom"] == chart.data["count"]).all()
+    assert chart.spec["mark"]["type"] == "rect"
+    assert D.group_means(table.assign(**{S.stat(S.REWARD, "mean"): np.nan})) is None

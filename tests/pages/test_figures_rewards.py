@@ -235,8 +235,9 @@ def test_curves_from_a_real_dump(tmp_path):
     np.testing.assert_allclose(_band(chart)[1], by_step.mean() + 2 * by_step.std(ddof=0))
     np.testing.assert_allclose(_named(chart, f"{S.REF_REWARD} mean")["value"], [0.25] * 4)
     assert "5 samples per step" in _title(chart)
-    ecdf = D.reward_ecdf(run.step_rows(2))
-    np.testing.assert_allclose(ecdf.data[0].x, sorted(s[S.REWARD] for s in samples[10:15]))
+    ecdf = D.reward_ecdf(run.step_rows(2)).data
+    np.testing.assert_allclose(ecdf[ecdf["series"] == "reward (5)"]["value"],
+                               sorted(s[S.REWARD] for s in samples[10:15]))
 
 
 @pytest.mark.parametrize(("selection", "expected"), [

@@ -85,17 +85,22 @@ def _step_section(view: View, rows: pd.DataFrame, parts: list[str]) -> None:
     if tabs["Histogram"].open:  # a bar clicked opens its samples in Responses
         _histogram(tabs["Histogram"], rows, view)
     if tabs["ECDF"].open:
-        tabs["ECDF"].plotly_chart(spread.reward_ecdf(rows), width="stretch", key="c_ecdf")
+        ecdf = spread.reward_ecdf(rows)
+        tabs["ECDF"].vega_lite_chart(ecdf.data, ecdf.spec, width="stretch", key="c_ecdf")
     if tabs["Reward gap"].open:
         gap = spread.reward_gap_curve(rows)
         if gap is None:
             tabs["Reward gap"].caption("No reward gap: no sample at this step has both reward "
                                        "and ref_reward.")
         else:
-            tabs["Reward gap"].plotly_chart(gap, width="stretch", key="c_gap")
+            tabs["Reward gap"].vega_lite_chart(gap.data, gap.spec, width="stretch", key="c_gap")
     if grouped and tabs["Group means"].open:
         with tabs["Group means"]:
-            st.plotly_chart(spread.group_means(table), width="stretch", key="c_groups")
+            means = spread.group_means(table)
+            if means is None:
+                st.caption("No group has a finite reward mean at this step.")
+            else:
+                st.vega_lite_chart(means.data, means.spec, width="stretch", key="c_groups")
             st.page_link(st.session_state[keys.PAGES]["groups"], label="Open the groups",
                          icon=":material/workspaces:")
     if parts and tabs["Components"].open:
