@@ -1,25 +1,16 @@
-"""Pure builders of the Health panels (data -> figure)."""
+"""Pure builders of the Health panels (data -> Vega-Lite chart): a panel opened loads no
+Plotly script."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from loaders import schema as S
-from pages.figures import traces
-from pages.figures.axes import integer_steps
 from pages.figures.step_panels import HIGH, LOW, STEP, Curve, Marks, Panel, panel
 from pages.figures.vega import CANVAS, ONE_MARK
 
 STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
              (S.H_GRAD_NORM, "grad norm"))
-
-
-def _layout(fig: go.Figure, title: str, height: int = 320) -> go.Figure:
-    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.3})
-    return fig
 
 
 def stage_times_chart(stages: pd.DataFrame) -> Panel:
@@ -80,16 +71,34 @@ _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#7f7f7f", "#bcbd22", "#17becf")
 
 
-def rank_heatmap(table: pd.DataFrame, value: str) -> go.Figure:
-    """rank x step heatmap of one per-rank value."""
+def rank_heatmap(table: pd.DataFrame, value: str) -> Panel:
+    """rank x step heatmap of one per-rank value (a table of ranks by steps), a cell a step
+    wide; an empty cell (a rank without samples at a step) is left out."""
     labels = [r if isinstance(r, str) else f"rank {r}" for r in table.index]
-    fig = go.Figure(go.Heatmap(z=table.to_numpy(), x=table.columns.to_numpy(),
-                               y=labels, colorscale="Viridis",
-                               colorbar={"title": value},
-                               hovertemplate="%{y}, step %{x}: %{z:.4g}<extra></extra>"))
-    fig.update_layout(xaxis_title="step")
-    integer_steps(fig, pd.to_numeric(table.columns, errors="coerce"))
-    return _layout(fig, f"{value} per rank and step", height=120 + 28 * len(table))
+    steps = pd.to_numeric(pd.Index(table.columns), errors="coerce").to_numpy(np.float64)
+    data = pd.DataFrame({RANK: np.repeat(labels, len(steps)),
+                         STEP: np.tile(steps, len(labels)),
+                         VALUE_OF: table.to_numpy(np.float64).ravel()})
+    data = data[np.isfinite(data[VALUE_OF]) & np.isfinite(data[STEP])]
+    data[FROM], data[TO] = data[STEP] - 0.5, data[STEP] + 0.5
+    no_zero = {"zero": False, "nice": False}
+    spec = {"height": {"step": 28}, "mark": {"type": "rect"}, **CANVAS,
+            "title": {"text": f"{value} per rank and step", "anchor": "start", "fontSize": 13},
+            "encoding": {
+                "x": {"field": FROM, "type": "quantitative", "title": STEP, "scale": no_zero,
+                      "axis": {"format": "d", "tickMinStep": 1}},
+                "x2": {"field": TO},
+                "y": {"field": RANK, "type": "nominal", "title": None, "sort": labels},
+                "color": {"field": VALUE_OF, "type": "quantitative", "title": value,
+                          "scale": {"scheme": "viridis"}},
+                "tooltip": [{"field": RANK, "type": "nominal", "title": "of"},
+                            {"field": STEP, "type": "quantitative", "format": "d"},
+                            {"field": VALUE_OF, "type": "quantitative", "format": ".4g",
+                             "title": value}]}}
+    return Panel(data.reset_index(drop=True), spec)
+
+
+RANK, VALUE_OF = "rank", "value"
 
 
 def stability_panels(signals: pd.DataFrame, clipfrac: pd.Series | None = None, *,
@@ -112,21 +121,22 @@ STABILITY_PX = 190  # a signal's panel, title and axis in it
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 
 
-def quality_figure(table: pd.DataFrame) -> go.Figure:
-    """Response length band (min/mean/max) and the truncation ratio per step."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["response tokens (min/mean/max)",
-                                                        "truncation ratio"])
-    for name in ("response tokens min", "response tokens mean", "response tokens max"):
-        fig.add_trace(traces.line(table.index.to_numpy(), y=table[name].to_numpy(),
-                                   mode="lines", name=name), row=1, col=1)
-    fig.add_trace(traces.line(table.index.to_numpy(),
-                               y=table["truncation ratio"].to_numpy(),
-                               mode=traces.line_mode(table),
-                               name="truncation ratio"), row=1, col=2)
+def quality_panels(table: pd.DataFrame, step: int | None = None) -> list[Panel]:
+    """Response length (min/mean/max) and the truncation ratio per step, two Vega-Lite step
+    panels; the part of truncation inferred from the length cap (the dump did not say: a
+    guess) dotted, where there is one."""
+    steps = table.index.to_numpy(np.float64)
+    lengths = [Curve(name, table[f"response tokens {name}"].to_numpy(np.float64), colour)
+               for name, colour in (("min", "#9ecae1"), ("mean", "#1f77b4"),
+                                    ("max", "#08306b"))]  # the title says of what
+    truncation = [Curve("truncation ratio", table["truncation ratio"].to_numpy(np.float64),
+                        "#d62728")]
     inferred = table.get("truncation inferred")
-    if inferred is not None and inferred.fillna(0).any():  # the dump did not say: a guess
-        fig.add_trace(traces.line(table.index.to_numpy(), y=inferred.to_numpy(),
-                                   mode=traces.line_mode(table), line={"dash": "dot"},
-                                   name="of it inferred from the length cap"), row=1, col=2)
-    return _layout(fig, "data quality")
-
+    if inferred is not None and inferred.fillna(0).any():
+        truncation.append(Curve("of it inferred from the length cap",
+                                inferred.to_numpy(np.float64), "#ff9896", "dot"))
+    legend = {"orient": "bottom", "title": None, "labelLimit": 320}
+    return [panel(steps, lengths, title="response tokens (min/mean/max)", y_title="tokens",
+                  step=step, height=320, legend=legend),
+            panel(steps, truncation, title="truncation ratio", y_title="share of samples",
+                  step=step, height=320, legend=legend)]

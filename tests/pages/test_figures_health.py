@@ -3,7 +3,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from pages.figures import health as H
@@ -50,9 +49,13 @@ def test_memory_as_logged_without_a_total():
 
 def test_rank_heatmap_rows_are_ranks():
     table = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=[0, 1], columns=[5, 6])
-    fig = H.rank_heatmap(table, "tokens")
-    assert isinstance(fig.data[0], go.Heatmap) and list(fig.data[0].y) == ["rank 0", "rank 1"]
-    np.testing.assert_array_equal(fig.data[0].z, [[1.0, 2.0], [3.0, 4.0]])
+    table.iloc[1, 0] = np.nan  # rank 1 had no sample at step 5: no cell
+    chart = H.rank_heatmap(table, "tokens")
+    assert chart.data[["rank", "step", "value"]].values.tolist() == [
+        ["rank 0", 5.0, 1.0], ["rank 0", 6.0, 2.0], ["rank 1", 6.0, 4.0]]
+    assert chart.spec["encoding"]["y"]["sort"] == ["rank 0", "rank 1"]
+    assert (chart.data["to"] - chart.data["from"] == 1.0).all()
+    assert H.rank_heatmap(pd.DataFrame(), "memory").data.empty
 
 
 def test_stability_panels_one_a_signal_with_the_step_and_alerts_and_none_missing():
@@ -72,3 +75,21 @@ def test_stability_panels_one_a_signal_with_the_step_and_alerts_and_none_missing
     np.testing.assert_allclose(panels[2].data["value"], [0.01, 0.02])
     assert H.stability_panels(pd.DataFrame()) == []
 
+
+
+def test_quality_panels_lengths_and_truncation_with_the_inferred_part_dotted():
+    table = pd.DataFrame({"response tokens min": [10.0, 12.0],
+                          "response tokens mean": [50.0, 60.0],
+                          "response tokens max": [512.0, 512.0],
+                          "truncation ratio": [0.25, 0.5],
+                          "truncation inferred": [0.0, 0.25]}, index=[1, 2])
+    lengths, truncation = H.quality_panels(table, step=2)
+    assert list(dict.fromkeys(lengths.data["series"])) == ["min", "mean", "max"]
+    assert lengths.data["value"].tolist() == [10.0, 12.0, 50.0, 60.0, 512.0, 512.0]
+    by = truncation.data.groupby("series")["value"].apply(list).to_dict()
+    assert by == {"truncation ratio": [0.25, 0.5],
+                  "of it inferred from the length cap": [0.0, 0.25]}
+    dashes = truncation.spec["layer"][0]["encoding"]["strokeDash"]["scale"]["range"]
+    assert dashes[1] != dashes[0]  # the inferred part dotted
+    _, plain = H.quality_panels(table.assign(**{"truncation inferred": 0.0}))
+    assert set(plain.data["series"]) == {"truncation ratio"}  # nothing inferred: no curve

@@ -58,9 +58,13 @@ def test_health_page_panels(tmp_path):
     assert not at.get("plotly_chart")  # the Memory panel is not drawn
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Memory")
     assert "fraction of device memory" in at.get("vega_lite_chart")[0].proto.spec
+    at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Data quality")
+    specs = [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert len(specs) == 2 and "response tokens" in specs[0] and "truncation" in specs[1]
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="health", panel="Per rank")
     at.radio(key="rank_value").set_value("tokens").run()
-    assert "tokens per rank and step" in " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "tokens per rank and step" in " ".join(
+        c.proto.spec for c in at.get("vega_lite_chart"))
 
 
 def test_alerts_page_lists_incidents_and_opens_a_step_sorted_by_its_evidence(tmp_path):

@@ -44,11 +44,10 @@ def _ranks(view: View, metrics: pd.DataFrame) -> None:
                      horizontal=True)
     name = f"rank_table-{list(views.RANK_VALUES).index(value)}"
     table = view.run.derived_table(name, lambda: views.rank_table_of(view.run.numbers, value))
-    st.plotly_chart(build.rank_heatmap(table, value), width="stretch", key="c_ranks")
-    devices = views.device_memory(metrics)
-    if not devices.empty:
-        st.plotly_chart(build.rank_heatmap(devices, "memory"), width="stretch",
-                        key="c_devices")
+    for key, chart in (("c_ranks", build.rank_heatmap(table, value)),
+                       ("c_devices", build.rank_heatmap(views.device_memory(metrics), "memory"))):
+        if len(chart.data):  # no device memory logged: no second map
+            st.vega_lite_chart(chart.data, chart.spec, width="stretch", key=key)
 
 
 def render(view: View) -> None:
@@ -86,7 +85,9 @@ def _stability(health: Health, metrics: pd.DataFrame, step: int) -> None:
 def _quality(view: View, metrics: pd.DataFrame) -> None:
     table = views.with_aborted(view.run.derived_table(
         "quality", lambda: views.quality_of(view.run.numbers)), None if metrics.empty else metrics)
-    st.plotly_chart(build.quality_figure(table), width="stretch", key="c_quality")
+    for column, (key, chart) in zip(st.columns(2), zip(
+            ("c_quality", "c_truncation"), build.quality_panels(table, view.step))):
+        column.vega_lite_chart(chart.data, chart.spec, width="stretch", key=key)
     st.dataframe(table, width="stretch")
 
 
