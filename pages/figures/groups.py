@@ -5,14 +5,15 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import regex as regex_engine
 
 from loaders import schema as S
-from pages.figures.axes import integer_steps
+from pages.figures.curve_points import kept_points
 from pages.figures.search import matching
+from pages.figures.step_panels import Panel
 from pages.figures.tables import extra_columns, previews
 from pages.figures.text import strip_pad, strip_system
+from pages.figures.vega import CANVAS, ONE_MARK
 from pages.frame.view import DisplayOptions
 
 ID = "id"  # the group id as text: the URL and the table selection carry it
@@ -72,24 +73,54 @@ def group_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     return shown
 
 
-def mix_figure(steps: pd.DataFrame) -> go.Figure:
-    """Share of solved / mixed / unsolved groups per step (stacked), and the zero-variance
-    share as a line: the group mix over the run, one point per step."""
+def mix_chart(steps: pd.DataFrame, step: int | None = None) -> Panel:
+    """Share of solved / mixed / unsolved groups per step (stacked areas), and the
+    zero-variance share as a dotted line: the group mix over the run, the chosen step a
+    dotted rule (Vega-Lite: the expander opened loads no Plotly script).  A long run keeps
+    each bin's extremes of every share, on steps they share (a stack needs them)."""
     kinds = np.select([steps[S.PASS_RATE] >= 1.0, steps[S.PASS_RATE] <= 0.0],
                       ["solved", "unsolved"], "mixed")
-    shares = pd.crosstab(steps[S.STEP], kinds, normalize="index")
-    zero = steps.groupby(S.STEP)[S.ZERO_VARIANCE].mean()
-    fig = go.Figure()
-    for kind in ("solved", "mixed", "unsolved"):
-        if kind in shares:
-            fig.add_trace(go.Scatter(x=shares.index, y=shares[kind], name=kind, stackgroup="mix",
-                                     line={"color": KIND_COLORS[kind], "width": 0.5}))
-    fig.add_trace(go.Scatter(x=zero.index, y=zero.to_numpy(), name="zero variance",
-                             line={"color": "#000", "dash": "dot"}))
-    fig.update_layout(title="Group mix per step (share of groups; prompt groups by text)",
-                      xaxis_title=S.STEP, yaxis={"title": "share of groups", "range": [0, 1]},
-                      hovermode="x unified", legend={"orientation": "h", "y": -0.25}, height=300)
-    return integer_steps(fig, shares.index)
+    shares = pd.crosstab(steps[S.STEP], kinds, normalize="index").reindex(
+        columns=[k for k in KIND_COLORS if k in set(kinds)])
+    zero = steps.groupby(S.STEP)[S.ZERO_VARIANCE].mean().reindex(shares.index)
+    x = shares.index.to_numpy(np.float64)
+    series = {**{k: shares[k].to_numpy(np.float64) for k in shares.columns}, ZERO: zero.to_numpy(
+        np.float64)}
+    kept = kept_points(list(series.values()))
+    data = pd.concat([pd.DataFrame({S.STEP: x[kept], "series": name, "share": values[kept],
+                                    "rank": i})  # the stack's order, solved at the bottom
+                      for i, (name, values) in enumerate(series.items())], ignore_index=True)
+    return Panel(data, _mix_spec(list(series), step))
+
+
+ZERO = "zero variance"
+
+
+def _mix_spec(names: list[str], step: int | None) -> dict:
+    colour = {"field": "series", "type": "nominal", "title": None, "legend": {"orient": "bottom"},
+              "scale": {"domain": names, "range": [KIND_COLORS.get(n, "#000") for n in names]}}
+    x = {"field": S.STEP, "type": "quantitative", "title": S.STEP, "scale": {"zero": False},
+         "axis": {"format": "d", "tickMinStep": 1}}
+    y = {"field": "share", "type": "quantitative", "title": "share of groups",
+         "scale": {"domain": [0, 1]}, "axis": {"format": ".0%"}}
+    tooltip = [{"field": S.STEP, "type": "quantitative", "format": "d"},
+               {"field": "series", "type": "nominal", "title": "of"},
+               {"field": "share", "type": "quantitative", "format": ".0%"}]
+    layers = [{"transform": [{"filter": {"field": "series", "oneOf": names[:-1]}}],
+               "mark": {"type": "area", "opacity": 0.8},
+               "encoding": {"x": x, "y": {**y, "stack": "zero"}, "color": colour,
+                            "order": {"field": "rank", "type": "quantitative"},
+                            "tooltip": tooltip}},
+              {"transform": [{"filter": {"field": "series", "equal": ZERO}}],
+               "mark": {"type": "line", "strokeDash": [2, 3]},
+               "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}}]
+    if step is not None:
+        layers.append({"data": ONE_MARK, "mark": {"type": "rule", "strokeDash": [2, 2],
+                                                  "color": "#666"},
+                       "encoding": {"x": {"datum": int(step)}}})
+    return {"height": 300, "layer": layers, **CANVAS, "title": {
+        "text": "Group mix per step (share of groups; prompt groups by text)",
+        "anchor": "start", "fontSize": 13}}
 
 
 def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:

@@ -32,10 +32,11 @@ def test_groups_page_shows_the_steps_mix_as_the_loaders_count_it(grouped):
     assert _metric(at, "mixed") == str(expected.mix["mixed"])
     shown = texts(at)
     assert "groups by: uid (64)" in shown and "advantage: derived, GRPO" in shown
-    assert not at.get("plotly_chart")  # the mix over the run is drawn once opened
+    assert not at.get("vega_lite_chart")  # the mix over the run is drawn once opened
     opened = board(grouped, step="2", page="groups", gmix="true")
-    mix = [c for c in opened.get("plotly_chart") if c.key == "c_mix"]
-    assert len(mix) == 1 and "zero variance" in mix[0].proto.spec
+    mix = [c.proto.spec for c in opened.get("vega_lite_chart")]
+    assert len(mix) == 1 and "Group mix per step" in mix[0] and "zero variance" in mix[0]
+    assert not opened.get("plotly_chart")
 
 
 def test_flag_filter_and_regex_narrow_the_table(grouped):

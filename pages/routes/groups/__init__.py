@@ -7,7 +7,6 @@ import streamlit as st
 from loaders import schema as S
 from loaders.serve.groups import StepGroups
 from pages.figures import groups as build
-from pages.figures.axes import mark_steps
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
 from pages.frame import state
@@ -103,11 +102,11 @@ def render(view: View) -> None:
     _caption(view, found)
     _table(view, found.table)
     answers.render(view, found.table)
-    # drawn only once opened: a closed expander's chart would still load Plotly (4.7 MB of
-    # script) into a page that has no other chart
+    # drawn only once opened: a closed expander's chart would still load Vega's script
+    # into a page that has no other chart, and read every step's groups
     box = st.expander("Group mix over the run", key="gmix", on_change="rerun",
                       bind="query-params")
     if box.open:
         steps, _ = view.groups.history(view.options.pass_threshold)
-        box.plotly_chart(mark_steps(build.mix_figure(steps), view.step), width="stretch",
-                         key="c_mix")
+        chart = build.mix_chart(steps, view.step)
+        box.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_mix")
