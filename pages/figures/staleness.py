@@ -1,53 +1,84 @@
-"""Pure builders of the Health page's policy-lag panel (data -> figure)."""
+"""Pure builders of the Health page's policy-lag panel (data -> Vega-Lite charts): the
+panel opened loads no Plotly script.  Lag bins are the board's own labels ("0", "1",
+"2+"), metric names the board's columns."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from loaders.health.staleness import FACTS, MIXED
-from pages.figures import traces
-from pages.figures.axes import integer_steps
+from pages.figures.step_panels import STEP, Curve, Panel, panel
+from pages.figures.vega import CANVAS
+
+LAG_COLOURS = ("#2ca02c", "#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#8c564b", "#7f7f7f")
+_TITLE = {"anchor": "start", "fontSize": 13}
 
 
-def lag_figure(table: pd.DataFrame) -> go.Figure:
+def lag_panels(table: pd.DataFrame, step: int | None = None) -> list[Panel]:
     """Per step: the share of samples at each policy lag (stacked), the lag's mean and max,
-    and the share of samples whose generation spanned several policy versions."""
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        row_heights=[0.5, 0.3, 0.2],
-                        subplot_titles=["share of samples by policy lag",
-                                        "policy lag (updates behind the trained step)", MIXED])
-    steps = table.index.to_numpy()
-    for label in (c for c in table.columns if c not in FACTS):
-        fig.add_trace(go.Bar(x=steps, y=table[label].to_numpy(), name=f"lag {label}",
-                             hovertemplate="step %{x}: %{y:.1%}<extra>lag " + label + "</extra>"),
-                      row=1, col=1)
-    for name in ("lag mean", "lag max"):
-        fig.add_trace(traces.line(steps, y=table[name].to_numpy(), mode=traces.line_mode(table),
-                                  name=name), row=2, col=1)
-    fig.add_trace(traces.line(steps, y=table[MIXED].to_numpy(), mode=traces.line_mode(table),
-                              name=MIXED), row=3, col=1)
-    fig.update_layout(barmode="stack", bargap=0, height=560, title="policy lag (async RL)",
-                      margin={"l": 10, "r": 10, "t": 60, "b": 10},
-                      legend={"orientation": "h", "y": -0.12})
-    fig.update_yaxes(tickformat=".0%", row=1, col=1)
-    fig.update_yaxes(tickformat=".0%", row=3, col=1)
-    return integer_steps(fig, table.index)
+    and the share of samples whose generation spanned several policy versions; the chosen
+    step a dotted rule on the curves."""
+    steps = table.index.to_numpy(np.float64)
+    lags = panel(steps, [Curve(name, table[name].to_numpy(np.float64), colour) for name, colour
+                         in (("lag mean", "#1f77b4"), ("lag max", "#d62728"))],
+                 title="policy lag (updates behind the trained step)", y_title="updates",
+                 step=step, height=220)
+    mixed = panel(steps, [Curve(MIXED, table[MIXED].to_numpy(np.float64), "#9467bd")],
+                  title=MIXED, y_title="share", step=step, height=180, legend=False)
+    return [_shares(table), lags, mixed]
 
 
-def by_lag_figure(table: pd.DataFrame, metric: str, step: int) -> go.Figure:
-    """One step's samples by lag: how many (bars), and a metric's mean (line)."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    labels = [str(x) for x in table.index]
-    fig.add_trace(go.Bar(x=labels, y=table["samples"].to_numpy(), name="samples",
-                         opacity=0.5), secondary_y=False)
-    if metric in table:
-        fig.add_trace(go.Scatter(x=labels, y=table[metric].to_numpy(), mode="lines+markers",
-                                 name=f"{metric} (mean)"), secondary_y=True)
-    fig.update_layout(title=f"step {step}: samples and {metric} by policy lag", height=320,
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.3})
-    fig.update_xaxes(title="policy lag", type="category")
-    fig.update_yaxes(title="samples", secondary_y=False)
-    fig.update_yaxes(title=metric, secondary_y=True)
-    return fig
+def _shares(table: pd.DataFrame) -> Panel:
+    """The share of each lag bin a step, stacked in pandas (a bin on the ones before it)."""
+    bins = [str(c) for c in table.columns if c not in FACTS]
+    shares = table[[c for c in table.columns if c not in FACTS]].fillna(0.0).to_numpy(float)
+    tops = np.cumsum(shares, axis=1)
+    steps = table.index.to_numpy(np.float64)
+    data = pd.DataFrame({STEP: np.repeat(steps, len(bins)), "lag": np.tile(bins, len(steps)),
+                         "share": shares.ravel(), "top": tops.ravel(),
+                         "bottom": (tops - shares).ravel()})
+    data = data[data["share"] > 0]
+    data["from"], data["to"] = data[STEP] - 0.45, data[STEP] + 0.45
+    colour = {"field": "lag", "type": "nominal", "title": "policy lag", "scale": {
+        "domain": bins, "range": [LAG_COLOURS[i % len(LAG_COLOURS)] for i in range(len(bins))]},
+              "legend": {"orient": "right"}}
+    spec = {"height": 260, "mark": {"type": "rect"}, **CANVAS,
+            "title": {"text": "policy lag (async RL): share of samples by lag", **_TITLE},
+            "encoding": {
+                "x": {"field": "from", "type": "quantitative", "title": STEP,
+                      "scale": {"zero": False, "nice": False},
+                      "axis": {"format": "d", "tickMinStep": 1}},
+                "x2": {"field": "to"},
+                "y": {"field": "bottom", "type": "quantitative", "title": "share of samples",
+                      "axis": {"format": ".0%"}, "scale": {"domain": [0, 1]}},
+                "y2": {"field": "top"}, "color": colour,
+                "tooltip": [{"field": STEP, "type": "quantitative", "format": "d"},
+                            {"field": "lag", "type": "nominal"},
+                            {"field": "share", "type": "quantitative", "format": ".1%"}]}}
+    return Panel(data.reset_index(drop=True), spec)
+
+
+def by_lag_chart(table: pd.DataFrame, metric: str, step: int) -> Panel:
+    """One step's samples by lag: how many (bars, left axis), and a metric's mean (a line,
+    right axis)."""
+    data = pd.DataFrame({"lag": [str(x) for x in table.index],
+                         "samples": table["samples"].to_numpy(np.int64),
+                         "mean": table[metric].to_numpy(np.float64) if metric in table
+                         else np.full(len(table), np.nan)})
+    x = {"field": "lag", "type": "nominal", "title": "policy lag", "sort": None,
+         "axis": {"labelAngle": 0}}
+    bars = {"mark": {"type": "bar", "opacity": 0.5, "color": "#1f77b4"},
+            "encoding": {"x": x, "y": {"field": "samples", "type": "quantitative",
+                                       "title": "samples"},
+                         "tooltip": [{"field": "lag", "type": "nominal"},
+                                     {"field": "samples", "type": "quantitative"}]}}
+    line = {"mark": {"type": "line", "point": True, "color": "#d62728"},
+            "encoding": {"x": x, "y": {"field": "mean", "type": "quantitative",
+                                       "title": f"{metric} (mean)", "axis": {"orient": "right"}},
+                         "tooltip": [{"field": "lag", "type": "nominal"},
+                                     {"field": "mean", "type": "quantitative", "format": ".4g",
+                                      "title": f"{metric} (mean)"}]}}
+    return Panel(data, {"height": 320, "layer": [bars, line], **CANVAS,
+                        "resolve": {"scale": {"y": "independent"}},
+                        "title": {"text": f"step {step}: samples and {metric} by policy lag",
+                                  **_TITLE}})

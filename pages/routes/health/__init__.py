@@ -12,7 +12,6 @@ from loaders.health.check import Health
 from loaders.metric_names import clip_fraction_column
 from pages.figures import health as build
 from pages.figures import staleness as lags
-from pages.figures.axes import mark_steps
 from pages.figures.text import literal
 from pages.frame.view import View
 from pages.routes.health.latency import latency_panel
@@ -101,8 +100,8 @@ def _staleness(view: View) -> None:
         return
     table = view.run.derived_table("lag_shares",
                                    lambda: staleness.lag_shares_of(view.run.numbers))
-    st.plotly_chart(mark_steps(lags.lag_figure(table), view.step), width="stretch",
-                    key="c_lag")
+    for i, chart in enumerate(lags.lag_panels(table, view.step)):
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key=f"c_lag_{i}")
     metrics = [S.kl_mean(view.options.kl_estimator), *LAG_METRICS]
     rows = view.run.step_rows(view.step)
     by = staleness.by_lag(rows, metrics)
@@ -110,9 +109,9 @@ def _staleness(view: View) -> None:
         st.caption(f"No sample of step {view.step} names its policy version.")
         return
     st.dataframe(by, width="stretch")
-    # drawn on request: a second Plotly chart costs a fresh browser most of a second
+    # drawn on request: the table above says it, and a chart more costs the browser
     if st.toggle("Chart a metric by lag", key="lag_chart", bind="query-params"):
         shown = st.selectbox("By lag", [m for m in metrics if m in by], key="lag_metric",
                              bind="query-params")
-        st.plotly_chart(lags.by_lag_figure(by, shown, view.step), width="stretch",
-                        key="c_by_lag")
+        chart = lags.by_lag_chart(by, shown, view.step)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_by_lag")
