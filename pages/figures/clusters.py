@@ -2,8 +2,8 @@
 in a chooser, and the diversity over the run."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders import schema as S
 from loaders.groups.clusters import (
@@ -14,6 +14,10 @@ from loaders.groups.clusters import (
     SKELETON,
     top_share,
 )
+from pages.figures.curve_points import kept_points
+from pages.figures.step_panels import DASHES, SERIES, STEP, VALUE, Panel
+from pages.figures.traces import MARKERS_UP_TO
+from pages.figures.vega import CANVAS
 
 SHOWN = 50  # clusters a table or a chooser lists (the rest are smaller)
 ALL = "(all)"
@@ -50,18 +54,50 @@ def choice_label(table: pd.DataFrame, cluster: str) -> str:
     return f"{int(row[S.GROUP_SIZE]):,} responses ({row[SHARE]:.0%}): {text}"
 
 
-def diversity_figure(curve: pd.DataFrame) -> go.Figure:
-    """Clusters per 100 responses and the largest cluster's share, by step: a collapse of
-    the one under a rising reward is a policy answering with one template."""
-    figure = go.Figure()
-    figure.add_scatter(x=curve.index, y=curve[CLUSTERS_PER_100], name="clusters per 100",
-                       mode="lines")
-    figure.add_scatter(x=curve.index, y=100 * curve[LARGEST_SHARE], mode="lines",
-                       name="largest cluster, % of the step")
-    figure.add_scatter(x=curve.index, y=curve[S.stat(S.REWARD, "mean")], mode="lines",
-                       name="reward mean", yaxis="y2", line={"dash": "dot"})
-    figure.update_layout(height=320, margin={"t": 30, "b": 40, "l": 50, "r": 50},
-                         xaxis_title="step", yaxis={"title": "%", "rangemode": "tozero"},
-                         yaxis2={"title": "reward", "overlaying": "y", "side": "right"},
-                         legend={"orientation": "h", "y": 1.12})
-    return figure
+def diversity_figure(curve: pd.DataFrame) -> Panel | None:
+    """Clusters per 100 responses and the largest cluster's share (%, left axis), and the
+    reward mean (dotted, right axis), by step: a collapse of the one under a rising reward
+    is a policy answering with one template.  None without a step."""
+    if curve.empty:
+        return None
+    steps = curve.index.to_numpy(np.float64)
+    columns = [curve[CLUSTERS_PER_100].to_numpy(np.float64),
+               100 * curve[LARGEST_SHARE].to_numpy(np.float64),
+               curve[S.stat(S.REWARD, "mean")].to_numpy(np.float64)]
+    kept = kept_points(columns)  # a long run: each bin's extremes of every curve
+    data = pd.concat([pd.DataFrame({STEP: steps[kept], SERIES: name, VALUE: values[kept]})
+                      for name, values in zip(DIVERSITY, columns)], ignore_index=True)
+    # a short run's steps as dots too (a lone step has no line)
+    return Panel(data, _diversity_spec(len(steps) <= MARKERS_UP_TO))
+
+
+def _diversity_spec(points: bool) -> dict:
+    x = {"field": STEP, "type": "quantitative", "title": STEP, "axis": {"format": "d"}}
+    legend = {"orient": "top", "title": None, "labelLimit": 320, "symbolType": "stroke"}
+    keys = {"color": {"field": SERIES, "type": "nominal", "legend": legend,
+                      "scale": {"domain": list(DIVERSITY), "range": list(_COLOURS)}},
+            "strokeDash": {"field": SERIES, "type": "nominal", "legend": None,
+                           "scale": {"domain": list(DIVERSITY), "range": _DASHES}},
+            "tooltip": [{"field": STEP, "type": "quantitative"},
+                        {"field": SERIES, "type": "nominal"},
+                        {"field": VALUE, "type": "quantitative", "format": ".4g"}]}
+
+    def layer(names: list[str], y_axis: dict, zero: bool) -> dict:
+        return {"transform": [{"filter": {"field": SERIES, "oneOf": names}}],
+                "mark": {"type": "line", "point": points},
+                "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative",
+                                           "axis": y_axis, "scale": {"zero": zero}}, **keys}}
+
+    # two y axes, as Plotly's yaxis2: the shares in % on the left, the reward on the right
+    return {"height": 320, "layer": [layer(list(DIVERSITY[:2]), {"title": "%"}, True),
+                                     layer([DIVERSITY[2]], {"title": "reward",
+                                                            "orient": "right"}, False)],
+            "resolve": {"scale": {"y": "independent"}},
+            "title": {"text": "diversity over the run (reward mean dotted, right axis)",
+                      "anchor": "start", "fontSize": 13},
+            **CANVAS}
+
+
+DIVERSITY = ("clusters per 100", "largest cluster, % of the step", "reward mean")
+_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")  # Plotly's first three, as the curves had
+_DASHES = [DASHES["solid"], DASHES["solid"], DASHES["dot"]]

@@ -1,46 +1,99 @@
-"""Pure builders of the Health page's latency panel (data -> figure)."""
+"""Pure builders of the Health page's latency panel (data -> Vega-Lite chart): a step's
+request times on shared bins, and its response tokens against request time as a binned count
+map, never one mark per request (8,192 requests draw as at most bins x bins cells).  Drawn
+without Plotly, the panel loads no Plotly script.  Series names are the board's own column
+names, data values only."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from loaders.health.latency import PARTS, latency_columns, time_of
-from pages.figures.rewards import HIST_OPACITY
+from pages.figures.rewards import COUNT, HIGH, HIST_OPACITY, LOW, SERIES
+from pages.figures.step_panels import Panel
+from pages.figures.vega import CANVAS
+
+HEIGHT = 320
+# Plotly's colours in its order, so the request time keeps the colour it had
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+TOKENS_LOW, TOKENS_HIGH, TIME_LOW, TIME_HIGH = "tokens_low", "tokens_high", "time_low", \
+    "time_high"
 
 
-def latency_histogram(rows: pd.DataFrame, step: int, bins: int = 40) -> go.Figure:
-    """The step's request times and their parts on shared bins (seconds)."""
+def latency_histogram(rows: pd.DataFrame, step: int, bins: int = 40) -> Panel | None:
+    """The step's request times and their parts on shared bins (seconds), overlaid, a bar
+    a bin with requests; None without a request time."""
     series = {"request time": time_of(rows)}
     series.update({part: rows[part].astype(float) for part in PARTS
                    if part in latency_columns(rows)})
     series = {k: v.dropna().to_numpy() for k, v in series.items() if v is not None}
     series = {k: v for k, v in series.items() if v.size}
-    fig = go.Figure()
     if not series:
-        fig.add_annotation(text="no request times at this step", showarrow=False)
-        return fig
+        return None
     edges = np.histogram_bin_edges(np.concatenate(list(series.values())), bins=bins)
+    frames, names = [], []
     for name, values in series.items():
         counts, _ = np.histogram(values, bins=edges)
-        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges),
-                             name=f"{name} ({values.size})", opacity=HIST_OPACITY))
-    fig.update_layout(barmode="overlay", bargap=0, height=320, xaxis_title="seconds",
-                      yaxis_title="requests", title=f"step {step}: request time and its parts",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.3})
-    return fig
+        names.append(f"{name} ({values.size})")
+        frames.append(pd.DataFrame({SERIES: names[-1], LOW: edges[:-1], HIGH: edges[1:],
+                                    COUNT: counts})[counts > 0])
+    return Panel(pd.concat(frames, ignore_index=True), _histogram_spec(names, step))
+
+
+def _histogram_spec(names: list[str], step: int) -> dict:
+    return {"height": HEIGHT, "mark": {"type": "bar", "opacity": HIST_OPACITY},
+            "encoding": {
+                "x": {"field": LOW, "type": "quantitative", "title": "seconds",
+                      "scale": {"zero": False}},
+                "x2": {"field": HIGH},
+                # overlaid as Plotly's were: each series from zero, not on the one before
+                "y": {"field": COUNT, "type": "quantitative", "title": "requests",
+                      "stack": None},
+                "y2": {"datum": 0},  # with x2 and no y2, a bar would lie across at its count
+                "color": {"field": SERIES, "type": "nominal", "title": None,
+                          "scale": {"domain": names, "range": list(COLOURS[:len(names)])},
+                          "legend": {"orient": "bottom", "direction": "horizontal"}},
+                "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
+                            {"field": LOW, "type": "quantitative", "format": ".3g"},
+                            {"field": HIGH, "type": "quantitative", "format": ".3g"},
+                            {"field": COUNT, "type": "quantitative", "title": "requests"}]},
+            **_titled(f"step {step}: request time and its parts")}
 
 
 def tokens_time_figure(binned: tuple[np.ndarray, np.ndarray, np.ndarray], step: int
-                       ) -> go.Figure:
-    """Response tokens against request time as a binned count map."""
+                       ) -> Panel:
+    """Response tokens against request time as a binned count map (loaders' tokens_vs_time:
+    counts[token bin, time bin] and both bins' edges): a cell a bin pair with requests."""
     counts, n_edges, t_edges = binned
-    fig = go.Figure(go.Heatmap(z=counts.T, x=(n_edges[:-1] + n_edges[1:]) / 2,
-                               y=(t_edges[:-1] + t_edges[1:]) / 2, colorscale="Blues",
-                               hovertemplate="%{x:.0f} tokens, %{y:.3g} s: %{z} requests"
-                                             "<extra></extra>"))
-    fig.update_layout(title=f"step {step}: response tokens vs request time", height=320,
-                      xaxis_title="response tokens", yaxis_title="seconds",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10})
-    return fig
+    n_bin, t_bin = np.nonzero(counts)  # an empty cell draws nothing (Plotly's was white)
+    data = pd.DataFrame({TOKENS_LOW: n_edges[n_bin], TOKENS_HIGH: n_edges[n_bin + 1],
+                         TIME_LOW: t_edges[t_bin], TIME_HIGH: t_edges[t_bin + 1],
+                         COUNT: counts[n_bin, t_bin].astype(np.int64)})
+    return Panel(data, _map_spec(n_edges, t_edges, step))
+
+
+def _map_spec(n_edges: np.ndarray, t_edges: np.ndarray, step: int) -> dict:
+    edges = {"zero": False, "nice": False}  # the map spans the bins, as Plotly's did
+    return {"height": HEIGHT, "mark": {"type": "rect"}, "encoding": {
+        "x": {"field": TOKENS_LOW, "type": "quantitative", "title": "response tokens",
+              "scale": {**edges, "domain": [float(n_edges[0]), float(n_edges[-1])]}},
+        "x2": {"field": TOKENS_HIGH},
+        "y": {"field": TIME_LOW, "type": "quantitative", "title": "seconds",
+              "scale": {**edges, "domain": [float(t_edges[0]), float(t_edges[-1])]}},
+        "y2": {"field": TIME_HIGH},
+        "color": {"field": COUNT, "type": "quantitative", "title": "requests",
+                  "scale": {"scheme": "blues"}},
+        "tooltip": [{"field": TOKENS_LOW, "type": "quantitative", "format": ".0f",
+                     "title": "tokens from"},
+                    {"field": TOKENS_HIGH, "type": "quantitative", "format": ".0f",
+                     "title": "tokens to"},
+                    {"field": TIME_LOW, "type": "quantitative", "format": ".3g",
+                     "title": "seconds from"},
+                    {"field": TIME_HIGH, "type": "quantitative", "format": ".3g",
+                     "title": "seconds to"},
+                    {"field": COUNT, "type": "quantitative", "title": "requests"}]},
+        **_titled(f"step {step}: response tokens vs request time")}
+
+
+def _titled(text: str) -> dict:
+    return {"title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS}

@@ -32,7 +32,7 @@ def cluster_filter(view: View, rows: pd.DataFrame, key: str = "cluster") -> np.n
                           help="near-duplicate responses: the same words, numbers aside")
     box = st.expander("Response clusters", key=f"{key}_open", on_change="rerun",
                       bind="query-params")
-    if box.open:  # drawn only once opened (a chart loads Plotly)
+    if box.open:  # drawn only once opened (a closed expander's table is still sent)
         _panel(view, table, len(rows), box)
     return np.ones(len(rows), dtype=bool) if chosen == F.ALL else (ids == chosen).to_numpy()
 
@@ -43,5 +43,8 @@ def _panel(view: View, table: pd.DataFrame, count: int, box: st.delta_generator.
     box.dataframe(F.cluster_rows(table), hide_index=True, width="stretch",
                   column_config={"share": PERCENT, "pass rate": PERCENT})
     if box.toggle("Diversity over the run", key="diversity", bind="query-params"):
-        box.plotly_chart(F.diversity_figure(diversity_curve(view.run)),
-                         width="stretch")
+        chart = F.diversity_figure(diversity_curve(view.run))
+        if chart is None:
+            box.caption("No step has clustered responses.")
+        else:
+            box.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_diversity")

@@ -31,12 +31,16 @@ def latency_panel(view: View) -> None:
     cols = st.columns(min(len(facts), 6))
     for column, (name, value) in zip(cols, list(facts.items())[:6]):
         column.metric(name, f"{value:.1%}" if name.startswith("waiting") else f"{value:,.3g}")
-    st.plotly_chart(build.latency_histogram(rows, view.step), width="stretch", key="c_latency")
+    chart = build.latency_histogram(rows, view.step)
+    if chart is None:
+        st.caption(f"No request time at step {view.step}.")
+    else:
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_latency")
     binned = latency.tokens_vs_time(rows)  # drawn on request, as a second chart costs
     if binned is not None and st.toggle("Response tokens against time", key="tokens_time",
                                         bind="query-params"):
-        st.plotly_chart(build.tokens_time_figure(binned, view.step), width="stretch",
-                        key="c_tokens_time")
+        chart = build.tokens_time_figure(binned, view.step)
+        st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_tokens_time")
     slow = latency.stragglers(rows)
     st.caption(f"the slowest {len(slow)} requests of step {view.step} (the tail that holds "
                "the batch back) · select a row to open it")
