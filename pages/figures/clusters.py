@@ -14,9 +14,8 @@ from loaders.groups.clusters import (
     SKELETON,
     top_share,
 )
-from pages.figures.curve_points import kept_points
+from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.step_panels import DASHES, SERIES, STEP, VALUE, Panel
-from pages.figures.traces import MARKERS_UP_TO
 from pages.figures.vega import CANVAS
 
 SHOWN = 50  # clusters a table or a chooser lists (the rest are smaller)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 MAX_POINTS = 400  # a curve's points at most (plus the starts of gaps and both ends)
+# few points get dots, so an isolated value stays visible; past this many a dot a point is
+# a mark each for nothing the line does not show (1,000 steps x 6 curves: 6,000 marks)
+MARKERS_UP_TO = 300
 
 
 def kept_points(columns: list[np.ndarray], max_points: int = MAX_POINTS) -> np.ndarray:

@@ -17,11 +17,10 @@ import regex as regex_engine
 from loaders.find.walk import natural_key
 from loaders.metrics.collect import TIME
 from pages.figures import glossary
-from pages.figures.curve_points import kept_points
+from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.search import matching
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
 from pages.figures.step_panels import RAW, STEP, VALUE, Panel
-from pages.figures.traces import MARKERS_UP_TO
 from pages.figures.vega import CANVAS, ONE_MARK
 
 STEP_AXIS, TIME_AXIS = "step", "time"

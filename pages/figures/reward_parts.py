@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from pages.figures.curve_points import kept_points
+from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.rewards import COLUMN, COUNT, HIGH, LOW, SERIES, histogram_spec
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import STEP, VALUE, Panel
-from pages.figures.traces import MARKERS_UP_TO
 from pages.figures.vega import CANVAS
 
 

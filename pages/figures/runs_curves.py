@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from pages.figures.curve_points import kept_points
+from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.runs import STEP_AXIS, TIME_AXIS, Series
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 from pages.figures.step_panels import HIGH, LOW, RAW, SERIES, STEP, VALUE, Panel
-from pages.figures.traces import MARKERS_UP_TO
 from pages.figures.vega import CANVAS, ONE_MARK
 
 HEIGHT = 360

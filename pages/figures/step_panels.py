@@ -14,9 +14,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from pages.figures.curve_points import kept_points
+from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, ema
-from pages.figures.traces import MARKERS_UP_TO
 from pages.figures.vega import CANVAS, ONE_MARK
 
 STEP, SERIES, VALUE, RAW, LOW, HIGH = "step", "series", "value", "raw", "low", "high"

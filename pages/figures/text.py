@@ -16,14 +16,6 @@ def strip_pad(text: str, pad: str) -> str:
     return text.replace(pad, "") if pad else text
 
 
-def plot_text(text: object) -> str:
-    """Text that a Plotly title, label, hover or annotation shows as written.
-
-    Plotly's pseudo-HTML decodes only a few named entities (amp, lt, gt, nbsp, ...), not
-    `&quot;`, so html.escape's quote escaping would show literally: escape just & < >."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def visible_token(token: str) -> str:
     """A token with its whitespace made visible: space as ·, tab as →, newline as ↵."""
     return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")

@@ -1,63 +1,13 @@
-"""Names from data in chart labels: in Plotly's, read back as the literal name under Plotly's
-own entity decoding (which knows &amp; &lt; &gt; but not &quot;), never as markup; in
-Vega-Lite's, a title's text drawn on the canvas, never a field or an expression."""
+"""Names from data in chart labels (Vega-Lite, drawn on a canvas): a title's text or a data
+value as written, never a field, an expression or markup."""
 import json
-import re
 
 import numpy as np
 import pandas as pd
 
 from pages.figures import metrics, token_heat, token_strip
-from pages.figures.text import plot_text
 
 NAME = 'he said "<b>hi</b>" & left'
-# Plotly's pseudo-HTML entity table (src/constants/string_mappings.js) plus numeric entities
-_PLOTLY = {"mu": "μ", "amp": "&", "lt": "<", "gt": ">", "nbsp": "\u00a0", "times": "×",
-           "plusmn": "±", "deg": "°"}
-
-
-def plotly_decoded(text: str) -> str:
-    """What Plotly draws for a label's text (tags aside)."""
-    def one(match: re.Match) -> str:
-        body = match.group(1)
-        if body.startswith("#x"):
-            return chr(int(body[2:], 16))
-        if body.startswith("#"):
-            return chr(int(body[1:]))
-        return _PLOTLY.get(body, match.group(0))
-    return re.sub(r"&(#x[0-9a-fA-F]+|#\d+|[a-z]+);", one, text)
-
-
-def _labels(fig) -> list[str]:
-    """Every string in the figure's JSON that mentions the name's first word."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-        elif isinstance(node, str) and "said" in node:
-            found.append(node)
-    walk(json.loads(fig.to_json()))
-    return found
-
-
-def _assert_literal(fig, expected: int) -> None:
-    labels = _labels(fig)
-    assert len(labels) >= expected
-    for label in labels:
-        assert "<b>" not in label and "&quot;" not in label
-        assert NAME in plotly_decoded(label), label
-
-
-def test_plot_text_escapes_only_what_plotly_decodes():
-    assert plot_text(NAME) == 'he said "&lt;b&gt;hi&lt;/b&gt;" &amp; left'
-    assert plotly_decoded(plot_text(NAME)) == NAME
-    assert plot_text("&quot;") == "&amp;quot;"  # a literal entity stays literal
-    assert plotly_decoded(plot_text("&quot; &lt;")) == "&quot; &lt;"
 
 
 def test_strip_names_and_marks_are_data_not_markup():

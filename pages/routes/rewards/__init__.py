@@ -42,7 +42,7 @@ def render(view: View) -> None:
     est = view.options.kl_estimator
     rows = view.run.step_rows(view.step)
     names = rewards_parts.components(rows)  # the reward's components, where the dump has them
-    # only the open tab is drawn: each plotly chart costs the browser a few hundred ms
+    # only the open tab is drawn: each chart costs the browser its drawing
     tabs = st.tabs(["Reward", "KL", "Response length", "Win rate"] + ["Components"] * bool(names),
                    key="chart", bind="query-params", on_change="rerun")
     curve = {"band_k": band_k, "smoothing": smoothing, "zero_shift": zero_shift,
