@@ -9,6 +9,7 @@ import pandas as pd
 from loaders import schema as S
 from pages.figures import rewards as R
 from pages.figures.groups import KIND_COLORS
+from pages.figures.histogram import COUNT, HIGH, LOW, SERIES
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import VALUE, Panel
 from pages.figures.vega import CANVAS
@@ -40,19 +41,19 @@ def reward_ecdf(rows: pd.DataFrame) -> Panel:
             share, x = quantile_curve(values)
             names.append(f"{column} ({values.size})")
             colours.append(colour)
-            frames.append(pd.DataFrame({R.SERIES: names[-1], VALUE: x, SHARE: share}))
+            frames.append(pd.DataFrame({SERIES: names[-1], VALUE: x, SHARE: share}))
     data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        {R.SERIES: [], VALUE: [], SHARE: []})
+        {SERIES: [], VALUE: [], SHARE: []})
     spec = {"height": HEIGHT, "mark": {"type": "line", "interpolate": "step-after"},
             "encoding": {
                 "x": {"field": VALUE, "type": "quantitative", "title": S.REWARD,
                       "scale": {"zero": False}},
                 "y": {"field": SHARE, "type": "quantitative", "title": "share of samples",
                       "scale": {"domain": [0, 1]}, "axis": {"format": ".0%"}},
-                "color": {"field": R.SERIES, "type": "nominal", "title": None,
+                "color": {"field": SERIES, "type": "nominal", "title": None,
                           "scale": {"domain": names, "range": colours},
                           "legend": {"orient": "bottom"}},
-                "tooltip": [{"field": R.SERIES, "type": "nominal", "title": "of"},
+                "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
                             {"field": VALUE, "type": "quantitative", "format": ".4g",
                              "title": "reward at most"},
                             {"field": SHARE, "type": "quantitative", "format": ".0%",
@@ -112,23 +113,23 @@ def group_means(table: pd.DataFrame, bins: int = 20) -> Panel | None:
         chosen = means[finite & (table[S.GROUP_KIND] == kind).to_numpy()]
         counts, _ = np.histogram(chosen, bins=edges)
         names.append(f"{kind} ({chosen.size})")
-        frames.append(pd.DataFrame({R.SERIES: names[-1], R.LOW: edges[:-1], R.HIGH: edges[1:],
-                                    R.COUNT: counts, BOTTOM: below, TOP: below + counts}
+        frames.append(pd.DataFrame({SERIES: names[-1], LOW: edges[:-1], HIGH: edges[1:],
+                                    COUNT: counts, BOTTOM: below, TOP: below + counts}
                                    )[counts > 0])
         below = below + counts  # stacked here: each kind on the ones before it
     colours = [KIND_COLORS[kind] for kind in ("solved", "mixed", "unsolved")]
     spec = {"height": HEIGHT, "mark": {"type": "rect"}, "encoding": {
-        "x": {"field": R.LOW, "type": "quantitative", "title": "group reward mean",
+        "x": {"field": LOW, "type": "quantitative", "title": "group reward mean",
               "scale": {"zero": False}},
-        "x2": {"field": R.HIGH},
+        "x2": {"field": HIGH},
         "y": {"field": BOTTOM, "type": "quantitative", "title": "groups"},
         "y2": {"field": TOP},
-        "color": {"field": R.SERIES, "type": "nominal", "title": None, "legend": {
+        "color": {"field": SERIES, "type": "nominal", "title": None, "legend": {
             "orient": "bottom"}, "scale": {"domain": names, "range": colours}},
-        "tooltip": [{"field": R.SERIES, "type": "nominal", "title": "kind"},
-                    {"field": R.LOW, "type": "quantitative", "format": ".3g"},
-                    {"field": R.HIGH, "type": "quantitative", "format": ".3g"},
-                    {"field": R.COUNT, "type": "quantitative", "title": "groups"}]},
+        "tooltip": [{"field": SERIES, "type": "nominal", "title": "kind"},
+                    {"field": LOW, "type": "quantitative", "format": ".3g"},
+                    {"field": HIGH, "type": "quantitative", "format": ".3g"},
+                    {"field": COUNT, "type": "quantitative", "title": "groups"}]},
             **_titled(f"Group reward means ({len(table)} groups)")}
     return Panel(pd.concat(frames, ignore_index=True), spec)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from loaders.health.latency import PARTS, latency_columns, time_of
-from pages.figures.rewards import COUNT, HIGH, HIST_OPACITY, LOW, SERIES
+from pages.figures.histogram import COUNT, binned, overlaid_bars
 from pages.figures.step_panels import Panel
 from pages.figures.vega import CANVAS
 
@@ -30,34 +30,11 @@ def latency_histogram(rows: pd.DataFrame, step: int, bins: int = 40) -> Panel | 
     series = {k: v for k, v in series.items() if v.size}
     if not series:
         return None
-    edges = np.histogram_bin_edges(np.concatenate(list(series.values())), bins=bins)
-    frames, names = [], []
-    for name, values in series.items():
-        counts, _ = np.histogram(values, bins=edges)
-        names.append(f"{name} ({values.size})")
-        frames.append(pd.DataFrame({SERIES: names[-1], LOW: edges[:-1], HIGH: edges[1:],
-                                    COUNT: counts})[counts > 0])
-    return Panel(pd.concat(frames, ignore_index=True), _histogram_spec(names, step))
-
-
-def _histogram_spec(names: list[str], step: int) -> dict:
-    return {"height": HEIGHT, "mark": {"type": "bar", "opacity": HIST_OPACITY},
-            "encoding": {
-                "x": {"field": LOW, "type": "quantitative", "title": "seconds",
-                      "scale": {"zero": False}},
-                "x2": {"field": HIGH},
-                # overlaid as Plotly's were: each series from zero, not on the one before
-                "y": {"field": COUNT, "type": "quantitative", "title": "requests",
-                      "stack": None},
-                "y2": {"datum": 0},  # with x2 and no y2, a bar would lie across at its count
-                "color": {"field": SERIES, "type": "nominal", "title": None,
-                          "scale": {"domain": names, "range": list(COLOURS[:len(names)])},
-                          "legend": {"orient": "bottom", "direction": "horizontal"}},
-                "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
-                            {"field": LOW, "type": "quantitative", "format": ".3g"},
-                            {"field": HIGH, "type": "quantitative", "format": ".3g"},
-                            {"field": COUNT, "type": "quantitative", "title": "requests"}]},
-            **_titled(f"step {step}: request time and its parts")}
+    data, names = binned(series, bins)
+    # overlaid as Plotly's were: each series from zero, not on the one before
+    return Panel(data, {"height": HEIGHT, **overlaid_bars(
+        names, list(COLOURS[:len(names)]), ("seconds", "requests"), "bottom", ".3g"),
+        **_titled(f"step {step}: request time and its parts")})
 
 
 def tokens_time_figure(binned: tuple[np.ndarray, np.ndarray, np.ndarray], step: int

@@ -9,7 +9,8 @@ import pandas as pd
 
 from loaders import schema as S
 from pages.figures.curve_points import MARKERS_UP_TO, kept_points
-from pages.figures.rewards import COLUMN, COUNT, HIGH, LOW, SERIES, histogram_spec
+from pages.figures.histogram import SERIES, binned
+from pages.figures.rewards import histogram_spec
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import STEP, VALUE, Panel
 from pages.figures.vega import CANVAS
@@ -58,13 +59,9 @@ def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> Panel 
     values = values[np.isfinite(values)]
     if not values.size:
         return None
-    edges = np.histogram_bin_edges(values, bins=bins)
-    counts, _ = np.histogram(values, bins=edges)
-    label = f"{name} ({values.size})"
-    data = pd.DataFrame({COLUMN: name, SERIES: label, LOW: edges[:-1], HIGH: edges[1:],
-                         COUNT: counts})[counts > 0]
+    data, names = binned({name: values}, bins)
     title = f"{name} ({values.size} samples; click a bar for its samples)"
-    return Panel(data.reset_index(drop=True), histogram_spec([label], title, x_title=name))
+    return Panel(data, histogram_spec(names, title, x_title=name))
 
 
 REWARD_MEAN = "reward (mean)"

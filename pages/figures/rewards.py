@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from pages.figures.histogram import COLUMN, HIGH, LOW, binned, overlaid_bars
 from pages.figures.smoothing import column_values, ema, first_value, has_data
 from pages.figures.step_panels import PICK, Curve, Marks, Panel, panel
 from pages.figures.vega import CANVAS
@@ -20,10 +21,8 @@ from pages.figures.vega import CANVAS
 RL_COLOR, REF_COLOR, WIN_COLOR = "#1f77b4", "#ff7f0e", "#9467bd"
 VALID_COLOR, REF_VALID_COLOR = "#2ca02c", "#d62728"
 GAIN_COLOR, LOSS_COLOR, EVEN_COLOR = "#2ca02c", "#d62728", "#9e9e9e"
-HIST_OPACITY = 0.55
 CURVE_HEIGHT = 420
 BIN = "bin"  # a histogram click's point selection: Streamlit reports it under this key
-COLUMN, SERIES, LOW, HIGH, COUNT = "column", "series", "low", "high", "count"
 
 
 def _samples_note(stats: pd.DataFrame) -> str:
@@ -125,41 +124,20 @@ def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> Panel | None:
     series = {c: v[np.isfinite(v)] for c, v in series.items()}
     if not series:
         return None
-    edges = np.histogram_bin_edges(np.concatenate(list(series.values())), bins=bins)
-    frames, names = [], []
-    for column, values in series.items():
-        counts, _ = np.histogram(values, bins=edges)
-        names.append(f"{column} ({values.size})")
-        frames.append(pd.DataFrame({COLUMN: column, SERIES: names[-1], LOW: edges[:-1],
-                                    HIGH: edges[1:], COUNT: counts})[counts > 0])
+    data, names = binned(series, bins)
     shown = " vs ".join(series)  # a dump without ref_reward draws, and names, reward alone
     title = (f"{shown} distribution ({bins} bins{' on shared edges' if len(series) > 1 else ''}"
              "; counts of samples; click a bar to open its samples)")
-    return Panel(pd.concat(frames, ignore_index=True), histogram_spec(names, title))
+    return Panel(data, histogram_spec(names, title))
 
 
 def histogram_spec(names: list[str], title: str, x_title: str = S.REWARD) -> dict:
-    """Bars of (COLUMN, SERIES, LOW, HIGH, COUNT) rows, a colour a series (the reward's,
-    then the reference's), a click picking a bar (BIN)."""
-    colors = [RL_COLOR, REF_COLOR][:len(names)]
+    """histogram.binned()'s bars, a colour a series (the reward's, then the reference's), a
+    click picking a bar (BIN)."""
     return {"height": CURVE_HEIGHT, "title": {"text": title, "anchor": "start", "fontSize": 13},
-            "mark": {"type": "bar", "opacity": HIST_OPACITY},
             "params": [{"name": BIN, "select": {"type": "point", "on": "click",
                                                 "fields": [COLUMN, LOW, HIGH]}}],
-            "encoding": {
-                "x": {"field": LOW, "type": "quantitative", "title": x_title,
-                      "scale": {"zero": False}},
-                "x2": {"field": HIGH},
-                "y": {"field": COUNT, "type": "quantitative", "title": "samples",
-                      "stack": None},
-                "y2": {"datum": 0},  # with x2 and no y2, a bar would lie across at its count
-                "color": {"field": SERIES, "type": "nominal", "title": None,
-                          "scale": {"domain": names, "range": colors},
-                          "legend": {"orient": "top", "direction": "horizontal"}},
-                "tooltip": [{"field": SERIES, "type": "nominal", "title": "of"},
-                            {"field": LOW, "type": "quantitative", "format": ".4g"},
-                            {"field": HIGH, "type": "quantitative", "format": ".4g"},
-                            {"field": COUNT, "type": "quantitative", "title": "samples"}]},
+            **overlaid_bars(names, [RL_COLOR, REF_COLOR][:len(names)], (x_title, "samples")),
             **CANVAS}
 
 
