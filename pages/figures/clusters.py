@@ -53,7 +53,7 @@ def choice_label(table: pd.DataFrame, cluster: str) -> str:
     return f"{int(row[S.GROUP_SIZE]):,} responses ({row[SHARE]:.0%}): {text}"
 
 
-def diversity_figure(curve: pd.DataFrame) -> Panel | None:
+def diversity_chart(curve: pd.DataFrame) -> Panel | None:
     """Clusters per 100 responses and the largest cluster's share (%, left axis), and the
     reward mean (dotted, right axis), by step: a collapse of the one under a rising reward
     is a policy answering with one template.  None without a step."""

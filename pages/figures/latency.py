@@ -37,7 +37,7 @@ def latency_histogram(rows: pd.DataFrame, step: int, bins: int = 40) -> Panel | 
         **_titled(f"step {step}: request time and its parts")})
 
 
-def tokens_time_figure(binned: tuple[np.ndarray, np.ndarray, np.ndarray], step: int
+def tokens_time_chart(binned: tuple[np.ndarray, np.ndarray, np.ndarray], step: int
                        ) -> Panel:
     """Response tokens against request time as a binned count map (loaders' tokens_vs_time:
     counts[token bin, time bin] and both bins' edges): a cell a bin pair with requests."""

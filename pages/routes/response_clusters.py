@@ -43,7 +43,7 @@ def _panel(view: View, table: pd.DataFrame, count: int, box: st.delta_generator.
     box.dataframe(F.cluster_rows(table), hide_index=True, width="stretch",
                   column_config={"share": PERCENT, "pass rate": PERCENT})
     if box.toggle("Diversity over the run", key="diversity", bind="query-params"):
-        chart = F.diversity_figure(diversity_curve(view.run))
+        chart = F.diversity_chart(diversity_curve(view.run))
         if chart is None:
             box.caption("No step has clustered responses.")
         else:

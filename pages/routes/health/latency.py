@@ -39,7 +39,7 @@ def latency_panel(view: View) -> None:
     binned = latency.tokens_vs_time(rows)  # drawn on request, as a second chart costs
     if binned is not None and st.toggle("Response tokens against time", key="tokens_time",
                                         bind="query-params"):
-        chart = build.tokens_time_figure(binned, view.step)
+        chart = build.tokens_time_chart(binned, view.step)
         st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_tokens_time")
     slow = latency.stragglers(rows)
     st.caption(f"the slowest {len(slow)} requests of step {view.step} (the tail that holds "
