@@ -117,8 +117,12 @@ def group_means(table: pd.DataFrame, bins: int = 20) -> Panel | None:
                                     COUNT: counts, BOTTOM: below, TOP: below + counts}
                                    )[counts > 0])
         below = below + counts  # stacked here: each kind on the ones before it
+    return Panel(pd.concat(frames, ignore_index=True), _means_spec(names, len(table)))
+
+
+def _means_spec(names: list[str], groups: int) -> dict:
     colours = [KIND_COLORS[kind] for kind in ("solved", "mixed", "unsolved")]
-    spec = {"height": HEIGHT, "mark": {"type": "rect"}, "encoding": {
+    return {"height": HEIGHT, "mark": {"type": "rect"}, "encoding": {
         "x": {"field": LOW, "type": "quantitative", "title": "group reward mean",
               "scale": {"zero": False}},
         "x2": {"field": HIGH},
@@ -130,8 +134,7 @@ def group_means(table: pd.DataFrame, bins: int = 20) -> Panel | None:
                     {"field": LOW, "type": "quantitative", "format": ".3g"},
                     {"field": HIGH, "type": "quantitative", "format": ".3g"},
                     {"field": COUNT, "type": "quantitative", "title": "groups"}]},
-            **_titled(f"Group reward means ({len(table)} groups)")}
-    return Panel(pd.concat(frames, ignore_index=True), spec)
+        **_titled(f"Group reward means ({groups} groups)")}
 
 
 def _titled(text: str) -> dict:

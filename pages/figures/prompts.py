@@ -73,8 +73,12 @@ def history_chart(steps: pd.DataFrame) -> Panel:
                                 VALUE: steps[S.PASS_RATE].to_numpy(float)[zero]}))
     data = pd.concat(frames, ignore_index=True).dropna(subset=[VALUE])
     names = [name for name, _ in _HISTORY] + [ZERO] * bool(zero.any())  # a legend of what is
+    return Panel(data, _history_spec(names))  # drawn
+
+
+def _history_spec(names: list[str]) -> dict:
     colour = {"field": SERIES, "type": "nominal", "title": None, "legend": {"orient": "bottom"},
-              "scale": {"domain": names, "range": _COLOURS[:len(names)]}}  # drawn
+              "scale": {"domain": names, "range": _COLOURS[:len(names)]}}
     at = {"field": S.STEP, "type": "quantitative", "title": S.STEP,
           "axis": {"format": "d", "tickMinStep": 1}, "scale": {"zero": False}}
     tooltip = [{"field": S.STEP, "type": "quantitative", "format": "d"},
@@ -91,10 +95,10 @@ def history_chart(steps: pd.DataFrame) -> Panel:
                                      "filled": True}, "reward / pass rate")]}
     right = layer(names[2:3], {"type": "line", "point": True, "strokeDash": [2, 3]},
                   "tokens", orient="right")
-    return Panel(data, {"height": 320, "layer": [left, right], **CANVAS,
-                        "resolve": {"scale": {"y": "independent"}},
-                        "title": {"text": "This prompt's group at each step it appears",
-                                  "anchor": "start", "fontSize": 13}})
+    return {"height": 320, "layer": [left, right], **CANVAS,
+            "resolve": {"scale": {"y": "independent"}},
+            "title": {"text": "This prompt's group at each step it appears", "anchor": "start",
+                      "fontSize": 13}}
 
 
 SERIES, VALUE, ZERO = "series", "value", "zero variance"

@@ -28,6 +28,12 @@ def components_chart(table: pd.DataFrame, names: list[str], add_up: bool) -> Pan
     data = pd.concat([pd.DataFrame({STEP: steps[kept], SERIES: label,
                                     VALUE: column_values(table, c)[kept]})
                       for c, label in zip(columns, labels)], ignore_index=True)
+    return Panel(data, _components_spec(labels, add_up, len(kept) <= MARKERS_UP_TO))
+
+
+def _components_spec(labels: list[str], add_up: bool, points: bool) -> dict:
+    """labels: the components', then the reward mean's; points: a dot a step."""
+    names = labels[:-1]
     colour = {"field": SERIES, "type": "nominal", "title": None, "legend": {"orient": "bottom"},
               "scale": {"domain": labels, "range": [*PALETTE[:len(names)], "#000"]}}
     x = {"field": STEP, "type": "quantitative", "title": STEP, "scale": {"zero": False},
@@ -41,15 +47,14 @@ def components_chart(table: pd.DataFrame, names: list[str], add_up: bool) -> Pan
                 "encoding": {"x": x, "color": colour, "tooltip": tooltip, "y": {
                     "field": VALUE, "type": "quantitative", "title": "mean", "stack": stack}}}
 
-    points = len(kept) <= MARKERS_UP_TO
     parts = layer(names, {"type": "area", "opacity": 0.7, "line": True} if add_up
                   else {"type": "line", "point": points}, "zero" if add_up else None)
     reward = layer([REWARD_MEAN], {"type": "line", "strokeDash": [2, 3], "point": points},
                    None)
     how = "stacked: they add up to the reward" if add_up else "they do not add up to the reward"
-    return Panel(data, {"height": 360, "layer": [parts, reward], **CANVAS,
-                        "title": {"text": f"reward components, mean per step ({how})",
-                                  "anchor": "start", "fontSize": 13}})
+    return {"height": 360, "layer": [parts, reward], **CANVAS,
+            "title": {"text": f"reward components, mean per step ({how})", "anchor": "start",
+                      "fontSize": 13}}
 
 
 def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> Panel | None:
