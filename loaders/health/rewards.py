@@ -4,6 +4,8 @@ while the accuracy is at its worst: the classic hack).  Made over the index's nu
 few steps at a time; a step's tables over its own rows."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -20,6 +22,14 @@ def components(rows: pd.DataFrame) -> list[str]:
     like one is not)."""
     return [c for c in reward_components(str(c) for c in rows.columns)
             if pd.api.types.is_numeric_dtype(rows[c]) and not pd.api.types.is_bool_dtype(rows[c])]
+
+
+def means_table_name(names: list[str]) -> str:
+    """The name the components' means by step are kept under beside the index: a digest of
+    their names, which are the dump's own keys (any text, upper case included), where a
+    kept table's name is a file name of [a-z0-9_=-]."""
+    digest = hashlib.blake2b("\0".join(names).encode(), digest_size=8).hexdigest()
+    return f"reward_components-{digest}"
 
 
 def means_by_step(rows: pd.DataFrame, names: list[str]) -> pd.DataFrame:

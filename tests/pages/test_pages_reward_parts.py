@@ -1,4 +1,6 @@
 """A reward's components on the Rewards page, through the real app and the loaders."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -89,3 +91,27 @@ def test_responses_keep_a_columns_range_as_a_bar_click_asks(components_run):
     assert len(table) == 2 and (table["format_reward"] == 1.0).all()
     whole = goto(board(components_run, step="1"), "responses")
     assert len(whole.dataframe[0].value) == 8 and current_page(whole) == "responses"
+
+
+HOSTILE = '<img src=x onerror="window.pwned=1">Format_Reward'  # the dump's own key
+
+
+def test_a_component_named_with_any_text_draws_its_chart_and_stays_data(tmp_path):
+    """A component's name is the dump's key: upper case and markup included.  Its means are
+    kept under a digest of the names (a kept table's name is a file name), and the name is
+    a data value of the charts, never part of the spec."""
+    samples = [make_sample(step, seed=i, accuracy_reward=float(i % 2), reward=float(i % 2))
+               | {HOSTILE: 0.25 * (i % 3)} for step in (1, 2) for i in range(6)]
+    root = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", samples).parent
+    assert parts.means_table_name([HOSTILE, "accuracy_reward"]).startswith("reward_components-")
+    at = board(root, page="rewards", step="2", chart="Components", dist="Components",
+               component=HOSTILE)
+    assert not errors(at) and not at.exception, at.exception
+    specs = [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert "reward components, mean per step" in specs[0]
+    assert HOSTILE not in specs[0]  # over the run: the name is a row's value, not the spec's
+    assert len(specs) == 2  # its histogram: the name its title's text, drawn as it is
+    assert json.loads(specs[1])["title"]["text"].startswith(HOSTILE)
+    # reopened, the kept table is read back under the same name
+    again = board(root, page="rewards", step="2", chart="Components")
+    assert not again.exception and not errors(again)

@@ -18,7 +18,7 @@ from pages.frame.widgets import picked_row
 
 
 def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
-    table = view.run.derived_table("reward_components-" + "-".join(names),
+    table = view.run.derived_table(parts.means_table_name(names),
                                    lambda: parts.means_by_step_of(view.run.numbers, names))
     chart = build.components_chart(table, names, parts.add_up(rows, names))
     st.vega_lite_chart(chart.data, chart.spec, width="stretch", key="c_components")
