@@ -16,7 +16,7 @@ from loaders.groups.clusters import (
 )
 from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.step_panels import DASHES, SERIES, STEP, VALUE, Panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, title
 
 SHOWN = 50  # clusters a table or a chooser lists (the rest are smaller)
 ALL = "(all)"
@@ -92,8 +92,7 @@ def _diversity_spec(points: bool) -> dict:
                                      layer([DIVERSITY[2]], {"title": "reward",
                                                             "orient": "right"}, False)],
             "resolve": {"scale": {"y": "independent"}},
-            "title": {"text": "diversity over the run (reward mean dotted, right axis)",
-                      "anchor": "start", "fontSize": 13},
+            "title": title("diversity over the run (reward mean dotted, right axis)"),
             **CANVAS}
 
 

@@ -12,7 +12,7 @@ from pages.figures.groups import KIND_COLORS
 from pages.figures.histogram import COUNT, HIGH, LOW, SERIES
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import VALUE, Panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import titled
 
 POINTS = 256  # quantiles drawn per curve, whatever the number of samples
 
@@ -58,7 +58,7 @@ def reward_ecdf(rows: pd.DataFrame) -> Panel:
                              "title": "reward at most"},
                             {"field": SHARE, "type": "quantitative", "format": ".0%",
                              "title": "share of samples"}]},
-            **_titled(f"ECDF of {S.REWARD} (further right is better)")}
+            **titled(f"ECDF of {S.REWARD} (further right is better)")}
     return Panel(data, spec)
 
 
@@ -96,7 +96,7 @@ def reward_gap_curve(rows: pd.DataFrame) -> Panel | None:
              f"behind {n['behind']} of {gap.size}")
     return Panel(data, {"height": HEIGHT, "layer": [fill(AHEAD, R.GAIN_COLOR),
                                                     fill(BEHIND, R.LOSS_COLOR), line],
-                        **_titled(title)})
+                        **titled(title)})
 
 
 def group_means(table: pd.DataFrame, bins: int = 20) -> Panel | None:
@@ -134,11 +134,8 @@ def _means_spec(names: list[str], groups: int) -> dict:
                     {"field": LOW, "type": "quantitative", "format": ".3g"},
                     {"field": HIGH, "type": "quantitative", "format": ".3g"},
                     {"field": COUNT, "type": "quantitative", "title": "groups"}]},
-        **_titled(f"Group reward means ({groups} groups)")}
+        **titled(f"Group reward means ({groups} groups)")}
 
-
-def _titled(text: str) -> dict:
-    return {"title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS}
 
 
 HEIGHT = 340

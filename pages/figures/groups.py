@@ -13,7 +13,7 @@ from pages.figures.search import matching
 from pages.figures.step_panels import Panel
 from pages.figures.tables import extra_columns, previews
 from pages.figures.text import strip_pad, strip_system
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import ONE_MARK, titled
 from pages.frame.view import DisplayOptions
 
 ID = "id"  # the group id as text: the URL and the table selection carry it
@@ -118,9 +118,8 @@ def _mix_spec(names: list[str], step: int | None) -> dict:
         layers.append({"data": ONE_MARK, "mark": {"type": "rule", "strokeDash": [2, 2],
                                                   "color": "#666"},
                        "encoding": {"x": {"datum": int(step)}}})
-    return {"height": 300, "layer": layers, **CANVAS, "title": {
-        "text": "Group mix per step (share of groups; prompt groups by text)",
-        "anchor": "start", "fontSize": 13}}
+    return {"height": 300, "layer": layers,
+            **titled("Group mix per step (share of groups; prompt groups by text)")}
 
 
 def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:

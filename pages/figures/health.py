@@ -7,7 +7,7 @@ import pandas as pd
 
 from loaders import schema as S
 from pages.figures.step_panels import HIGH, LOW, STEP, Curve, Marks, Panel, panel
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import CANVAS, ONE_MARK, title
 
 STABILITY = ((S.H_REWARD, "reward"), (S.H_KL, "KL"), (S.H_ENTROPY, "entropy"),
              (S.H_GRAD_NORM, "grad norm"))
@@ -26,8 +26,7 @@ def stage_times_chart(stages: pd.DataFrame) -> Panel:
     long[LOW] = long[HIGH] - long[SECONDS]
     no_zero = {"zero": False, "nice": False, "padding": 10}  # the steps drawn, a margin
     spec = {"height": 320, "mark": {"type": "rect"}, **CANVAS,
-            "title": {"text": "stage times per step (stacked)", "anchor": "start",
-                      "fontSize": 13},
+            "title": title("stage times per step (stacked)"),
             "encoding": {
                 "x": {"field": FROM, "type": "quantitative", "title": STEP, "scale": no_zero,
                       "axis": {"format": "d", "tickMinStep": 1}},
@@ -83,7 +82,7 @@ def rank_heatmap(table: pd.DataFrame, value: str) -> Panel:
     data[FROM], data[TO] = data[STEP] - 0.5, data[STEP] + 0.5
     no_zero = {"zero": False, "nice": False}
     spec = {"height": {"step": 28}, "mark": {"type": "rect"}, **CANVAS,
-            "title": {"text": f"{value} per rank and step", "anchor": "start", "fontSize": 13},
+            "title": title(f"{value} per rank and step"),
             "encoding": {
                 "x": {"field": FROM, "type": "quantitative", "title": STEP, "scale": no_zero,
                       "axis": {"format": "d", "tickMinStep": 1}},

@@ -11,7 +11,7 @@ import pandas as pd
 from loaders.health.latency import PARTS, latency_columns, time_of
 from pages.figures.histogram import COUNT, binned, overlaid_bars
 from pages.figures.step_panels import Panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import titled
 
 HEIGHT = 320
 # Plotly's colours in its order, so the request time keeps the colour it had
@@ -34,7 +34,7 @@ def latency_histogram(rows: pd.DataFrame, step: int, bins: int = 40) -> Panel | 
     # overlaid as Plotly's were: each series from zero, not on the one before
     return Panel(data, {"height": HEIGHT, **overlaid_bars(
         names, list(COLOURS[:len(names)]), ("seconds", "requests"), "bottom", ".3g"),
-        **_titled(f"step {step}: request time and its parts")})
+        **titled(f"step {step}: request time and its parts")})
 
 
 def tokens_time_chart(binned: tuple[np.ndarray, np.ndarray, np.ndarray], step: int
@@ -69,8 +69,5 @@ def _map_spec(n_edges: np.ndarray, t_edges: np.ndarray, step: int) -> dict:
                     {"field": TIME_HIGH, "type": "quantitative", "format": ".3g",
                      "title": "seconds to"},
                     {"field": COUNT, "type": "quantitative", "title": "requests"}]},
-        **_titled(f"step {step}: response tokens vs request time")}
+        **titled(f"step {step}: response tokens vs request time")}
 
-
-def _titled(text: str) -> dict:
-    return {"title": {"text": text, "anchor": "start", "fontSize": 13}, **CANVAS}

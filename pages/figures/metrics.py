@@ -21,7 +21,7 @@ from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.search import matching
 from pages.figures.smoothing import RAW_OPACITY, column_values, ema, first_value
 from pages.figures.step_panels import RAW, STEP, VALUE, Panel
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import ONE_MARK, titled
 
 STEP_AXIS, TIME_AXIS = "step", "time"
 HEIGHT = 260  # the whole chart's: title, axes and plot
@@ -125,5 +125,4 @@ def _spec(title: str, x_title: str, drawn: tuple[bool, bool], step: int | None) 
         layers.append({"data": ONE_MARK,
                        "mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
                        "encoding": {"x": {"datum": int(step)}}})
-    return {"height": HEIGHT, "layer": layers, **CANVAS,
-            "title": {"text": title, "anchor": "start", "fontSize": 13}}
+    return {"height": HEIGHT, "layer": layers, **titled(title)}

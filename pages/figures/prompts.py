@@ -11,7 +11,7 @@ from loaders import schema as S
 from pages.figures.search import matching
 from pages.figures.step_panels import Panel
 from pages.figures.tables import previews
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, title
 from pages.frame.view import DisplayOptions
 
 ID = "id"  # the prompt id as text, for the URL and the selection
@@ -85,10 +85,10 @@ def _history_spec(names: list[str]) -> dict:
                {"field": SERIES, "type": "nominal", "title": "of"},
                {"field": VALUE, "type": "quantitative", "format": ".3g"}]
 
-    def layer(shown: list[str], mark: dict, title: str, **axis: str) -> dict:
+    def layer(shown: list[str], mark: dict, y_title: str, **axis: str) -> dict:
         return {"transform": [{"filter": {"field": SERIES, "oneOf": shown}}], "mark": mark,
                 "encoding": {"x": at, "color": colour, "tooltip": tooltip, "y": {
-                    "field": VALUE, "type": "quantitative", "title": title, "axis": axis}}}
+                    "field": VALUE, "type": "quantitative", "title": y_title, "axis": axis}}}
 
     left = {"layer": [layer(names[:2], {"type": "line", "point": True}, "reward / pass rate"),
                       layer([ZERO], {"type": "point", "shape": "cross", "size": 90,
@@ -97,8 +97,7 @@ def _history_spec(names: list[str]) -> dict:
                   "tokens", orient="right")
     return {"height": 320, "layer": [left, right], **CANVAS,
             "resolve": {"scale": {"y": "independent"}},
-            "title": {"text": "This prompt's group at each step it appears", "anchor": "start",
-                      "fontSize": 13}}
+            "title": title("This prompt's group at each step it appears")}
 
 
 SERIES, VALUE, ZERO = "series", "value", "zero variance"

@@ -13,7 +13,7 @@ from pages.figures.histogram import SERIES, binned
 from pages.figures.rewards import histogram_spec
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import STEP, VALUE, Panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, title
 
 
 def components_chart(table: pd.DataFrame, names: list[str], add_up: bool) -> Panel:
@@ -53,8 +53,7 @@ def _components_spec(labels: list[str], add_up: bool, points: bool) -> dict:
                    None)
     how = "stacked: they add up to the reward" if add_up else "they do not add up to the reward"
     return {"height": 360, "layer": [parts, reward], **CANVAS,
-            "title": {"text": f"reward components, mean per step ({how})", "anchor": "start",
-                      "fontSize": 13}}
+            "title": title(f"reward components, mean per step ({how})")}
 
 
 def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> Panel | None:
@@ -65,8 +64,8 @@ def component_histogram(rows: pd.DataFrame, name: str, bins: int = 30) -> Panel 
     if not values.size:
         return None
     data, names = binned({name: values}, bins)
-    title = f"{name} ({values.size} samples; click a bar for its samples)"
-    return Panel(data, histogram_spec(names, title, x_title=name))
+    heading = f"{name} ({values.size} samples; click a bar for its samples)"
+    return Panel(data, histogram_spec(names, heading, x_title=name))
 
 
 REWARD_MEAN = "reward (mean)"

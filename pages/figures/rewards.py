@@ -16,7 +16,7 @@ from loaders import schema as S
 from pages.figures.histogram import COLUMN, HIGH, LOW, binned, overlaid_bars
 from pages.figures.smoothing import column_values, ema, first_value, has_data
 from pages.figures.step_panels import PICK, Curve, Marks, Panel, panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import titled
 
 RL_COLOR, REF_COLOR, WIN_COLOR = "#1f77b4", "#ff7f0e", "#9467bd"
 VALID_COLOR, REF_VALID_COLOR = "#2ca02c", "#d62728"
@@ -134,11 +134,10 @@ def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> Panel | None:
 def histogram_spec(names: list[str], title: str, x_title: str = S.REWARD) -> dict:
     """histogram.binned()'s bars, a colour a series (the reward's, then the reference's), a
     click picking a bar (BIN)."""
-    return {"height": CURVE_HEIGHT, "title": {"text": title, "anchor": "start", "fontSize": 13},
+    return {"height": CURVE_HEIGHT, **titled(title),
             "params": [{"name": BIN, "select": {"type": "point", "on": "click",
                                                 "fields": [COLUMN, LOW, HIGH]}}],
-            **overlaid_bars(names, [RL_COLOR, REF_COLOR][:len(names)], (x_title, "samples")),
-            **CANVAS}
+            **overlaid_bars(names, [RL_COLOR, REF_COLOR][:len(names)], (x_title, "samples"))}
 
 
 def selected_step(selection: dict) -> int | None:

@@ -11,7 +11,7 @@ from pandas.io.formats.style import Styler
 from loaders import schema as S
 from pages.figures.runs import PALETTE
 from pages.figures.step_panels import Panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, title
 
 
 def alerts_frame(per_run: Sequence[tuple[str, list]]) -> pd.DataFrame:
@@ -53,5 +53,4 @@ def alerts_timeline(table: pd.DataFrame, run_colours: dict[str, str]) -> Panel:
                "encoding": encoding}
               for severity, filled in (("weak", False), ("strong", True))]
     return Panel(data, {"height": {"step": 40}, "layer": layers, **CANVAS,
-                        "title": {"text": "alerts per run (filled: strong, open: weak)",
-                                  "anchor": "start", "fontSize": 13}})
+                        "title": title("alerts per run (filled: strong, open: weak)")})

@@ -20,7 +20,7 @@ from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.runs import STEP_AXIS, TIME_AXIS, Series
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, column_values, ema
 from pages.figures.step_panels import HIGH, LOW, RAW, SERIES, STEP, VALUE, Panel
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import ONE_MARK, titled
 
 HEIGHT = 360
 HOURS = "hours since the run's first step"
@@ -94,11 +94,7 @@ def _spec(series: Sequence[Series], title: str, x_title: str,
                {"field": VALUE, "type": "quantitative", "format": ".4g", "title": "value"}]
     layers.append({"mark": {"type": "line", "point": points},
                    "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}})
-    return {"height": HEIGHT, "layer": layers, "title": _title(title), **CANVAS}
-
-
-def _title(text: str) -> dict:
-    return {"text": text, "anchor": "start", "fontSize": 13}
+    return {"height": HEIGHT, "layer": layers, **titled(title)}
 
 
 def _by_run(names: list[str], colours: list[str]) -> dict:
@@ -135,7 +131,7 @@ def difference_chart(diffs: Sequence[Series], title: str, baseline: str) -> Pane
                "encoding": {"x": x, "y": {"field": VALUE, "type": "quantitative", "title": None},
                             "color": colour, "tooltip": tooltip}}]
     text = f"{title} — B − A on common steps ({common} points)"
-    return Panel(data, {"height": 340, "layer": layers, "title": _title(text), **CANVAS})
+    return Panel(data, {"height": 340, "layer": layers, **titled(text)})
 
 
 def _difference_rows(one: Series, name: str) -> pd.DataFrame:

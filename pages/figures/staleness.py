@@ -8,10 +8,9 @@ import pandas as pd
 
 from loaders.health.staleness import FACTS, MIXED
 from pages.figures.step_panels import STEP, Curve, Panel, panel
-from pages.figures.vega import CANVAS
+from pages.figures.vega import CANVAS, title
 
 LAG_COLOURS = ("#2ca02c", "#1f77b4", "#ff7f0e", "#d62728", "#9467bd", "#8c564b", "#7f7f7f")
-_TITLE = {"anchor": "start", "fontSize": 13}
 
 
 def lag_panels(table: pd.DataFrame, step: int | None = None) -> list[Panel]:
@@ -43,7 +42,7 @@ def _shares(table: pd.DataFrame) -> Panel:
         "domain": bins, "range": [LAG_COLOURS[i % len(LAG_COLOURS)] for i in range(len(bins))]},
               "legend": {"orient": "right"}}
     spec = {"height": 260, "mark": {"type": "rect"}, **CANVAS,
-            "title": {"text": "policy lag (async RL): share of samples by lag", **_TITLE},
+            "title": title("policy lag (async RL): share of samples by lag"),
             "encoding": {
                 "x": {"field": "from", "type": "quantitative", "title": STEP,
                       "scale": {"zero": False, "nice": False},
@@ -80,5 +79,4 @@ def by_lag_chart(table: pd.DataFrame, metric: str, step: int) -> Panel:
                                       "title": f"{metric} (mean)"}]}}
     return Panel(data, {"height": 320, "layer": [bars, line], **CANVAS,
                         "resolve": {"scale": {"y": "independent"}},
-                        "title": {"text": f"step {step}: samples and {metric} by policy lag",
-                                  **_TITLE}})
+                        "title": title(f"step {step}: samples and {metric} by policy lag")})

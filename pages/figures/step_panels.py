@@ -16,7 +16,7 @@ import pandas as pd
 
 from pages.figures.curve_points import MARKERS_UP_TO, kept_points
 from pages.figures.smoothing import BAND_OPACITY, RAW_OPACITY, ema
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import ONE_MARK, titled
 
 STEP, SERIES, VALUE, RAW, LOW, HIGH = "step", "series", "value", "raw", "low", "high"
 DASHES = {"solid": [1, 0], "dash": [6, 4], "dot": [2, 3]}
@@ -116,9 +116,7 @@ def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None
         layers.append({"data": ONE_MARK,
                        "mark": {"type": "rule", "strokeDash": [2, 2], "color": "#666"},
                        "encoding": {"x": {"datum": int(step)}}})
-    return {"height": height, "layer": layers, "title": {"text": title, "anchor": "start",
-                                                          "fontSize": 13},
-            **CANVAS}
+    return {"height": height, "layer": layers, **titled(title)}
 
 
 def _alert_layers(alerts: tuple[int, ...]) -> list[dict]:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pages.figures.ranked_bars import LABEL, LENGTH, RANK, VALUE, bar_list
 from pages.figures.token_text import shown_token, token_style
-from pages.figures.vega import CANVAS, ONE_MARK
+from pages.figures.vega import CANVAS, ONE_MARK, title
 
 # where lower is "hotter" the colours are flipped so the eye always goes to the red
 _LOW_IS_HOT = ("logprob",)
@@ -115,8 +115,7 @@ def _heat_spec(metric: str, outline: tuple[float, float] | None, rows: int) -> d
                                     "y2": {"datum": outline[1]}}})
     row = max(4, min(24, 600 // max(rows, 1)))  # pixels a row: a few steps' rows stay big
     return {"height": min(900, 160 + rows * row), "layer": layers,
-            "title": {"text": f"{metric} by position (x) and step (y)", "anchor": "start",
-                      "fontSize": 13},
+            "title": title(f"{metric} by position (x) and step (y)"),
             **CANVAS}
 
 

@@ -19,3 +19,14 @@ from __future__ import annotations
 CANVAS = {"usermeta": {"embedOptions": {"renderer": "canvas"}}, "config": {"aria": False}}
 # the data of a layer drawn from `datum` encodings alone: one mark, not one per row
 ONE_MARK = {"values": [{}]}
+
+
+def title(text: str) -> dict:
+    """A chart's title as every chart of the board has it: left, 13 px, its text drawn on
+    the canvas as written (a name from the dump included)."""
+    return {"text": text, "anchor": "start", "fontSize": 13}
+
+
+def titled(text: str) -> dict:
+    """The top level of a chart's spec: its title and CANVAS."""
+    return {"title": title(text), **CANVAS}
