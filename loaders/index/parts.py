@@ -124,14 +124,15 @@ def _text_ranks(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
 
 
 def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa.Table:
-    """The table in `held` (taken out of it) sorted by `order`, a column at a time (a large
-    run's on TAKERS threads; the `decoded` ones' codes then made text), each column let go
-    as soon as its sorted copy is made, and a large run's freed memory given back every
-    TAKEN_AT_ONCE columns: the run is held once and a few columns, never twice (a
+    """The table in `held` (taken out of it) sorted by `order`, a column at a time (from
+    THREADED_TAKE_BYTES on TAKERS threads; the `decoded` ones' codes then made text), each
+    column let go as soon as its sorted copy is made, and a large run's freed memory given
+    back every TAKEN_AT_ONCE columns: the run is held once and a few columns, never twice (a
     whole-table take held both: 1.4 GB at the long run's peak for 0.65 GB of parts)."""
     table = held.pop()
     fields, columns, metadata = list(table.schema), list(table.columns), table.schema.metadata
-    trim = table.nbytes >= WHOLE_TAKE_BYTES
+    size = table.nbytes
+    trim = size >= WHOLE_TAKE_BYTES
     del table  # `columns` holds the only references
     for at, field in enumerate(fields):  # codes decoded as pandas' text holds them (made
         if field.name in decoded and pa.types.is_dictionary(field.type):  # so, not copied
@@ -157,20 +158,22 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
 
     # a small run's columns are taken here: handed to a taker thread and back, medium's 56
     # took 17-24 ms against 8-15 ms in this thread
-    taken = _on_takers(take, len(columns)) if trim else [take(at) for at in range(len(columns))]
+    taken = _on_takers(take, len(columns), trim) if size >= THREADED_TAKE_BYTES else [
+        take(at) for at in range(len(columns))]
     in_place.done()  # the parts' files let go of what no sorted column holds
     return pa.Table.from_arrays(taken, schema=pa.schema(fields, metadata))
 
 
-def _on_takers(take: Callable[[int], pa.Array], count: int) -> list[pa.Array]:
+def _on_takers(take: Callable[[int], pa.Array], count: int, trim: bool = True
+               ) -> list[pa.Array]:
     """take(0), ..., take(count - 1) on TAKERS threads (a take is one thread's; the workers
-    are done), the memory the columns freed given back every TAKEN_AT_ONCE columns (glibc
-    keeps it otherwise: no lower peak)."""
+    are done); with `trim`, the memory the columns freed given back every TAKEN_AT_ONCE
+    columns (glibc keeps it otherwise: no lower peak)."""
     taken: list[pa.Array] = []
     with ThreadPoolExecutor(TAKERS) as takers:
         for array in takers.map(take, range(count)):
             taken.append(array)
-            if len(taken) % TAKEN_AT_ONCE == 0:
+            if trim and len(taken) % TAKEN_AT_ONCE == 0:
                 give_back()
     return taken
 
@@ -178,6 +181,9 @@ def _on_takers(take: Callable[[int], pa.Array], count: int) -> list[pa.Array]:
 TAKEN_AT_ONCE = 8  # columns sorted between two returns of freed memory to the system
 WHOLE_TAKE_BYTES = 128 << 20  # below this, a sort copies: nothing sorted in place, nor given
 # back as it goes
+THREADED_TAKE_BYTES = 24 << 20  # from this, a sort's copies run on TAKERS threads: the
+# 128,000-sample dump's 59 MB 74-98 -> 54-74 ms, large's 30 MB 74-98 -> 61-82 ms; at 15 MB
+# (12,800 samples of 1,024 tokens) the threads gained nothing
 TAKERS = min(2, len(os.sched_getaffinity(0)))
 
 

@@ -43,18 +43,22 @@ def test_chunks_of_many_files_make_one_run_sorted_by_step_rank_file_line(tmp_pat
     assert set(parts[S.FILE].astype(str)) == {f"rollout_data_rank_{r}.jsonl" for r in range(3)}
 
 
-@pytest.mark.parametrize("trimmed", [False, True])
-def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, trimmed):
-    """Columns of many chunks, taken on two threads (freed memory given back as they go, for
-    a large run) equal one take of the whole table; `decoded` codes come back as text, of
-    64-bit offsets (as pandas' text holds it: the frame's conversion copies none)."""
+@pytest.mark.parametrize("size", ["small", "threaded", "trimmed"])
+def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, size):
+    """Columns of many chunks, taken in this thread (a small run) or on two threads (freed
+    memory given back as they go, for a large run) equal one take of the whole table;
+    `decoded` codes come back as text, of 64-bit offsets (as pandas' text holds it: the
+    frame's conversion copies none)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from loaders.index import parts
 
-    monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0 if trimmed else 1 << 40)
+    monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0 if size == "trimmed" else 1 << 40)
+    monkeypatch.setattr(parts, "THREADED_TAKE_BYTES", 1 << 40 if size == "small" else 0)
+    on_takers, threaded = parts._on_takers, []
+    monkeypatch.setattr(parts, "_on_takers", lambda *a: threaded.append(a[2]) or on_takers(*a))
     rng = np.random.default_rng(4)
     columns = {f"c{i}": rng.normal(size=50) for i in range(2 * parts.TAKEN_AT_ONCE + 3)}
     columns["text"] = [f"t{i}" for i in range(50)]
@@ -72,6 +76,7 @@ def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, trim
     assert got.equals(want) and held == []
     assert got.schema.metadata == whole.schema.metadata
     assert got.schema.field("kept").type == whole.schema.field("kept").type  # not decoded
+    assert threaded == {"small": [], "threaded": [False], "trimmed": [True]}[size]
 
 
 def test_stored_text_beside_new_coded_text_is_decoded_by_arrow_not_made_text_in_python():
