@@ -147,6 +147,37 @@ def test_the_main_process_scans_chunks_while_the_workers_start(tmp_path, monkeyp
     assert [r.lines for r in shared] == [r.lines for r in alone]
 
 
+def _child_pids() -> set[int]:
+    """This process's children, those ended but not yet reaped (zombies) too."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        found.update(map(int, (task / "children").read_text().split()))
+    return found
+
+
+def test_the_scan_does_not_wait_for_its_workers_to_end_and_leaves_none_behind(
+        tmp_path, monkeypatch):
+    """The pool is shut down without waiting (the workers end beside the run's sort): every
+    worker is still reaped, build after build (a server indexes many runs)."""
+    import time
+
+    from loaders.index import pool
+
+    path = write_dump(tmp_path / "r.jsonl", [make_sample(s, n=20) for s in range(200)])
+    chunks = plan_chunks(str(path), path.name, 0, 0, path.stat().st_size, target=4000)
+    alone = pool.scan_inline(chunks, 0, None, lambda columns: columns)
+    monkeypatch.setattr(pool, "INLINE_BYTES", 0)
+    monkeypatch.setattr(pool, "_start_method", lambda: "fork")
+    before = _child_pids()
+    for _ in range(3):
+        results = pool.scan_all(chunks)
+        assert [_rows(r)[S.OFFSET] for r in results] == [_rows(r)[S.OFFSET] for r in alone]
+    deadline = time.monotonic() + 20
+    while _child_pids() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _child_pids() - before
+
+
 def test_a_one_threaded_process_forks_its_workers_and_a_threaded_one_does_not():
     import threading
 
