@@ -125,14 +125,13 @@ def _text_ranks(column: pa.ChunkedArray) -> pa.ChunkedArray | None:
 
 def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa.Table:
     """The table in `held` (taken out of it) sorted by `order`, a column at a time (from
-    THREADED_TAKE_BYTES on TAKERS threads; the `decoded` ones' codes then made text), each
+    THREADED_TAKE_ROWS on TAKERS threads; the `decoded` ones' codes then made text), each
     column let go as soon as its sorted copy is made, and a large run's freed memory given
     back every TAKEN_AT_ONCE columns: the run is held once and a few columns, never twice (a
     whole-table take held both: 1.4 GB at the long run's peak for 0.65 GB of parts)."""
     table = held.pop()
     fields, columns, metadata = list(table.schema), list(table.columns), table.schema.metadata
-    size = table.nbytes
-    trim = size >= WHOLE_TAKE_BYTES
+    trim, rows = table.nbytes >= WHOLE_TAKE_BYTES, table.num_rows
     del table  # `columns` holds the only references
     for at, field in enumerate(fields):  # codes decoded as pandas' text holds them (made
         if field.name in decoded and pa.types.is_dictionary(field.type):  # so, not copied
@@ -158,7 +157,7 @@ def _taken(held: list[pa.Table], order: pa.Array, decoded: frozenset[str]) -> pa
 
     # a small run's columns are taken here: handed to a taker thread and back, medium's 56
     # took 17-24 ms against 8-15 ms in this thread
-    taken = _on_takers(take, len(columns), trim) if size >= THREADED_TAKE_BYTES else [
+    taken = _on_takers(take, len(columns), trim) if trim or rows >= THREADED_TAKE_ROWS else [
         take(at) for at in range(len(columns))]
     in_place.done()  # the parts' files let go of what no sorted column holds
     return pa.Table.from_arrays(taken, schema=pa.schema(fields, metadata))
@@ -181,9 +180,9 @@ def _on_takers(take: Callable[[int], pa.Array], count: int, trim: bool = True
 TAKEN_AT_ONCE = 8  # columns sorted between two returns of freed memory to the system
 WHOLE_TAKE_BYTES = 128 << 20  # below this, a sort copies: nothing sorted in place, nor given
 # back as it goes
-THREADED_TAKE_BYTES = 24 << 20  # from this, a sort's copies run on TAKERS threads: the
-# 128,000-sample dump's 59 MB 74-98 -> 54-74 ms, large's 30 MB 74-98 -> 61-82 ms; at 15 MB
-# (12,800 samples of 1,024 tokens) the threads gained nothing
+THREADED_TAKE_ROWS = 1 << 16  # from this, a sort's copies run on TAKERS threads: each number
+# column's copy is then big enough to beat the hand-over (the 128,000-sample dump's sort 88 ->
+# 69 ms, median of 8); large (25,600 samples, most of its 30 MB texts) gained nothing
 TAKERS = min(2, len(os.sched_getaffinity(0)))
 
 

@@ -56,7 +56,7 @@ def test_a_run_sorted_a_column_at_a_time_equals_one_whole_take(monkeypatch, size
     from loaders.index import parts
 
     monkeypatch.setattr(parts, "WHOLE_TAKE_BYTES", 0 if size == "trimmed" else 1 << 40)
-    monkeypatch.setattr(parts, "THREADED_TAKE_BYTES", 1 << 40 if size == "small" else 0)
+    monkeypatch.setattr(parts, "THREADED_TAKE_ROWS", 1 << 40 if size == "small" else 0)
     on_takers, threaded = parts._on_takers, []
     monkeypatch.setattr(parts, "_on_takers", lambda *a: threaded.append(a[2]) or on_takers(*a))
     rng = np.random.default_rng(4)
