@@ -14,8 +14,10 @@ from __future__ import annotations
 # truncation decides; the length cap only where it says nothing).  16: POLICY_LAG and
 # POLICY_SPAN (async RL).  17: IMAGES.  18: content hashes by XXH3 (loaders.index.hashes).
 # Older indexes rebuild once; a Parquet dump's summary stored by another version is
-# computed again (loaders.index.stored_summary).  19: SIGNATURES (response clusters)
-INDEX_VERSION = 19
+# computed again (loaders.index.stored_summary).  19: SIGNATURES (response clusters).
+# 20: a scalar of the wrong kind (a reward "abc") is its problem alone, not counted in
+# NAN_COUNT too
+INDEX_VERSION = 20
 
 # ---- input keys (RLLoggingBoard format) -------------------------------------------------
 STEP = "step"

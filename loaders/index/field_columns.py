@@ -48,14 +48,13 @@ def scalars(objs: list[dict], keys: set[str], cols: dict, report: Report) -> np.
             cols[key] = np.full(len(objs), math.nan)
             continue
         values = column(objs, key, keys)
-        arr = numbers(values)
+        arr, unusable = numbers(values), None
         if arr is None:
-            arr = np.array([_scalar(v, key, i, report) for i, v in enumerate(values)],
-                           dtype=np.float64)
+            arr, unusable = _scalars(values, key, report)
         finite = np.isfinite(arr)
-        if not finite.all():
-            present = np.array([v is not None for v in values], dtype=bool)
-            bad += present & ~finite
+        if not finite.all():  # a value of the wrong kind is reported as such, not counted
+            present = np.array([v is not None for v in values], dtype=bool)  # here too
+            bad += present & ~finite & (True if unusable is None else ~unusable)
         cols[key] = arr
     cols[S.REWARD_GAP] = cols[S.REWARD] - cols[S.REF_REWARD]
     return bad
@@ -72,8 +71,7 @@ def policy_lag(objs: list[dict], keys: set[str], steps: np.ndarray, report: Repo
         values = column(objs, key, keys)
         arr = numbers(values)
         if arr is None:
-            arr = np.array([_scalar(v, key, i, report) for i, v in enumerate(values)],
-                           dtype=np.float64)
+            arr = _scalars(values, key, report)[0]
         versions.append(arr)
     oldest, newest = versions
     newest = np.where(np.isnan(newest), oldest, newest)
@@ -182,9 +180,14 @@ def numeric_heads(values: list, lengths: list[int]) -> np.ndarray | None:
     return np.concatenate(heads).astype(np.float64, copy=False) if heads else np.zeros(0)
 
 
-def _scalar(value: object, key: str, i: int, report: Report) -> float:
-    try:
-        return scalar(value)
-    except BadField as err:
-        report(i, f"{key}: {err}")
-        return math.nan
+def _scalars(values: list, key: str, report: Report) -> tuple[np.ndarray, np.ndarray]:
+    """(each value as a scalar, NaN where it is none or of a wrong kind; which were of a
+    wrong kind, each reported): numbers() refused the batch, so a value at a time."""
+    arr, unusable = np.full(len(values), math.nan), np.zeros(len(values), dtype=bool)
+    for i, value in enumerate(values):
+        try:
+            arr[i] = scalar(value)
+        except BadField as err:
+            report(i, f"{key}: {err}")
+            unusable[i] = True
+    return arr, unusable

@@ -21,8 +21,12 @@ def step_stats(samples: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(index=pd.Index([], name=S.STEP, dtype="int64"))
     grouped = samples.groupby(S.STEP, sort=True)
     parts = {S.SAMPLES: grouped.size()}
+    # over finite values: one reward of inf made its step's mean inf and its std NaN, and
+    # the curve lost the step (the sample is counted among the run's non-finite values)
+    finite = samples[list(AGGREGATED)].replace([np.inf, -np.inf], np.nan).groupby(
+        samples[S.STEP], sort=True)
     for column in AGGREGATED:
-        values = grouped[column]
+        values = finite[column]
         parts[S.stat(column, "mean")] = values.mean()
         parts[S.stat(column, "std")] = values.std(ddof=0)
         parts[S.stat(column, "min")] = values.min()

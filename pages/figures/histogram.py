@@ -21,7 +21,10 @@ def binned(series: dict[str, np.ndarray], bins: int) -> tuple[pd.DataFrame, list
         names.append(f"{column} ({values.size})")
         frames.append(pd.DataFrame({COLUMN: column, SERIES: names[-1], LOW: edges[:-1],
                                     HIGH: edges[1:], COUNT: counts})[counts > 0])
-    return pd.concat(frames, ignore_index=True), names
+    # the tallest bars first, so a shorter one of the same bin is drawn over it (and takes
+    # the click there): else a reward bar under a taller ref_reward bar could not be clicked
+    rows = pd.concat(frames, ignore_index=True)
+    return rows.sort_values(COUNT, ascending=False, kind="stable", ignore_index=True), names
 
 
 def overlaid_bars(names: list[str], colours: list[str], titles: tuple[str, str],

@@ -36,3 +36,13 @@ def clamped(asked: Range, bounds: Range) -> Range:
     """`asked` kept inside `bounds`, each end on its side."""
     low, high = bounds
     return (min(max(float(asked[0]), low), high), max(min(float(asked[1]), high), low))
+
+
+def opened(chosen: Range, bounds: Range) -> Range | None:
+    """A slider's range as a filter: None when it is the whole slider (every sample kept, a
+    non-finite or missing value too); else each end at its bound opened to infinity, since
+    the bounds are the finite values' (a reward of inf stays in a range up to the top)."""
+    low, high = float(chosen[0]), float(chosen[1])
+    if low <= bounds[0] and high >= bounds[1]:
+        return None
+    return (-math.inf if low <= bounds[0] else low, math.inf if high >= bounds[1] else high)

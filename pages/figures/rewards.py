@@ -121,13 +121,15 @@ def reward_histogram(rows: pd.DataFrame, bins: int = 30) -> Panel | None:
     """reward and ref_reward counts on shared bin edges, so the two bars line up; a bar a
     bin with samples (a click picks its column and bin); None without a finite reward."""
     series = {c: column_values(rows, c) for c in histogram_columns(rows)}
+    infinite = sum(int(np.isinf(v).sum()) for v in series.values())
     series = {c: v[np.isfinite(v)] for c, v in series.items()}
     if not series:
         return None
     data, names = binned(series, bins)
     shown = " vs ".join(series)  # a dump without ref_reward draws, and names, reward alone
+    left_out = f"; {infinite} of ±inf not drawn" if infinite else ""
     title = (f"{shown} distribution ({bins} bins{' on shared edges' if len(series) > 1 else ''}"
-             "; counts of samples; click a bar to open its samples)")
+             f"; counts of samples{left_out}; click a bar to open its samples)")
     return Panel(data, histogram_spec(names, title))
 
 

@@ -39,11 +39,12 @@ _WHEN_KNOWN = frozenset({S.POLICY_LAG})
 
 
 def _number(row: pd.Series | dict, column: str) -> float:
+    """The value as a float (an infinity too: a reward of inf is the dump's, not missing);
+    NaN where there is none."""
     try:
-        value = float(row[column])
+        return float(row[column])
     except (KeyError, TypeError, ValueError):
         return math.nan
-    return value if math.isfinite(value) else math.nan
 
 
 def sample_figures(row: pd.Series | dict, stats: pd.Series | dict | None,
@@ -76,7 +77,8 @@ def _figure(field: _Field, value: float, mean: float) -> Figure:
     else:
         text = f"{value:+.4g}" if field.column == S.REWARD_GAP else f"{value:.4g}"
         delta = f"{_difference(value, mean):+.4g} vs step mean {mean:.4g}"
-    return Figure(field.label, text, None if math.isnan(mean) else delta)
+    return Figure(field.label, text, delta if math.isfinite(mean) and math.isfinite(
+        value) else None)
 
 
 def _difference(value: float, mean: float) -> float:

@@ -41,10 +41,9 @@ def filter_rows(rows: pd.DataFrame, reward_range: tuple[float, float] | None = N
     the previews are searched.
     """
     keep = np.ones(len(rows), dtype=bool)
-    if reward_range is not None:
-        reward = rows[S.REWARD].to_numpy()
-        in_range = (reward >= reward_range[0]) & (reward <= reward_range[1])
-        keep &= in_range | np.isnan(reward)  # a missing reward is not out of range
+    if reward_range is not None:  # a missing reward is in no range: what a histogram bar
+        reward = rows[S.REWARD].to_numpy()  # counts (the page asks for none unless narrowed)
+        keep &= (reward >= reward_range[0]) & (reward <= reward_range[1])
     if lag_range is not None:  # a sample that names no policy version is not kept then
         lag = rows[S.POLICY_LAG].to_numpy(dtype=float)
         keep &= (lag >= lag_range[0]) & (lag <= lag_range[1])

@@ -28,9 +28,9 @@ def column_range(rows: pd.DataFrame) -> pd.Series | None:
     if bounds is None:  # one value (or none): no range to choose
         return values == values.min()
     _clamp("frange", bounds)  # a clicked bar's bounds, kept inside the column's range
-    low, high = box.slider(f"{chosen} range", *bounds, bounds, key="frange",
-                           bind="query-params")
-    return values.between(low, high)
+    chosen_range = ranges.opened(box.slider(f"{chosen} range", *bounds, bounds, key="frange",
+                                            bind="query-params"), bounds)
+    return None if chosen_range is None else values.between(*chosen_range)
 
 
 def _clamp(key: str, bounds: ranges.Range) -> None:
@@ -62,8 +62,8 @@ def reward_and_flags(rows: pd.DataFrame
     reward_range = None
     if bounds is not None:
         _clamp("reward", bounds)  # a clicked histogram bar's bounds may pass the step's
-        reward_range = left.slider("Reward range", *bounds, bounds, key="reward",
-                                   bind="query-params")
+        reward_range = ranges.opened(left.slider("Reward range", *bounds, bounds,
+                                                 key="reward", bind="query-params"), bounds)
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
                               format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")
     return reward_range, tuple(flags)

@@ -117,3 +117,14 @@ def test_every_aggregate_column_is_present(samples):
 def test_empty_frame_gives_empty_stats():
     stats = step_stats(frame.empty_frame())
     assert stats.empty and stats.index.name == S.STEP
+
+
+def test_an_infinite_reward_leaves_its_step_on_the_curve(samples):
+    """A step's stats are of its finite values: one reward of inf made the mean inf and the
+    std NaN, and the curve (and its band) lost the step."""
+    samples = samples.copy()  # the frame's columns are Arrow's, read-only
+    samples.loc[samples[S.STEP] == 3, S.REWARD] = [0.1, np.inf, 0.9]
+    row = step_stats(samples).loc[3]
+    assert row[S.stat(S.REWARD, "mean")] == pytest.approx(0.5)
+    assert row[S.stat(S.REWARD, "std")] == pytest.approx(0.4)
+    assert row[S.stat(S.REWARD, "max")] == 0.9 and row[S.SAMPLES] == 3

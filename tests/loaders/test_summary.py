@@ -172,6 +172,13 @@ def test_bad_reward_reports_a_field_problem_and_leaves_nan():
     assert problems[0].startswith("reward:") and "abc" in problems[0]
     assert math.isnan(row[S.REWARD]) and math.isnan(row[S.REWARD_GAP])
     assert row[S.REF_REWARD] == 0.5  # the other scalars are kept
+    assert row[S.NAN_COUNT] == 0  # a value of the wrong kind is its problem, not a NaN too
+
+
+def test_a_non_finite_reward_is_kept_and_counted_once():
+    row, problems = _one(_sample(reward=float("inf"), ref_reward="nan"))
+    assert problems == [] and row[S.REWARD] == float("inf") and math.isnan(row[S.REF_REWARD])
+    assert row[S.NAN_COUNT] == 2
 
 
 def test_nan_reward_is_counted():

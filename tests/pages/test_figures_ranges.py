@@ -35,3 +35,14 @@ def test_a_column_bounds_are_its_values_without_nan():
 ])
 def test_a_range_is_kept_inside_the_bounds(asked, kept):
     assert ranges.clamped(asked, (0.0, 2.0)) == kept
+
+
+@pytest.mark.parametrize("chosen, filtered", [
+    ((0.12, 1.88), None),  # the whole slider: no filter (inf and missing rewards stay)
+    ((0.5, 1.88), (0.5, math.inf)),  # its top end kept: a reward of inf stays in
+    ((0.12, 0.5), (-math.inf, 0.5)),
+    ((0.3, 0.6), (0.3, 0.6)),
+])
+def test_a_chosen_range_filters_only_when_narrowed_and_its_ends_at_the_bounds_are_open(
+        chosen, filtered):
+    assert ranges.opened(chosen, (0.12, 1.88)) == filtered

@@ -206,7 +206,7 @@ def test_reward_histogram_shares_bin_edges():
     chart = R.reward_histogram(rows, bins=12)
     edges = np.linspace(min(np.nanmin(reward), ref.min()), max(np.nanmax(reward), ref.max()), 13)
     for column, values in ((S.REWARD, reward[5:]), (S.REF_REWARD, ref)):
-        bars = chart.data[chart.data["column"] == column]
+        bars = chart.data[chart.data["column"] == column].sort_values("low")
         counts = np.histogram(values, bins=edges)[0]
         np.testing.assert_allclose(bars["low"], edges[:-1][counts > 0])
         np.testing.assert_allclose(bars["high"], edges[1:][counts > 0])
@@ -217,6 +217,19 @@ def test_reward_histogram_shares_bin_edges():
     assert "12 bins on shared edges" in _title(chart)
     assert chart.spec["mark"]["opacity"] < 1 and chart.spec["encoding"]["y"]["stack"] is None
     assert chart.spec["params"][0]["select"]["fields"] == ["column", "low", "high"]
+
+
+def test_a_shorter_bar_is_drawn_over_a_taller_one_of_its_bin_and_infinities_are_named():
+    """Bars are drawn in data order: a reward bar under a taller ref_reward bar of the same
+    bin must come after it, or a click there always opens the reference's samples."""
+    rows = pd.DataFrame({S.REWARD: [0.0] * 4 + [1.0] * 9 + [np.inf],
+                         S.REF_REWARD: [0.0] * 9 + [1.0] * 4 + [0.5]})
+    chart = R.reward_histogram(rows, bins=2)
+    for _, bin_bars in chart.data.groupby("low"):
+        counts = bin_bars["count"].tolist()  # in draw order
+        assert counts == sorted(counts, reverse=True) and len(counts) == 2
+    assert "1 of ±inf not drawn" in _title(chart)
+    assert "not drawn" not in _title(R.reward_histogram(rows.iloc[:13]))
 
 
 def test_reward_histogram_edge_cases():

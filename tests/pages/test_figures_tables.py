@@ -114,12 +114,15 @@ def test_filter_nothing_keeps_everything(dump):
     assert _lines(T.filter_rows(rows)) == list(range(1, 10))
 
 
-def test_filter_reward_range_is_inclusive_and_keeps_nan(dump):
+def test_filter_reward_range_is_inclusive_and_leaves_out_a_missing_reward(dump):
+    """A range is asked for only when narrowed (ranges.opened): then it keeps what a
+    histogram bar counts, the rewards in it, and no missing one."""
     rows = _rows(dump[1])
     kept = T.filter_rows(rows, reward_range=(0.2, 0.5))
-    expected = [i + 1 for i, r in enumerate(REWARDS) if np.isnan(r) or 0.2 <= r <= 0.5]
-    assert _lines(kept) == expected == [2, 4, 5, 6, 8]
-    assert _lines(T.filter_rows(rows, reward_range=(2.0, 3.0))) == [4]  # only the NaN one
+    expected = [i + 1 for i, r in enumerate(REWARDS) if 0.2 <= r <= 0.5]
+    assert _lines(kept) == expected == [2, 5, 6, 8]
+    assert _lines(T.filter_rows(rows, reward_range=(2.0, 3.0))) == []
+    assert len(T.filter_rows(rows)) == len(rows)  # no range: every row, the NaN one too
 
 
 def test_filter_flags_needs_every_flag(dump):
@@ -230,8 +233,8 @@ def test_table_view_keeps_row_order_of_a_sorted_filtered_frame(dump):
     rows = _rows(dump[1])
     shown = T.sort_rows(T.filter_rows(rows, reward_range=(0.3, 1.0)), S.REWARD)
     view = T.table_view(shown, DisplayOptions())
-    assert view[T.KEY].tolist() == [f"{FILE}:{n}" for n in (3, 7, 2, 5, 6, 4)]
-    np.testing.assert_array_equal(view[S.REWARD], [0.9, 0.7, 0.5, 0.5, 0.3, np.nan])
+    assert view[T.KEY].tolist() == [f"{FILE}:{n}" for n in (3, 7, 2, 5, 6)]
+    np.testing.assert_array_equal(view[S.REWARD], [0.9, 0.7, 0.5, 0.5, 0.3])
 
 
 def test_table_view_strips_system_prompt_and_pad(dump):

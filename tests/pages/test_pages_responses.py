@@ -77,3 +77,28 @@ def test_selecting_a_row_opens_the_sample(board_dump):
     assert current_page(at) == "sample"
     assert at.selectbox(key="sample").value == first
     assert "Sample · step 2" in texts(at)
+
+
+def test_a_step_with_an_infinite_and_a_missing_reward_shows_them_until_the_range_narrows(
+        tmp_path):
+    """A reward of Infinity (json.dumps writes it, as Python trainers do) and of NaN are shown
+    by default: the reward slider's bounds are the finite rewards', and the whole slider
+    filters nothing.  Narrowed, a range keeps the rewards in it (an end left at its bound
+    open: inf stays in) and never a missing one."""
+    import json
+    import math
+
+    from dump_files import make_sample
+
+    rewards = [0.1, 0.5, 0.9, math.inf, math.nan]
+    lines = [json.dumps(make_sample(1, seed=i, reward=r)) for i, r in enumerate(rewards)]
+    (tmp_path / "rollout_data_rank_0.jsonl").write_text("\n".join(lines) + "\n")
+    at = board(tmp_path, page="responses", step="1")
+    assert not at.exception, at.exception
+    assert len(at.dataframe[0].value) == 5
+    low, high = at.slider(key="reward").value
+    assert (low, high) == (0.1, 0.9)
+    at.slider(key="reward").set_value((0.4, high)).run()
+    assert sorted(at.dataframe[0].value[S.REWARD]) == [0.5, 0.9, math.inf]
+    at.slider(key="reward").set_value((0.4, 0.6)).run()
+    assert at.dataframe[0].value[S.REWARD].tolist() == [0.5]

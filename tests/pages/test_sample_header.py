@@ -116,3 +116,13 @@ def test_order_label_names_the_sort_and_the_filters():
     assert order_label("reward", True, 40, 40) == "sort by reward, descending"
     assert order_label("length (tokens)", False, 12, 1040) == (
         "sort by length (tokens), ascending; 12 of 1,040 samples after its filters")
+
+
+def test_an_infinite_reward_is_shown_as_such_not_as_missing():
+    """A reward of inf is the dump's value (Groups and Responses show it): not "—", which
+    reads as no reward; no difference to the step mean is drawn for it."""
+    row = {S.REWARD: math.inf, S.REF_REWARD: math.nan, S.REWARD_GAP: -math.inf}
+    figures = _by_label(sample_figures(row, _stats(**{S.REWARD: (0.5, 1.0)})))
+    assert figures["reward"] == Figure("reward", "inf", None)
+    assert figures["reward gap (RL − ref)"].value == "-inf"
+    assert figures["reference reward"].value == ABSENT
