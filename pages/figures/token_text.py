@@ -71,8 +71,21 @@ def decoded(token: str, style: str) -> str:
 
 
 def shown_token(token: str, style: str = PLAIN) -> str:
-    """Decoded, with space as ·, tab as →, newline as ↵ (never empty-looking)."""
-    return visible_token(decoded(str(token), style))
+    """Decoded, with space as ·, tab as →, newline as ↵ (never empty-looking), and cut to
+    TOKEN_CHARS (bounded())."""
+    return bounded(visible_token(decoded(str(token), style)))
+
+
+TOKEN_CHARS = 160  # a token's characters shown: a real piece is a few; a dump's one of 60,000
+# made the window 14,000 px tall
+
+
+def bounded(piece: str, most: int = TOKEN_CHARS) -> str:
+    """A token's text, its middle left out past `most` characters, with their count."""
+    if len(piece) <= most:
+        return piece
+    left = len(piece) - most
+    return f"{piece[:most - 40]}⋯ {left:,} chars ⋯{piece[-40:]}"
 
 
 TEXT_HEAD, TEXT_TAIL = 4000, 4000  # characters of a long text shown at each end

@@ -10,7 +10,7 @@ import pandas as pd
 from loaders import schema as S
 from pages.figures import token_colours as C
 from pages.figures.text import visible_token
-from pages.figures.token_text import IDS, PLAIN, decoded, shown_token
+from pages.figures.token_text import IDS, PLAIN, bounded, decoded, shown_token
 
 WINDOW = 256  # tokens shown inline and in the table: a screenful to read, a bounded page
 
@@ -64,7 +64,8 @@ def inline_html(tokens: pd.DataFrame, metric: str, metrics: list[str],
         piece = decoded(str(token), style)
         outline = ";outline:2px solid #ff9800;outline-offset:-2px" if int(index) in marked else ""
         spans.append(f'<span class="tok" style="{cells[i]};{box}{outline}" '
-                     f'title="#{int(index)} {title}">{html.escape(visible_token(piece))}</span>'
+                     f'title="#{int(index)} {title}">{html.escape(bounded(visible_token(piece)))}'
+                     '</span>'
                      + ("<br>" if "\n" in piece else ""))
     return ('<div class="tokens" style="font-family:monospace;line-height:1.9;'
             'white-space:normal">' + "".join(spans) + "</div>")

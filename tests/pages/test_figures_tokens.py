@@ -169,6 +169,25 @@ def test_inline_html_one_escaped_span_per_token(unpadded):
     assert [s["text"] for s in spans] == expected_text
 
 
+def test_a_token_of_60000_characters_is_cut_in_the_window_and_its_table(tmp_path):
+    """A dump's token of 60,000 characters made the coloured window 14,000 px tall: each
+    token shows at most TOKEN_CHARS characters, its start and end, and how many are left
+    out (its tokens' count and the response are untouched)."""
+    from pages.figures.token_text import TOKEN_CHARS
+
+    long = "ab" * 30_000
+    tokens = [" Hi", long, " end"]
+    sample = make_sample(0, n=3, response="".join(tokens), response_tokens=tokens)
+    frame = _run(tmp_path, [sample]).sample("r.jsonl:1").tokens
+    assert frame[S.TOKEN].tolist() == tokens
+    spans = _spans(K.inline_html(frame, S.LOG_RATIO, K.token_metrics(frame)))
+    shown = spans[1]["text"]
+    assert len(shown) < TOKEN_CHARS + 30 and "59,840 chars" in shown
+    assert shown.startswith("abab") and shown.endswith("abab")
+    table = K.metrics_table(frame, [S.LOGPROB])
+    assert table["token"].tolist()[0::2] == ["·Hi", "·end"] and table["token"][1] == shown
+
+
 def test_inline_html_newline_token_breaks_the_line(unpadded):
     markup = K.inline_html(unpadded, S.LOG_RATIO, [S.LOG_RATIO])
     spans = _spans(markup)
