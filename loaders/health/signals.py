@@ -83,8 +83,11 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
     means = {S.H_REWARD: S.REWARD, S.H_LENGTH: S.RESPONSE_LEN, S.H_TOKEN_KL: S.kl_mean(S.K3),
              **{signal: column for signal, column in DUMP_TOKEN_MEANS.items()
                 if column in samples and samples[column].notna().any()}}
+    # means of finite values, as step_stats makes them: a reward of inf lost its step
+    finite = samples[list(means.values())].replace([np.inf, -np.inf], np.nan).groupby(
+        samples[S.STEP])
     for signal, column in means.items():
-        out[signal], out[S.h_se(signal)] = _mean_se(grouped, column)
+        out[signal], out[S.h_se(signal)] = _mean_se(finite, column)
     out[S.H_TOKENS] = grouped[S.RESPONSE_LEN].sum().astype(np.float64)
     out[S.h_se(S.H_TOKENS)] = out[S.h_se(S.H_LENGTH)] * out[S.H_SAMPLES]
     steps = samples[S.STEP]

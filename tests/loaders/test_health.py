@@ -119,6 +119,20 @@ def test_signals_fall_back_to_the_dump(tmp_path, dump_dir):
     assert health_signals(metrics, samples)[S.H_REWARD].tolist() == [9.0, 9.0, 9.0]
 
 
+def test_a_reward_of_inf_leaves_its_step_in_the_dump_signals(tmp_path):
+    """The dump's reward signal is a mean of finite rewards, as the step stats are: a reward
+    of inf (json.dumps writes Infinity) made the step's mean inf, and the stability panel
+    lost it."""
+    import json
+
+    rewards = {0: [0.2, 0.4], 1: [0.1, float("inf"), 0.5]}
+    lines = [json.dumps(make_sample(step, seed=i, reward=r))
+             for step, values in rewards.items() for i, r in enumerate(values)]
+    (tmp_path / "rollout_data_rank_0.jsonl").write_text("\n".join(lines) + "\n")
+    signals = health_signals(None, open_run(tmp_path, use_cache=False).samples)
+    assert signals[S.H_REWARD].tolist() == pytest.approx([0.3, 0.3])
+
+
 def test_cli_alerts_json(tmp_path):
     M.write_roll_log(tmp_path / "run" / "logs" / "pipeline.log", M.faulty())
     out = subprocess.run([sys.executable, "-m", "loaders", str(tmp_path / "run"), "--alerts",
