@@ -12,7 +12,8 @@ SPLIT = "split"  # train or validation samples
 STEP = "step"
 SAMPLE = "sample"  # a sample's key, file:line[#item]
 WINDOW = "window"  # the first token row of the Sample page's token window
-GROUP = "group"  # a GRPO group opened on the Groups page
+GROUP = "gid"  # a GRPO group opened on the Groups page (not "group": Metrics' own)
+OLD_GROUP = "group"  # the Groups page's parameter in earlier links
 METRICS = "metrics"  # the training-metrics path
 FOLLOW = "follow"  # the live follow's toggle
 # the frame's own (its widgets are drawn, and bound, on every page)

@@ -21,6 +21,11 @@ def query(name: str, default: str | None = None) -> str | None:
     return st.query_params.get(name, default)
 
 
+def params() -> dict[str, list[str]]:
+    """Every parameter of the current URL, a repeated one (a range) with all its values."""
+    return {name: st.query_params.get_all(name) for name in st.query_params}
+
+
 def fresh(key: str, value: object) -> bool:
     """True the first time an event widget reports this value.
 

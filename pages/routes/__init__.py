@@ -88,16 +88,20 @@ def _show(route: Route) -> None:
         route.render(view)
 
 
-def _menu(box: DeltaGenerator, pages: dict[str, st.Page]) -> None:
+def _menu(box: DeltaGenerator, pages: dict[str, st.Page], current: st.Page) -> None:
     """The sidebar menu: one st.page_link per route.
 
     A page link keeps the frame's URL parameters (dir, step, ...) on every click, where
     Streamlit's built-in menu drops them now and then (about one click in three here), which
-    would make the copied link of the new page lose the step.
+    would make the copied link of the new page lose the step.  Streamlit carries the bound
+    parameters over only when the page changes: a link to the page on screen opens its bare
+    path, the widgets keep their values and never write them back, so that link names the
+    current URL's parameters itself (else the URL, and every later link, lost the dump dir).
     """
+    here = state.params()
     for path, page in pages.items():
         if path != ROOT and BY_PATH[path].in_menu:
-            box.page_link(page)
+            box.page_link(page, query_params=here if page is current else None)
     box.divider()
 
 
@@ -111,7 +115,7 @@ def _redirect_old_links(pages: dict[str, st.Page]) -> st.Page | None:
     if wanted is None:
         return None
     navigation = st.navigation(list(pages.values()), position="hidden")
-    params = {k: st.query_params.get_all(k) for k in st.query_params if k != "page"}
+    params = {k: v for k, v in state.params().items() if k != "page"}
     if wanted in pages:
         try:
             st.switch_page(pages[wanted], query_params=params)
@@ -138,7 +142,7 @@ def main(argv: list[str]) -> None:
         # the app, not to one page, and page links keep their parameters on every click
         st.session_state[keys.VIEW] = frame(config)
         navigation = navigation or st.navigation(list(pages.values()), position="hidden")
-        _menu(menu, pages)
+        _menu(menu, pages, navigation)
         navigation.run()
     except IndexWrittenOver as err:
         st.error(literal(str(err)))

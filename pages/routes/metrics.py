@@ -40,9 +40,11 @@ def render(view: View) -> None:
     if not groups:
         st.warning("No metric matches the filter.")
         return
-    group = st.radio("Group", list(groups), key="group", bind="query-params", horizontal=True,
-                     format_func=literal,
-                     help=literal(" · ".join(f"{g}: {len(n)}" for g, n in groups.items())))
+    # a selectbox, not a radio: a bound choice writes its shown label to the URL, and a
+    # radio's label is Markdown (a name from the logs must be escaped to show as written),
+    # so the URL held the escaped name; a selectbox shows its options as plain text
+    group = st.selectbox("Group", list(groups), key="group", bind="query-params",
+                         help=literal(" · ".join(f"{g}: {len(n)}" for g, n in groups.items())))
     names = groups.get(group, [])
     if len(names) > MAX_CHARTS:
         st.caption(f"Showing {MAX_CHARTS} of {len(names)} metrics; narrow the filter.")

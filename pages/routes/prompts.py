@@ -11,6 +11,7 @@ from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
 from pages.frame import state
+from pages.frame.keys import GROUP
 from pages.frame.view import View
 from pages.frame.widgets import PERCENT, page_number, picked_row, text_block
 
@@ -71,7 +72,7 @@ def _history(view: View, table: pd.DataFrame) -> None:
     picked = picked_row(rows, "t_history", 320, {S.GROUP_ID: None, S.PASS_RATE: PERCENT})
     if picked is not None:
         row = rows.iloc[picked]
-        state.go("groups", step=int(row[S.STEP]), group=row[S.GROUP_ID])
+        state.go("groups", step=int(row[S.STEP]), **{GROUP: row[S.GROUP_ID]})
 
 
 def render(view: View) -> None:

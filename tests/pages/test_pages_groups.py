@@ -51,7 +51,7 @@ def test_flag_filter_and_regex_narrow_the_table(grouped):
 def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
     at = goto(board(grouped, step="1"), "groups")
     first = open_run(grouped).trained().groups().step(1, GroupOptions()).table.index[0]
-    at = at.text_input(key="group").set_value(str(first)).run()
+    at = at.text_input(key="gid").set_value(str(first)).run()
     assert not errors(at)
     captions = [html.unescape(c.value) for c in at.caption]
     cards = [c for c in captions if re.match(r"#\d+ · reward", c)]
@@ -64,7 +64,7 @@ def test_one_group_opened_shows_every_answer_and_a_diff(grouped):
     assert len(text_blocks(at)) == 1 + 8  # the prompt and one card per answer
     at.selectbox(key="gfull").set_value(3).run()
     assert not errors(at)
-    at.text_input(key="group").set_value("123").run()
+    at.text_input(key="gid").set_value("123").run()
     assert "No group 123 at this step" in texts(at)
 
 
@@ -121,7 +121,7 @@ def test_table_rows_open_a_group_an_answer_and_a_prompts_group(grouped):
     at = goto(board(grouped, step="2"), "groups")
     shown = at.dataframe(key="t_groups").value
     at = _select(at, "t_groups", 1)
-    assert at.text_input(key="group").value == shown["id"].iloc[1]
+    assert at.text_input(key="gid").value == shown["id"].iloc[1]
     answers = at.dataframe(key="t_answers").value
     at = _select(at, "t_answers", 2)
     assert current_page(at) == "sample" and not errors(at)
@@ -134,7 +134,7 @@ def test_table_rows_open_a_group_an_answer_and_a_prompts_group(grouped):
     at = _select(at, "t_history", len(history) - 1)
     assert current_page(at) == "groups" and not errors(at)
     assert at.sidebar.select_slider(key="step").value == history[S.STEP].iloc[-1]
-    assert at.text_input(key="group").value == history[S.GROUP_ID].iloc[-1]
+    assert at.text_input(key="gid").value == history[S.GROUP_ID].iloc[-1]
     assert len(at.dataframe(key="t_answers").value) == history[S.GROUP_SIZE].iloc[-1]
 
 

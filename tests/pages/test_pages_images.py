@@ -106,7 +106,7 @@ def test_a_groups_answers_show_the_prompts_image(tmp_path):
     run = open_run(tmp_path)
     group = run.trained().groups().step(1, GroupOptions()).table.index[0]
     at = board(tmp_path, page="groups", step="1")
-    at = at.text_input(key="group").set_value(str(group)).run()
+    at = at.text_input(key="gid").set_value(str(group)).run()
     assert not errors(at)
     answers = at.dataframe(key="t_answers").value
     assert answers["image"].map(lambda u: u.startswith("data:image/png;base64,")).all()

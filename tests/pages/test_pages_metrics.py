@@ -18,10 +18,10 @@ def _run_with_metrics(tmp_path, rows, steps=60):
 def test_metrics_page_groups_filters_and_explains(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="metrics")
     assert not at.exception, at.exception
-    groups = at.radio(key="group")
+    groups = at.selectbox(key="group")
     assert any(o.startswith("actor") for o in groups.options)
     at.text_input(key="filter").input("grad_norm").run()
-    assert at.radio(key="group").value == "actor"
+    assert at.selectbox(key="group").value == "actor"
     charts = at.get("vega_lite_chart")  # Vega-Lite: no Plotly script for the page
     assert len(charts) == 1 and "grad_norm" in charts[0].proto.spec and not at.get(
         "plotly_chart")

@@ -10,6 +10,7 @@ from pages.figures import groups as build
 from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
 from pages.frame import state
+from pages.frame.keys import GROUP
 from pages.frame.view import View
 from pages.frame.widgets import PERCENT, picked_row
 from pages.routes.groups import answers
@@ -81,7 +82,7 @@ def _table(view: View, table: pd.DataFrame) -> None:
     picked = picked_row(rows, "t_groups", 460, {build.ID: None, S.PASS_RATE: PERCENT,
                                                 S.TRUNCATED_SHARE: PERCENT})
     if picked is not None:
-        state.select(group=rows[build.ID].iloc[picked])
+        state.select(**{GROUP: rows[build.ID].iloc[picked]})
 
 
 def _agent_groups(view: View, table: pd.DataFrame) -> pd.DataFrame:

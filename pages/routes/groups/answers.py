@@ -1,6 +1,7 @@
 """One GRPO group opened: every answer side by side, the full text of one, and a word diff.
 
-Drawn under the Groups page's table; the group is the URL's `group` parameter.
+Drawn under the Groups page's table; the group is the URL's `gid` parameter (`group` in
+earlier links, a name the Metrics page also used for its own choice).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pages.figures import diff
 from pages.figures import groups as build
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.frame import state
-from pages.frame.keys import GROUP
+from pages.frame.keys import GROUP, OLD_GROUP
 from pages.frame.view import View
 from pages.frame.widgets import picked_row, text_block
 
@@ -21,8 +22,9 @@ CARDS_PER_ROW = 4
 
 
 def _choose(table: pd.DataFrame) -> int | None:
-    """The group the URL names (`group`), set by a row of the table above.  A text box, not
+    """The group the URL names (`gid`), set by a row of the table above.  A text box, not
     a selectbox: a bound selectbox writes its label to the URL, and a prompt is no label."""
+    _open_old_link()
     typed = st.text_input("Group id", key=GROUP, bind="query-params",
                           placeholder="select a row above").strip()
     if not typed:
@@ -35,6 +37,20 @@ def _choose(table: pd.DataFrame) -> int | None:
         st.warning(literal(f"No group {typed[:40]} at this step; select a row above."))
         return None
     return group_id
+
+
+def _open_old_link() -> None:
+    """An earlier link's `?group=ID` still opens its group, when it is a group id and the
+    URL names no `gid`.  The box takes the id; the URL keeps `group` (rewriting it would add
+    a history entry), which names the same view on a reload."""
+    old = st.query_params.get(OLD_GROUP, "")
+    if GROUP in st.query_params or GROUP in st.session_state or not _is_group_id(old):
+        return
+    st.session_state[GROUP] = old
+
+
+def _is_group_id(text: str) -> bool:
+    return text.removeprefix("-").isdigit()
 
 
 def render(view: View, table: pd.DataFrame) -> None:
