@@ -269,7 +269,10 @@ PASSED = "passed"  # per sample: counted as correct (see loaders.groups.table.pa
 ADVANTAGE = "advantage"  # per sample: the trainer's, else derived from the group's rewards
 ADVANTAGE_SPREAD = "advantage_spread"  # max - min of the group's advantages
 TRUNCATED_SHARE = "truncated_share"
-ZERO_VARIANCE = "zero_variance"  # every reward of the group equal: no learning signal
+GROUP_REWARDED = "rewarded"  # the group's answers with a finite reward (its reward stats')
+ZERO_VARIANCE = "zero_variance"  # >= 2 finite rewards, all equal: no learning signal
+UNDER_TWO_REWARDS = "under_two_rewards"  # < 2 finite rewards: no std, no relative advantage
+NO_SIGNAL = "no_signal"  # zero variance or under two rewards: GRPO learns nothing from it
 ALL_CORRECT = "all_correct"
 ALL_WRONG = "all_wrong"
 GROUP_KIND = "kind"  # "solved" (all pass), "unsolved" (none pass) or "mixed"

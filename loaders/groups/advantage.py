@@ -2,8 +2,9 @@
 
 verl's formulas (trainer/ppo/core_algos.py): GRPO divides by the group's unbiased std plus
 1e-6; Dr. GRPO (norm_adv_by_std_in_grpo=False) only subtracts the mean; RLOO subtracts the
-mean of the *other* answers, which is n/(n-1) times the GRPO numerator.  A group of one has
-no relative advantage: NaN here (verl would use the raw reward).
+mean of the *other* answers, which is n/(n-1) times the GRPO numerator.  A group is its
+finite rewards (a NaN or inf reward gets no advantage and enters no mean): one with fewer
+than two has no relative advantage, NaN here (verl would use the raw reward).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
+from loaders.groups.table import finite
 from loaders.index.extras import extra_column
 
 GRPO, DR_GRPO, RLOO = "grpo", "dr_grpo", "rloo"
@@ -25,7 +27,8 @@ TRAINER_COLUMNS = tuple(column for key in S.ADVANTAGE_KEYS
 
 def derived(rewards: pd.Series, groups: list[pd.Series], mode: str = GRPO) -> pd.Series:
     """Each sample's advantage within its group (groups: the key columns, e.g. step and
-    group id); NaN for a group of one or a missing reward."""
+    group id); NaN for a group of under two finite rewards or a reward that is not finite."""
+    rewards = finite(rewards)
     by = rewards.groupby(groups, sort=False, dropna=False)
     mean, count = by.transform("mean"), by.transform("count")
     if mode == GRPO:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.groups.table import FLAT
+from loaders.groups.table import finite, zero_variance
 
 # every column prompt_steps reads (and the prompt id, to find a prompt's preview)
 HISTORY_COLUMNS = (S.PROMPT_ID, S.STEP, S.GROUP_ID, S.REWARD, S.RESPONSE_LEN)
@@ -24,18 +24,19 @@ def prompt_steps(samples: pd.DataFrame, passes: pd.Series) -> pd.DataFrame:
     work = pd.DataFrame({S.PROMPT_ID: samples[S.PROMPT_ID].to_numpy(),
                          S.STEP: samples[S.STEP].to_numpy(),
                          S.GROUP_ID: samples[S.GROUP_ID].to_numpy(),
-                         S.REWARD: samples[S.REWARD].to_numpy(),
+                         S.REWARD: finite(samples[S.REWARD]).to_numpy(),
                          S.RESPONSE_LEN: samples[S.RESPONSE_LEN].to_numpy(np.float64),
                          "pass": passes.to_numpy(np.float64)})
     by = work.groupby([S.PROMPT_ID, S.STEP], sort=True)
     out = by.agg(**{S.GROUP_ID: (S.GROUP_ID, "first"), S.GROUP_SIZE: (S.REWARD, "size"),
+                    S.GROUP_REWARDED: (S.REWARD, "count"),
                     S.PASS_RATE: ("pass", "mean"),
                     S.stat(S.REWARD, "mean"): (S.REWARD, "mean"),
                     S.stat(S.REWARD, "min"): (S.REWARD, "min"),
                     S.stat(S.REWARD, "max"): (S.REWARD, "max"),
                     S.stat(S.RESPONSE_LEN, "mean"): (S.RESPONSE_LEN, "mean")})
-    spread = out[S.stat(S.REWARD, "max")] - out[S.stat(S.REWARD, "min")]
-    out[S.ZERO_VARIANCE] = (out[S.GROUP_SIZE] >= 2) & (spread.abs() < FLAT)
+    out[S.ZERO_VARIANCE] = zero_variance(out[S.GROUP_REWARDED], out[S.stat(S.REWARD, "min")],
+                                         out[S.stat(S.REWARD, "max")])
     return out.reset_index()
 
 

@@ -42,6 +42,18 @@ def passes(frame: pd.DataFrame, column: str | None, threshold: float = DEFAULT_P
     return (frame[S.REWARD] >= threshold).fillna(False), f"reward ≥ {threshold:g}"
 
 
+def finite(rewards: pd.Series) -> pd.Series:
+    """Rewards with NaN and ±inf made missing: a group's reward stats, its flags and its
+    derived advantages are over its finite rewards (a NaN or inf is a broken reward)."""
+    return rewards.where(np.isfinite(rewards.to_numpy(np.float64)))
+
+
+def zero_variance(rewarded: pd.Series, low: pd.Series, high: pd.Series) -> pd.Series:
+    """Groups with two or more finite rewards, all equal (fewer is no variance at all: the
+    UNDER_TWO_REWARDS flag, not this one)."""
+    return (rewarded >= 2) & ((high - low).abs() < FLAT)
+
+
 def group_table(rows: pd.DataFrame, advantage: pd.Series, passes: pd.Series,
                 kl_column: str, left_out: pd.DataFrame | None = None) -> pd.DataFrame:
     """The groups of `rows` (one step's trained samples), indexed by group id, with the
@@ -49,15 +61,17 @@ def group_table(rows: pd.DataFrame, advantage: pd.Series, passes: pd.Series,
     if rows.empty:
         return _empty()
     work = pd.DataFrame({
-        S.REWARD: rows[S.REWARD], S.RESPONSE_LEN: rows[S.RESPONSE_LEN].astype(np.float64),
+        S.REWARD: finite(rows[S.REWARD]), S.RESPONSE_LEN: rows[S.RESPONSE_LEN].astype(np.float64),
         S.TRUNCATED: rows[S.TRUNCATED].astype(np.float64), "kl": rows[kl_column],
         S.ADVANTAGE: advantage, "pass": passes.astype(np.float64), S.PROMPT: rows[S.PROMPT]})
     by = work.groupby(rows[S.GROUP_ID], sort=False)
-    reward = by[S.REWARD]
+    reward, rewarded = by[S.REWARD], by[S.REWARD].count()
     table = pd.DataFrame({
-        S.PROMPT: by[S.PROMPT].first(), S.GROUP_SIZE: by.size(),
+        S.PROMPT: by[S.PROMPT].first(), S.GROUP_SIZE: by.size(), S.GROUP_REWARDED: rewarded,
         S.PASS_RATE: by["pass"].mean(), S.stat(S.REWARD, "mean"): reward.mean(),
-        S.stat(S.REWARD, "std"): reward.std(ddof=0), S.stat(S.REWARD, "min"): reward.min(),
+        # one reward has no spread: NaN (shown blank), not the 0 of a flat group
+        S.stat(S.REWARD, "std"): reward.std(ddof=0).where(rewarded >= 2),
+        S.stat(S.REWARD, "min"): reward.min(),
         S.stat(S.REWARD, "max"): reward.max(),
         S.stat(S.RESPONSE_LEN, "mean"): by[S.RESPONSE_LEN].mean(),
         S.stat(S.RESPONSE_LEN, "std"): by[S.RESPONSE_LEN].std(ddof=0),
@@ -69,8 +83,11 @@ def group_table(rows: pd.DataFrame, advantage: pd.Series, passes: pd.Series,
 
 def with_flags(table: pd.DataFrame) -> pd.DataFrame:
     """Add the flags and the kind (solved / unsolved / mixed) from the stats columns."""
-    spread = table[S.stat(S.REWARD, "max")] - table[S.stat(S.REWARD, "min")]
-    table[S.ZERO_VARIANCE] = (table[S.GROUP_SIZE] >= 2) & (spread.abs() < FLAT)
+    rewarded = table[S.GROUP_REWARDED]
+    table[S.ZERO_VARIANCE] = zero_variance(rewarded, table[S.stat(S.REWARD, "min")],
+                                           table[S.stat(S.REWARD, "max")])
+    table[S.UNDER_TWO_REWARDS] = rewarded < 2
+    table[S.NO_SIGNAL] = table[S.ZERO_VARIANCE] | table[S.UNDER_TWO_REWARDS]
     table[S.ALL_CORRECT] = table[S.PASS_RATE] >= 1.0
     table[S.ALL_WRONG] = table[S.PASS_RATE] <= 0.0
     table[S.GROUP_KIND] = np.select([table[S.ALL_CORRECT], table[S.ALL_WRONG]],
@@ -79,10 +96,11 @@ def with_flags(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def mix(table: pd.DataFrame) -> dict[str, int]:
-    """How many groups are zero-variance, solved, unsolved and mixed (the last three
-    partition the groups; zero-variance overlaps them)."""
+    """How many groups give no signal (zero variance or under two rewards, which partition
+    them), and are solved, unsolved and mixed (which partition the groups)."""
     counts = table[S.GROUP_KIND].value_counts()
-    return {"groups": len(table), S.ZERO_VARIANCE: int(table[S.ZERO_VARIANCE].sum()),
+    flags = (S.NO_SIGNAL, S.ZERO_VARIANCE, S.UNDER_TWO_REWARDS)
+    return {"groups": len(table), **{flag: int(table[flag].sum()) for flag in flags},
             **{kind: int(counts.get(kind, 0)) for kind in S.GROUP_KINDS}}
 
 
@@ -94,9 +112,10 @@ def _left_out_counts(ids: pd.Index, left_out: pd.DataFrame | None) -> np.ndarray
 
 
 def _empty() -> pd.DataFrame:
-    table = pd.DataFrame(columns=[S.PROMPT, S.GROUP_SIZE, S.PASS_RATE,
+    table = pd.DataFrame(columns=[S.PROMPT, S.GROUP_SIZE, S.GROUP_REWARDED, S.PASS_RATE,
                                   S.stat(S.REWARD, "max"), S.stat(S.REWARD, "min")])
     table.index.name = S.GROUP_ID
-    return with_flags(table.astype({S.GROUP_SIZE: "int64", S.PASS_RATE: "float64",
+    return with_flags(table.astype({S.GROUP_SIZE: "int64", S.GROUP_REWARDED: "int64",
+                                    S.PASS_RATE: "float64",
                                     S.stat(S.REWARD, "max"): "float64",
                                     S.stat(S.REWARD, "min"): "float64"}))

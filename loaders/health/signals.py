@@ -12,6 +12,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.groups.clusters import CLUSTERS_PER_100, LARGEST_SHARE, diversity_by_step
+from loaders.groups.table import finite
 from loaders.health.views import memory_columns
 from loaders.metric_names import (
     DUMP_TOKEN_MEANS,
@@ -124,7 +125,8 @@ def group_signals(samples: pd.DataFrame, min_group: int = 2) -> pd.DataFrame:
     """Per step, over the GRPO groups of ≥ min_group samples (schema.GROUP_ID, the ids the
     Groups page uses): how many, the share whose rewards are all equal, and the mean
     within-group reward std, each share and mean with its standard error."""
-    by = samples.groupby([S.STEP, S.GROUP_ID])[S.REWARD]
+    # over finite rewards, as the Groups page counts them (loaders.groups.table.finite)
+    by = finite(samples[S.REWARD]).groupby([samples[S.STEP], samples[S.GROUP_ID]])
     groups = by.agg(["count", "min", "max", "std"])
     groups = groups[groups["count"] >= min_group]
     flat = ((groups["max"] - groups["min"]).abs() < 1e-12).astype(np.float64)

@@ -43,6 +43,8 @@ class Sample:
     stale: bool = False  # its file changed on disk since it was indexed: refresh the run
     turns: list = field(default_factory=list)  # its conversation (loaders.parse.conversation)
     images: list = field(default_factory=list)  # its prompt's images (loaders.parse.images)
+    # the TEXT_KEYS its record has no value under (no key, or null): not the same as ""
+    absent: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -79,8 +81,10 @@ def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
             scalars[key] = math.nan
     lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
     tokens = pd.DataFrame() if texts_only else token_table(obj)
+    absent = frozenset(k for k in S.TEXT_KEYS if obj.get(k) is None)
     return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
-                  item=loc.item, turns=turns_of(obj, pretty_args=True), images=refs_of(obj))
+                  item=loc.item, turns=turns_of(obj, pretty_args=True), images=refs_of(obj),
+                  absent=absent)
 
 
 def read_samples(root: Path, locations: list[Location], formats: dict[str, str],

@@ -17,8 +17,15 @@ from pages.figures.vega import ONE_MARK, titled
 from pages.frame.view import DisplayOptions
 
 ID = "id"  # the group id as text: the URL and the table selection carry it
-FILTERS = {S.ZERO_VARIANCE: "zero variance", S.ALL_CORRECT: "all correct",
+FILTERS = {S.NO_SIGNAL: "no signal", S.ZERO_VARIANCE: "zero variance",
+           S.UNDER_TWO_REWARDS: "under two rewards", S.ALL_CORRECT: "all correct",
            S.ALL_WRONG: "all wrong", "mixed": "mixed", S.GROUP_LEFT_OUT: "has left-out answers"}
+# the flags a group table row lists (no signal is one of the first two, said by it)
+ROW_FLAGS = (S.ZERO_VARIANCE, S.UNDER_TWO_REWARDS, S.ALL_CORRECT, S.ALL_WRONG)
+NO_SIGNAL_HELP = ("Groups GRPO learns nothing from: zero variance (two or more finite "
+                  "rewards, all equal) or under two rewards (fewer than two finite rewards: "
+                  "no reward std, no relative advantage).  NaN and inf rewards are left out "
+                  "of a group's reward statistics.")
 KIND_COLORS = {"solved": "#2ca02c", "mixed": "#1f77b4", "unsolved": "#d62728"}
 PREVIEW = 160
 HEAD_TAIL = 600  # characters kept at each end of a collapsed answer
@@ -28,7 +35,7 @@ _FINISH = ("finish_reason", "stop_reason")
 def sort_choices() -> dict[str, str]:
     """Sort labels -> group table columns."""
     return {"reward mean": S.stat(S.REWARD, "mean"), "reward std": S.stat(S.REWARD, "std"),
-            "pass rate": S.PASS_RATE, "size": S.GROUP_SIZE,
+            "pass rate": S.PASS_RATE, "size": S.GROUP_SIZE, "rewarded": S.GROUP_REWARDED,
             "length mean": S.stat(S.RESPONSE_LEN, "mean"),
             "length std": S.stat(S.RESPONSE_LEN, "std"), "truncated share": S.TRUNCATED_SHARE,
             "KL mean": S.stat("kl", "mean"), "advantage spread": S.ADVANTAGE_SPREAD,
@@ -61,9 +68,8 @@ def preview(text: str, options: DisplayOptions, system: bool = False,
 
 def group_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
     """The displayed group table (the group id as text in ID, for the selection)."""
-    flags = [", ".join(label for flag, label in FILTERS.items()
-                       if flag in (S.ZERO_VARIANCE, S.ALL_CORRECT, S.ALL_WRONG) and row[flag])
-             for row in table[[S.ZERO_VARIANCE, S.ALL_CORRECT, S.ALL_WRONG]].to_dict("records")]
+    flags = [", ".join(FILTERS[flag] for flag in ROW_FLAGS if row[flag])
+             for row in table[list(ROW_FLAGS)].to_dict("records")]
     shown = pd.DataFrame({
         ID: table.index.astype(str),
         S.PROMPT: previews(table[S.PROMPT], options, system=True),
@@ -138,6 +144,23 @@ def answers(members: pd.DataFrame, estimator: str) -> pd.DataFrame:
         S.KEY: members[S.KEY].to_numpy()})
     # an on-policy run's answers have no lag: no column of blanks
     return table.drop(columns=S.POLICY_LAG) if table[S.POLICY_LAG].isna().all() else table
+
+
+def figure(value: float, spec: str) -> str:
+    """A number as a card shows it: a missing one (a group of under two rewards has no
+    advantage) as "—", never "nan"."""
+    return "—" if value is None or math.isnan(value) else format(value, spec)
+
+
+def answers_caption(count: int, under_two_rewards: bool) -> str:
+    """What the answers table shows, and why a group of under two rewards has no
+    advantages."""
+    said = f"{count} answer{'s' if count != 1 else ''}, best reward first · select a row " \
+           "to open it in Sample"
+    if under_two_rewards:
+        said += (" · under two finite rewards: no reward std and no relative advantage "
+                 "(—), so GRPO learns nothing from this group")
+    return said
 
 
 def head_tail(text: str, keep: int = HEAD_TAIL) -> str:

@@ -116,3 +116,9 @@ def order_label(sort_label: str, descending: bool, shown: int, total: int) -> st
     samples after its filters"."""
     how = f"sort by {sort_label}, {'descending' if descending else 'ascending'}"
     return how if shown >= total else f"{how}; {shown:,} of {total:,} samples after its filters"
+
+
+def no_text(title: str, absent: bool) -> str:
+    """What an empty text box says: the dump has no such text for the sample (no key, or
+    null), or has an empty one."""
+    return f"(the dump has no {title.lower()} for this sample)" if absent else "(empty)"

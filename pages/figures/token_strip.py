@@ -115,8 +115,13 @@ def _hit_values(values: np.ndarray, positions: np.ndarray) -> list[dict]:
 
 def _strip_spec(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
                 dots: list[dict]) -> dict:
+    # the whole response, as domainMin/domainMax, not a fixed `domain`: a fixed one makes
+    # the scale a constant, and Vega-Lite's interval brush then reads brush_token[0] before
+    # any brush exists when the stacked chart is fitted to its width (a TypeError in the
+    # browser's console on every load); min and max keep the scale data-driven
     x = {"field": TOKEN, "type": "quantitative", "title": None,
-         "scale": {"domain": [-0.5, max(n, 1) - 0.5], "nice": False, "zero": False},
+         "scale": {"domainMin": -0.5, "domainMax": max(n, 1) - 0.5, "nice": False,
+                   "zero": False},
          "axis": {"format": "d"}}
     y = {"type": "quantitative", "scale": {"zero": False}}
     layers = [

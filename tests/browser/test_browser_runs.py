@@ -1,9 +1,10 @@
 """Compare runs in a real browser on three runs: the run set, labels and view go into the URL,
 and that URL opened afresh shows the same comparison down to the opened prompt."""
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 from browser import browser_page, served, settle
-from runs_fixtures import write_runs
+from dump_files import write_dump
+from runs_fixtures import samples, write_runs
 
 CURVES = "[data-testid='stMain'] [data-testid='stVegaLiteChart'] canvas"
 
@@ -53,3 +54,20 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
             assert view.get_by_text("Matched by the id", exact=False).count() >= 1
         finally:
             context.close()
+
+
+def test_the_dump_dir_itself_is_its_folder_name_and_a_token_in_the_url(tmp_path):
+    """A link made before the token (the chooser's text in `runs`) opens the dump dir
+    itself, labelled by its folder, and the URL then holds the token `.`."""
+    root = write_dump(tmp_path / "gen" / "rollout_data_rank_0.jsonl", samples("base")).parent
+    extra = write_runs(tmp_path / "other") / "ablation"
+    with served(root) as url, browser_page() as page:
+        page.goto(f"{url}/runs?runs=%28the+dump+dir+itself%29&extra={quote(str(extra))}")
+        main = page.locator("[data-testid='stMain']")
+        main.get_by_text("ablation", exact=True).first.wait_for(timeout=60_000)
+        settle(page, 400)
+        main.get_by_text("gen", exact=True).first.wait_for(timeout=30_000)
+        assert main.get_by_text(".", exact=True).count() == 0  # no run labelled "."
+        page.wait_for_function("new URLSearchParams(location.search).get('runs') === '.'",
+                               timeout=30_000)
+        assert _query(page)["runs"] == ["."]

@@ -99,6 +99,41 @@ def test_brushing_the_strips_moves_the_window(server):
         assert 14_000 < _first_token(page) < 19_000
 
 
+# Streamlit's own probes of the page's path (/sample/_stcore/health, …/host-config) 404
+# on every page of a multipage app: not the page's script
+_PROBES = re.compile(r"/_stcore/(health|host-config)$")
+
+
+def _logged_errors(page) -> list[str]:
+    """Collects what the page logs as an error and every uncaught exception, as they come."""
+    logged: list[str] = []
+    page.on("console", lambda m: logged.append(m.text) if m.type == "error" and not
+            _PROBES.search(m.location.get("url", "")) else None)
+    page.on("pageerror", lambda err: logged.append(f"pageerror: {err}"))
+    return logged
+
+
+def test_the_strips_log_no_error_on_load_nor_on_a_drag(server):
+    """The stacked strips' brush read brush_token[0] before any brush existed (a fixed x
+    domain, the chart fitted to its width): a TypeError logged on every load."""
+    with browser_page() as page:
+        logged = _logged_errors(page)
+        page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")
+        page.locator("span.tok").first.wait_for(timeout=60_000)
+        plot = page.locator("[data-testid='stVegaLiteChart'] canvas").first
+        plot.wait_for(timeout=60_000)
+        settle(page, 1_000)
+        assert logged == [], logged
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        _drag(page, box["x"] + box["width"] * 0.5, box["x"] + box["width"] * 0.55,
+              box["y"] + 45)
+        page.wait_for_function("new URLSearchParams(location.search).get('window') > 14000",
+                               timeout=30_000)
+        settle(page, 1_000)
+        assert logged == [], logged
+
+
 def test_a_bar_of_the_jump_list_moves_the_window_to_its_token(server):
     with browser_page() as page:
         page.goto(f"{server}/sample?step=0&sample=rollout_data_rank_0.jsonl:1")

@@ -94,11 +94,38 @@ def test_flags_and_mix_on_purpose_built_groups(tmp_path):
     assert table.loc["wrong", S.ALL_WRONG] and table.loc["wrong", S.PASS_RATE] == 0.0
     assert not table.loc["mixed", S.ZERO_VARIANCE] and table.loc["mixed", S.PASS_RATE] == 0.5
     assert not table.loc["alone", S.ZERO_VARIANCE]  # one answer: no variance to speak of
+    assert table.loc["alone", S.UNDER_TWO_REWARDS] and table.loc["alone", S.NO_SIGNAL]
     assert table.loc["mixed", S.stat(S.REWARD, "std")] == pytest.approx(0.5)
     expected_spread = 2 * 0.5 / (math.sqrt(1 / 3) + 1e-6)
     assert table.loc["mixed", S.ADVANTAGE_SPREAD] == pytest.approx(expected_spread)
-    assert mix(table) == {"groups": 5, S.ZERO_VARIANCE: 3, "solved": 2, "unsolved": 2,
-                          "mixed": 1}
+    assert mix(table) == {"groups": 5, S.NO_SIGNAL: 4, S.ZERO_VARIANCE: 3,
+                          S.UNDER_TWO_REWARDS: 1, "solved": 2, "unsolved": 2, "mixed": 1}
+
+
+def test_a_group_is_its_finite_rewards_and_under_two_of_them_give_no_signal(tmp_path):
+    # one answer, and two answers of which one reward is NaN or inf: the same case (one
+    # finite reward), so the same flags, no std and no advantage; a NaN beside two equal
+    # rewards leaves a zero-variance group
+    run = _run(tmp_path, _grouped({"alone": [1.0], "nan": [0.2, math.nan],
+                                   "inf": [0.4, math.inf], "flat": [0.3, 0.3, math.nan]})
+               ).trained()
+    found = run.groups().step(1, GroupOptions())
+    table = found.table.set_index(S.PROMPT)
+    few = ["alone", "nan", "inf"]
+    assert table.loc[few, S.GROUP_REWARDED].tolist() == [1, 1, 1]
+    assert table.loc[few, S.stat(S.REWARD, "std")].isna().all()  # no std, not 0
+    assert table.loc[few, S.UNDER_TWO_REWARDS].all() and table.loc[few, S.NO_SIGNAL].all()
+    assert not table.loc[few, S.ZERO_VARIANCE].any()
+    assert table.loc["inf", S.stat(S.REWARD, "mean")] == pytest.approx(0.4)
+    assert table.loc["flat", S.ZERO_VARIANCE] and not table.loc["flat", S.UNDER_TWO_REWARDS]
+    assert table.loc["flat", S.stat(S.REWARD, "std")] == 0.0
+    assert found.mix[S.NO_SIGNAL] == 4 and found.mix[S.UNDER_TWO_REWARDS] == 3
+    rows = run.groups().rows(1, GroupOptions())
+    assert rows.loc[rows[S.PROMPT].isin(few), S.ADVANTAGE].isna().all()
+    signals = run.health().signals  # the health page counts the same zero-variance groups
+    assert signals.loc[1, S.H_GROUPS] == 1 and signals.loc[1, S.H_ZERO_VARIANCE] == 1.0
+    steps, _ = run.groups().history()
+    assert steps[S.ZERO_VARIANCE].sum() == 1  # and so does the mix over the run
 
 
 def test_a_correctness_key_decides_the_pass(tmp_path):

@@ -28,7 +28,7 @@ def test_groups_page_shows_the_steps_mix_as_the_loaders_count_it(grouped):
     assert current_page(at) == "groups" and not errors(at)
     expected = open_run(grouped).trained().groups().step(2, GroupOptions())
     assert _metric(at, "groups") == str(expected.mix["groups"]) == "8"
-    assert _metric(at, "zero variance") == str(expected.mix[S.ZERO_VARIANCE])
+    assert _metric(at, "no signal") == str(expected.mix[S.NO_SIGNAL])
     assert _metric(at, "mixed") == str(expected.mix["mixed"])
     shown = texts(at)
     assert "groups by: uid (64)" in shown and "advantage: derived, GRPO" in shown
@@ -146,3 +146,26 @@ def test_a_dump_with_no_group_id_says_its_groups_are_rebuilt_from_the_prompt(tmp
     assert not errors(at)
     assert ("groups by: the prompt text (the dump holds no group id: groups rebuilt from it) "
             "(4)") in texts(at)
+
+
+def test_a_group_of_under_two_rewards_is_counted_as_no_signal_and_shows_no_advantage(tmp_path):
+    # a group of one, and a group of two whose second reward is NaN: the same case
+    samples = [make_sample(1, seed=0, prompt="alone", reward=1.0),
+               make_sample(1, seed=1, prompt="half", reward=0.2),
+               make_sample(1, seed=2, prompt="half", reward=float("nan")),
+               *(make_sample(1, seed=3 + i, prompt="mixed", reward=float(i % 2))
+                 for i in range(4))]
+    root = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", samples).parent
+    at = goto(board(root, step="1"), "groups")
+    assert not errors(at) and _metric(at, "no signal") == "2"
+    assert "0 zero variance · 2 under two rewards" in texts(at)
+    shown = at.dataframe(key="t_groups").value.set_index(S.PROMPT)
+    assert shown.loc[["alone", "half"], S.stat(S.REWARD, "std")].isna().all()  # not 0
+    assert shown.loc["alone", "flags"].startswith("under two rewards")
+    at.multiselect(key="gflags").set_value([S.NO_SIGNAL]).run()
+    assert "2 of 3 groups" in texts(at)
+    at = at.text_input(key="group").set_value(shown.loc["alone", "id"]).run()
+    captions = [html.unescape(c.value) for c in at.caption]
+    assert any(c.startswith("1 answer, best reward first") and "no relative advantage" in c
+               for c in captions)
+    assert any(c.startswith("#1 · reward 1 · adv —") for c in captions)

@@ -6,7 +6,8 @@ from urllib.parse import parse_qs, urlparse
 
 import orjson
 from apptest import board, errors, texts
-from runs_fixtures import write_runs
+from dump_files import write_dump
+from runs_fixtures import samples, write_runs
 
 from pages.figures import runs as build
 
@@ -119,3 +120,26 @@ def test_labels_and_run_names_are_text_never_markup(tmp_path):
     assert typed[0].startswith("<img src=x") and typed[1] == "B"
     assert domains and all(d == typed for d in domains)
     assert all(spec["usermeta"]["embedOptions"]["renderer"] == "canvas" for spec in specs)
+
+
+def _dump_dir_and_an_extra(tmp_path):
+    """A dump dir holding dump files itself (`gen`), and another run's dir to add."""
+    root = write_dump(tmp_path / "gen" / "rollout_data_rank_0.jsonl", samples("base")).parent
+    return root, write_runs(tmp_path / "other") / "ablation"
+
+
+def test_the_dump_dir_itself_is_labelled_by_its_folder_and_kept_in_the_url_as_a_token(
+        tmp_path):
+    root, extra = _dump_dir_and_an_extra(tmp_path)
+    at = _runs_page(root, extra=str(extra))
+    at.multiselect(key="runs").set_value(["."]).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    html = "".join(str(h.proto.body) for h in at.get("html"))
+    assert "<b>gen</b>" in html and "<b>.</b>" not in html and "<b>ablation</b>" in html
+    assert at.selectbox(key="run_a").options == ["gen", "ablation"]
+    assert at.query_params.get("runs") in (".", ["."])  # a token, not the chooser's text
+    # that URL, and a link made before the token (the chooser's text), open the same set
+    for token in (".", "(the dump dir itself)"):
+        again = _runs_page(root, runs=token, extra=str(extra))
+        assert again.multiselect(key="runs").value == ["."] and not errors(again)
+        assert again.selectbox(key="run_a").options == ["gen", "ablation"]

@@ -1,6 +1,6 @@
 """Sample page through the real board."""
 from apptest import board, text_blocks, texts
-from dump_files import make_sample
+from dump_files import make_sample, write_dump
 
 from loaders import schema as S
 from pages.frame.display_options import widget_key
@@ -100,3 +100,16 @@ def test_a_jump_that_drops_the_options_from_the_url_gets_them_back(board_dump):
     at.run()
     assert (at.query_params["kl"], at.query_params["pad"]) == ("k1", "")
     assert any(m.label == "KL k1 (token mean)" for m in at.metric)
+
+
+def test_a_missing_reference_response_is_not_shown_as_an_empty_one(tmp_path):
+    # no ref_response key (most trainers log none) against an empty one
+    missing = make_sample(1, seed=0)
+    del missing["ref_response"]
+    samples = [missing, make_sample(1, seed=1, ref_response="")]
+    root = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", samples).parent
+    opened = [text_blocks(_sample(root, f"rollout_data_rank_0.jsonl:{line}", step="1"))
+              for line in (1, 2)]
+    assert "(the dump has no reference response for this sample)" in opened[0]
+    assert "(empty)" not in opened[0]
+    assert "(empty)" in opened[1]

@@ -23,8 +23,10 @@ def _mix(found: StepGroups) -> None:
     total = max(mix["groups"], 1)
     cols = st.columns(5)
     cols[0].metric("groups", f"{mix['groups']:,}")
-    for column, (name, label) in zip(cols[1:], ((S.ZERO_VARIANCE, "zero variance"),
-                                                 ("solved", "solved (all pass)"),
+    cols[1].metric("no signal", f"{mix[S.NO_SIGNAL]:,}", help=build.NO_SIGNAL_HELP)
+    cols[1].caption(f"{mix[S.ZERO_VARIANCE]:,} zero variance · "
+                    f"{mix[S.UNDER_TWO_REWARDS]:,} under two rewards")
+    for column, (name, label) in zip(cols[2:], (("solved", "solved (all pass)"),
                                                  ("unsolved", "unsolved (none pass)"),
                                                  ("mixed", "mixed"))):
         column.metric(label, f"{mix[name]:,}", help=f"{mix[name] / total:.0%} of the groups")

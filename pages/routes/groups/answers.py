@@ -65,7 +65,7 @@ def render(view: View, table: pd.DataFrame) -> None:
                          "indexed; its answers are left out until it is read again"))
     prompt = next((t[S.PROMPT] for t in texts.values()), members[S.PROMPT].iloc[0])
     text_block(strip_system(prompt, view.options.system_marker) or "(empty prompt)", 140)
-    _answers_table(view, members)
+    _answers_table(view, members, bool(table.at[group_id, S.UNDER_TWO_REWARDS]))
     responses = {key: strip_pad(texts[key][S.RESPONSE], view.options.pad_token)
                  for key in members[S.KEY] if key in texts}
     _cards(members, responses)
@@ -73,9 +73,9 @@ def render(view: View, table: pd.DataFrame) -> None:
     _diff(members, responses)
 
 
-def _answers_table(view: View, members: pd.DataFrame) -> None:
+def _answers_table(view: View, members: pd.DataFrame, under_two_rewards: bool) -> None:
     shown = build.answers(members, view.options.kl_estimator)
-    st.caption(f"{len(shown)} answers, best reward first · select a row to open it in Sample")
+    st.caption(build.answers_caption(len(shown), under_two_rewards))
     config = {S.KEY: None}
     thumbs = row_thumbnails(view.run.root, view.run.store, members)  # the prompt's image
     if any(thumbs):
@@ -97,7 +97,8 @@ def _cards(members: pd.DataFrame, responses: dict[str, str]) -> None:
 
 
 def _card_title(rank: int, row: dict) -> str:
-    parts = [f"#{rank}", f"reward {row[S.REWARD]:.4g}", f"adv {row[S.ADVANTAGE]:+.3g}",
+    parts = [f"#{rank}", f"reward {build.figure(row[S.REWARD], '.4g')}",
+             f"adv {build.figure(row[S.ADVANTAGE], '+.3g')}",
              f"{row[S.RESPONSE_LEN]:,} tokens"]
     if row[S.TRUNCATED]:
         parts.append("truncated" + (" (inferred)" if row.get(S.TRUNCATION_INFERRED) else ""))

@@ -1,5 +1,8 @@
 """Which runs the Compare runs page compares: sub-runs of the dump dir and extra dirs, each
-with a stable colour and a short label; all of it in the URL (`runs`, `extra`, `labels`)."""
+with a stable colour and a short label; all of it in the URL (`runs`, `extra`, `labels`).
+
+`runs` holds each sub-run's path, the dump dir itself as `.`: tokens, not the chooser's
+text (a bound multiselect writes its display text, so this one keeps its own parameter)."""
 from __future__ import annotations
 
 import html
@@ -20,7 +23,11 @@ from pages.frame.keys import SPLIT
 from pages.frame.loading import compare_run, sub_runs
 from pages.frame.sidebar import BoardConfig
 
-WHOLE_DIR = "."
+WHOLE_DIR = "."  # the dump dir itself, as a sub-run and as its token in the URL
+WHOLE_DIR_TEXT = "(the dump dir itself)"  # what the chooser shows; links made before the
+# token held carry it, and still open
+RUNS = "runs"
+_URL_WRITTEN = "_runs_url"  # the `runs` last written: a URL that differs was changed outside
 DEFAULT_RUNS = 2  # sub-runs chosen on a first visit, so the page shows something at once
 MAX_RUNS = 8
 
@@ -58,16 +65,44 @@ def _extra_dirs(typed: str) -> list[Path]:
 def _chosen(base: Path) -> tuple[list[str], list[Path]]:
     options = sub_runs(base)
     default = [r for r in options if r != WHOLE_DIR][:DEFAULT_RUNS]
+    default = default if len(default) >= 2 else []
+    _seed_from_url(options, default)
     left, right = st.columns([3, 2])
     names = left.multiselect(
-        "Runs", options, default=default if len(default) >= 2 else [], key="runs",
-        bind="query-params", max_selections=MAX_RUNS,
-        format_func=lambda r: "(the dump dir itself)" if r == WHOLE_DIR else r,
+        "Runs", options, key=RUNS, max_selections=MAX_RUNS,
+        format_func=lambda r: WHOLE_DIR_TEXT if r == WHOLE_DIR else r,
         help="Sub-runs of the dump dir (folders that hold dump files)")
+    _write_to_url(names, default)
     typed = right.text_area("Extra run dirs (one per line)", key="extra", bind="query-params",
                             height=68, help="Other dump dirs to compare; with --root, only "
                                             "dirs inside it")
     return names, _extra_dirs(typed)
+
+
+def _url_runs() -> tuple[str, ...] | None:
+    return tuple(st.query_params.get_all(RUNS)) if RUNS in st.query_params else None
+
+
+def _seed_from_url(options: list[str], default: list[str]) -> None:
+    """Set the chooser from the URL's tokens on a first visit, a link, Back or Forward;
+    tokens the dir does not hold are dropped (as a bound widget drops them)."""
+    url = _url_runs()
+    if RUNS in st.session_state and st.session_state.get(_URL_WRITTEN) == url \
+            and set(st.session_state[RUNS]) <= set(options):  # another dump dir's
+        return
+    tokens = [WHOLE_DIR if t == WHOLE_DIR_TEXT else t for t in (url or ())]
+    known = [t for t in dict.fromkeys(tokens) if t in options][:MAX_RUNS]
+    st.session_state[RUNS] = default if url is None else known
+
+
+def _write_to_url(names: list[str], default: list[str]) -> None:
+    """The chosen runs' tokens into the URL (none when they are the default; `runs=` for
+    none chosen, which a link opens as none)."""
+    if names == default:
+        st.query_params.pop(RUNS, None)
+    else:
+        st.query_params[RUNS] = names or [""]
+    st.session_state[_URL_WRITTEN] = _url_runs()
 
 
 def _part(run: loaders.Run) -> loaders.Run:
@@ -84,7 +119,9 @@ def choose_runs() -> list[Member]:
         return []
     base = where[0]
     names, extra = _chosen(base)
-    wanted = [(name, base / name if name != WHOLE_DIR else base, base, {
+    # the dump dir itself is named by its path, as an extra dir is: its label is then its
+    # folder's name ("gen"), not "."
+    wanted = [(name if name != WHOLE_DIR else str(base), base / name, base, {
         "dir": str(base), "run": name}) for name in names]
     wanted += [(str(path), path, path, {"dir": str(path)}) for path in extra]
     typed = st.text_input("Labels (comma-separated, in run order)", key="labels",

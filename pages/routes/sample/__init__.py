@@ -65,12 +65,14 @@ def _open(key: str) -> None:
 def _texts(sample: Sample, view: View) -> None:
     opts = view.options
     left, mid, right = st.columns(3)
-    for column, title, text in (
-            (left, "Prompt", strip_system(sample.texts[S.PROMPT], opts.system_marker)),
-            (mid, "Response", strip_pad(sample.texts[S.RESPONSE], opts.pad_token)),
-            (right, "Reference response", strip_pad(sample.texts[S.REF_RESPONSE], opts.pad_token))):
+    for column, key, title, text in (
+            (left, S.PROMPT, "Prompt", strip_system(sample.texts[S.PROMPT], opts.system_marker)),
+            (mid, S.RESPONSE, "Response", strip_pad(sample.texts[S.RESPONSE], opts.pad_token)),
+            (right, S.REF_RESPONSE, "Reference response",
+             strip_pad(sample.texts[S.REF_RESPONSE], opts.pad_token))):
         column.markdown(f"**{title}**")
-        text_block(clipped(text) or "(empty)", 320, column)
+        text_block(clipped(text) or header.no_text(title, key in sample.absent), 320,
+                   column)
     if sample.texts[S.GROUND_TRUTH]:
         st.caption("ground truth")
         text_block(sample.texts[S.GROUND_TRUTH], 160)
