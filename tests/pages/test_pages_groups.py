@@ -164,7 +164,7 @@ def test_a_group_of_under_two_rewards_is_counted_as_no_signal_and_shows_no_advan
     assert shown.loc["alone", "flags"].startswith("under two rewards")
     at.multiselect(key="gflags").set_value([S.NO_SIGNAL]).run()
     assert "2 of 3 groups" in texts(at)
-    at = at.text_input(key="group").set_value(shown.loc["alone", "id"]).run()
+    at = at.text_input(key="gid").set_value(shown.loc["alone", "id"]).run()
     captions = [html.unescape(c.value) for c in at.caption]
     assert any(c.startswith("1 answer, best reward first") and "no relative advantage" in c
                for c in captions)
