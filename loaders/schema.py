@@ -18,6 +18,10 @@ from __future__ import annotations
 # 20: a scalar of the wrong kind (a reward "abc") is its problem alone, not counted in
 # NAN_COUNT too
 INDEX_VERSION = 20
+# what a Parquet dump's stored summary was made by (loaders.index.stored_summary): moved only
+# when its typed columns would read otherwise, so a dump written before keeps its fast cold
+# index.  Version 20 changed nothing a typed column can hold (a reward there is a number)
+SUMMARY_VERSION = 19
 
 # ---- input keys (RLLoggingBoard format) -------------------------------------------------
 STEP = "step"

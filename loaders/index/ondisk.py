@@ -48,7 +48,7 @@ from loaders.index.trust import (
     checked_states,
 )
 
-INDEX_VERSION = S.INDEX_VERSION  # what an index file (and a stored summary) was made by
+INDEX_VERSION = S.INDEX_VERSION  # what an index file was made by (a stored summary: its own)
 _TEXT = (pa.types.is_string, pa.types.is_large_string)
 _READ_BY_ROW_TYPES = {
     **{name: lambda kind: any(test(kind) for test in _TEXT) for name in S.TEXT_PREVIEWS},

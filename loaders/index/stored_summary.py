@@ -42,7 +42,7 @@ LOCATED = (S.FILE, S.LINE, S.RANK, S.OFFSET)  # where the reader found the rows:
 def summary_facts(rel: str, rank: int) -> dict:
     """What a stored summary's numbers depend on besides the rows."""
     context = context_of(rel, rank)
-    return {"index": S.INDEX_VERSION, "digest": DIGEST_VERSION, "rank": rank,
+    return {"index": S.SUMMARY_VERSION, "digest": DIGEST_VERSION, "rank": rank,
             "step": context.step, "validation": context.validation,
             "columns": sorted(S.SUMMARY_DTYPES)}
 
