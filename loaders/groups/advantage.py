@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.groups.table import finite
 from loaders.index.extras import extra_column
+from loaders.index.steps import finite
 
 GRPO, DR_GRPO, RLOO = "grpo", "dr_grpo", "rloo"
 MODES = (GRPO, DR_GRPO, RLOO)

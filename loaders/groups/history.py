@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from loaders import schema as S
-from loaders.groups.table import finite, zero_variance
+from loaders.groups.table import zero_variance
+from loaders.index.steps import finite
 
 # every column prompt_steps reads (and the prompt id, to find a prompt's preview)
 HISTORY_COLUMNS = (S.PROMPT_ID, S.STEP, S.GROUP_ID, S.REWARD, S.RESPONSE_LEN)

@@ -6,6 +6,7 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.index.extras import extra_column
+from loaders.index.steps import finite
 
 DEFAULT_PASS = 0.5  # a reward at or above it passes: 1 vs 0, 1 vs -1 and 1.0 vs 0.1 alike
 FLAT = 1e-12  # rewards closer than this are equal
@@ -40,12 +41,6 @@ def passes(frame: pd.DataFrame, column: str | None, threshold: float = DEFAULT_P
     if column is not None:
         return (frame[column] > 0.5).fillna(False), f"{column} > 0.5"
     return (frame[S.REWARD] >= threshold).fillna(False), f"reward ≥ {threshold:g}"
-
-
-def finite(rewards: pd.Series) -> pd.Series:
-    """Rewards with NaN and ±inf made missing: a group's reward stats, its flags and its
-    derived advantages are over its finite rewards (a NaN or inf is a broken reward)."""
-    return rewards.where(np.isfinite(rewards.to_numpy(np.float64)))
 
 
 def zero_variance(rewarded: pd.Series, low: pd.Series, high: pd.Series) -> pd.Series:

@@ -12,8 +12,9 @@ import pandas as pd
 
 from loaders import schema as S
 from loaders.groups.clusters import CLUSTERS_PER_100, LARGEST_SHARE, diversity_by_step
-from loaders.groups.table import finite
+from loaders.groups.table import zero_variance
 from loaders.health.views import memory_columns
+from loaders.index.steps import finite
 from loaders.metric_names import (
     DUMP_TOKEN_MEANS,
     IS_SHARE_HIGH,
@@ -84,11 +85,9 @@ def _from_dump(samples: pd.DataFrame) -> pd.DataFrame:
     means = {S.H_REWARD: S.REWARD, S.H_LENGTH: S.RESPONSE_LEN, S.H_TOKEN_KL: S.kl_mean(S.K3),
              **{signal: column for signal, column in DUMP_TOKEN_MEANS.items()
                 if column in samples and samples[column].notna().any()}}
-    # means of finite values, as step_stats makes them: a reward of inf lost its step
-    finite = samples[list(means.values())].replace([np.inf, -np.inf], np.nan).groupby(
-        samples[S.STEP])
+    by_step = finite(samples[list(means.values())]).groupby(samples[S.STEP])  # as step_stats
     for signal, column in means.items():
-        out[signal], out[S.h_se(signal)] = _mean_se(finite, column)
+        out[signal], out[S.h_se(signal)] = _mean_se(by_step, column)
     out[S.H_TOKENS] = grouped[S.RESPONSE_LEN].sum().astype(np.float64)
     out[S.h_se(S.H_TOKENS)] = out[S.h_se(S.H_LENGTH)] * out[S.H_SAMPLES]
     steps = samples[S.STEP]
@@ -125,11 +124,11 @@ def group_signals(samples: pd.DataFrame, min_group: int = 2) -> pd.DataFrame:
     """Per step, over the GRPO groups of ≥ min_group samples (schema.GROUP_ID, the ids the
     Groups page uses): how many, the share whose rewards are all equal, and the mean
     within-group reward std, each share and mean with its standard error."""
-    # over finite rewards, as the Groups page counts them (loaders.groups.table.finite)
+    # over finite rewards, flat as the Groups page judges it (loaders.groups.table)
     by = finite(samples[S.REWARD]).groupby([samples[S.STEP], samples[S.GROUP_ID]])
     groups = by.agg(["count", "min", "max", "std"])
     groups = groups[groups["count"] >= min_group]
-    flat = ((groups["max"] - groups["min"]).abs() < 1e-12).astype(np.float64)
+    flat = zero_variance(groups["count"], groups["min"], groups["max"]).astype(np.float64)
     steps = groups.index.get_level_values(0)
     out = pd.DataFrame({S.H_GROUPS: flat.groupby(steps).size().astype(np.float64)})
     out[S.H_ZERO_VARIANCE], out[S.h_se(S.H_ZERO_VARIANCE)] = _share_se(flat > 0,

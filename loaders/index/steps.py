@@ -1,6 +1,8 @@
 """Per-step aggregates of the summary frame."""
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 import pandas as pd
 
@@ -13,6 +15,14 @@ AGGREGATED = (S.REWARD, S.REF_REWARD, S.VALID_REWARD, S.REF_VALID_REWARD, S.REWA
 # every column step_stats reads
 STEP_STATS_COLUMNS = (S.STEP, *AGGREGATED, *S.FLAGS, S.NAN_COUNT)
 _QUANTILES = {"p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9}
+Numbers = TypeVar("Numbers", pd.Series, pd.DataFrame)
+
+
+def finite(values: Numbers) -> Numbers:
+    """NaN and ±inf made missing: a statistic of a step or a group is of its finite values
+    (one reward of inf made its step's mean inf and its std NaN, and the curve lost it; the
+    sample is counted among the run's non-finite values)."""
+    return values.where(np.isfinite(values.to_numpy(np.float64)))
 
 
 def step_stats(samples: pd.DataFrame) -> pd.DataFrame:
@@ -21,12 +31,9 @@ def step_stats(samples: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(index=pd.Index([], name=S.STEP, dtype="int64"))
     grouped = samples.groupby(S.STEP, sort=True)
     parts = {S.SAMPLES: grouped.size()}
-    # over finite values: one reward of inf made its step's mean inf and its std NaN, and
-    # the curve lost the step (the sample is counted among the run's non-finite values)
-    finite = samples[list(AGGREGATED)].replace([np.inf, -np.inf], np.nan).groupby(
-        samples[S.STEP], sort=True)
+    by_step = finite(samples[list(AGGREGATED)]).groupby(samples[S.STEP], sort=True)
     for column in AGGREGATED:
-        values = finite[column]
+        values = by_step[column]
         parts[S.stat(column, "mean")] = values.mean()
         parts[S.stat(column, "std")] = values.std(ddof=0)
         parts[S.stat(column, "min")] = values.min()
