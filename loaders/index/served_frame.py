@@ -22,6 +22,7 @@ from loaders import schema as S
 from loaders.index.parts import Part
 from loaders.index.previews import HeldPreviews
 from loaders.index.table import DECODED, FILLS, empty_frame, framed, sorted_table
+from loaders.index.unmapper import Unmapper
 
 # left in Arrow: the conversation's columns are read by truncated() on the way
 APART = (*S.TEXT_PREVIEWS, *S.LINE_PLACE, S.TOKEN_DIGEST)
@@ -32,7 +33,13 @@ def combine_served(parts: list[Part | pd.DataFrame]) -> tuple[pd.DataFrame, Held
     """table.combine's run as previews.served makes it of that frame (without_texts and
     held): the frame without the READ_BY_ROW columns, numbered by S.ROW, and those columns
     held.  Empties `parts`."""
-    table = sorted_table(parts, DECODED.difference(APART))
+    with Unmapper() as unmapper:  # the parts' maps go beside the frame's making
+        table = sorted_table(parts, DECODED.difference(APART))
+        unmapper.start()
+        return _served(table)
+
+
+def _served(table: pa.Table | None) -> tuple[pd.DataFrame, HeldPreviews]:
     if table is None:
         frame = empty_frame()
         return _numbered(frame.drop(columns=list(S.READ_BY_ROW))), HeldPreviews(

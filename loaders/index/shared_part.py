@@ -95,6 +95,11 @@ class _Maps:
             self._starts = [s for s, _ in live]
             self._maps = [m for _, m in live]
 
+    def held(self) -> list[mmap.mmap]:
+        """Every live part's map, held (strongly)."""
+        with self._lock:
+            return [mapped for mapped in (ref() for _, ref in self._maps) if mapped is not None]
+
     def slab_of(self, address: int, size: int) -> tuple[int, mmap.mmap] | None:
         """(its map's start, the map) of a live part's slab of `size` bytes at `address`."""
         found = self._slabs.get(address)
@@ -116,6 +121,11 @@ class _Maps:
 
 
 _MAPS = _Maps()
+
+
+def live_maps() -> list[mmap.mmap]:
+    """The maps of every part this process still reads (held: see unmapper.py)."""
+    return _MAPS.held()
 
 
 def slab_of(buffer: pa.Buffer) -> tuple[int, mmap.mmap] | None:
