@@ -45,10 +45,16 @@ def part_of(frame: pd.DataFrame) -> Part:
 
 
 def shifted(part: Part, by: int | np.ndarray) -> Part:
-    """The part with `by` added to its line numbers (a file's lines before its chunk)."""
+    """The part with `by` added to its line numbers (a file's lines before its chunk): one
+    number as a scalar, and none to add at a file's first chunk (an array of it each cost
+    0.1-0.2 ms in the main process after the scan, 2-3 ms over the 128,000-sample dump)."""
     at = part.schema.get_field_index(S.LINE)
-    return part.set_column(at, S.LINE, pc.add(part.column(S.LINE), pa.array(
-        np.broadcast_to(np.asarray(by, dtype=np.int64), len(part)))))
+    column = part.column(at)
+    if np.ndim(by) == 0:
+        if by == 0 and column.type == pa.int64():
+            return part
+        return part.set_column(at, S.LINE, pc.add(column, pa.scalar(int(by), pa.int64())))
+    return part.set_column(at, S.LINE, pc.add(column, pa.array(np.asarray(by, np.int64))))
 
 
 def cap_extras(parts: list[Part]) -> tuple[list[Part], dict[str, set[str]]]:

@@ -305,3 +305,16 @@ def test_coded_text_with_nulls_keeps_its_nulls_as_pa_array_does():
     got.validate(full=True)
     assert got.to_pylist() == want.to_pylist() == ["a", None, "b", "a"]
     assert got.indices.null_count == 1
+
+
+def test_a_parts_line_numbers_are_shifted_by_a_number_or_row_by_row():
+    from loaders.index.parts import shifted
+
+    part = pa.table({S.LINE: pa.array([1, 2, None], pa.int64()), "x": [0.5, 1.5, 2.5]})
+    assert shifted(part, 0) is part  # a file's first chunk: nothing to add
+    assert shifted(part, np.int64(40)).column(S.LINE).to_pylist() == [41, 42, None]
+    by_row = shifted(part, np.array([10, 10, 20]))
+    assert by_row.column(S.LINE).to_pylist() == [11, 12, None]
+    assert by_row.column("x").equals(part.column("x"))
+    narrow = pa.table({S.LINE: pa.array([1, 2], pa.int32())})
+    assert shifted(narrow, 0).column(S.LINE).type == pa.int64()  # as any shift makes it
