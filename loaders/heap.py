@@ -16,18 +16,25 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+from collections.abc import Iterator
 
 
 @functools.cache
 def _libc_function(name: str) -> ctypes._CFuncPtr | None:
-    # the interpreter's own symbols first: find_library runs `ldconfig -p` in a subprocess,
-    # 3-5 ms of every parser worker's start (a fork of a process of 150 MB)
-    for library in (None, ctypes.util.find_library("c")):
+    for library in _libraries():
         try:
             return getattr(ctypes.CDLL(library), name)
         except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to tune
             continue  # this way
     return None
+
+
+def _libraries() -> Iterator[str | None]:
+    """The interpreter's own symbols, then the C library by name, looked up only when they
+    lack the function: find_library runs `ldconfig -p` in a subprocess, a fork and an exec
+    at every parser worker's start (a tuple of both ran it every time, before the first)."""
+    yield None
+    yield ctypes.util.find_library("c")
 
 
 def _trim() -> ctypes._CFuncPtr | None:

@@ -56,3 +56,27 @@ def test_a_worker_keeps_its_freed_heap_for_its_next_chunk() -> None:
                                       capture_output=True, text=True, cwd=root).stdout)
               for way in ("keep", "plain")}
     assert faults["plain"] > 10_000 > 1_000 > faults["keep"], faults
+
+
+_NO_SUBPROCESS = """
+import sys
+started = []
+sys.addaudithook(lambda event, args: started.append(args[0]) if event == "subprocess.Popen"
+                 else None)
+from loaders.heap import keep_freed
+assert keep_freed()
+print(started)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_worker_finds_mallopt_without_running_ldconfig() -> None:
+    """The interpreter's own symbols hold glibc's mallopt: ctypes.util.find_library, which
+    runs `ldconfig -p` in a subprocess (3-4 ms of each parser worker's start), is never
+    asked."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    started = subprocess.run([sys.executable, "-c", _NO_SUBPROCESS], check=True,
+                             capture_output=True, text=True, cwd=root).stdout.strip()
+    assert started == "[]"
