@@ -7,7 +7,7 @@ writing it first to alerts.jsonl beside the run's index.  Runs until SIGTERM or 
 --once checks the run as it is (every step complete), tries to deliver for up to --drain
 seconds and exits: 0 when everything went, 3 when a message waits in alerts.jsonl for the
 next run (cron).  One watcher a run: a second one exits with 4 (watch_lock).  See
-docs/cli.md.
+docs/metrics-and-alerts.md.
 """
 from __future__ import annotations
 
