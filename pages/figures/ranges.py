@@ -11,6 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from loaders import schema as S
+
 Range = tuple[float, float]
 
 
@@ -22,6 +24,17 @@ def reward_bounds(reward: pd.Series) -> Range | None:
     if not len(finite) or finite.min() == finite.max():
         return None
     return (math.floor(finite.min() * 100) / 100, math.ceil(finite.max() * 100) / 100)
+
+
+def run_reward_bounds(stats: pd.DataFrame) -> Range | None:
+    """The Reward range slider's bounds at every step: the run's finite rewards (each step's
+    extremes, from its step statistics).  The slider is then the same from step to step, so
+    its range, its state and its link stay one filter of reward values (a slider made anew
+    at each step kept its last step's range as a filter no link showed)."""
+    names = [S.stat(S.REWARD, "min"), S.stat(S.REWARD, "max")]
+    if not set(names) <= set(stats.columns):
+        return None
+    return reward_bounds(pd.concat([stats[name] for name in names]))
 
 
 def column_bounds(column: pd.Series) -> Range | None:
@@ -36,6 +49,15 @@ def clamped(asked: Range, bounds: Range) -> Range:
     """`asked` kept inside `bounds`, each end on its side."""
     low, high = bounds
     return (min(max(float(asked[0]), low), high), max(min(float(asked[1]), high), low))
+
+
+def followed(asked: Range, before: Range, bounds: Range) -> Range:
+    """A range a slider of `before` showed, moved to a slider of `bounds` (another step's
+    values): an end left at its old bound goes to the new one, so a slider nobody narrowed
+    filters nothing at any step; a narrowed end stays where it was, kept inside `bounds`."""
+    low, high = float(asked[0]), float(asked[1])
+    return clamped((bounds[0] if low <= before[0] else low,
+                    bounds[1] if high >= before[1] else high), bounds)
 
 
 def opened(chosen: Range, bounds: Range) -> Range | None:

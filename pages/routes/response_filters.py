@@ -27,18 +27,36 @@ def column_range(rows: pd.DataFrame) -> pd.Series | None:
     bounds = ranges.column_bounds(values)
     if bounds is None:  # one value (or none): no range to choose
         return values == values.min()
-    _clamp("frange", bounds)  # a clicked bar's bounds, kept inside the column's range
-    chosen_range = ranges.opened(box.slider(f"{chosen} range", *bounds, bounds, key="frange",
-                                            bind="query-params"), bounds)
+    _fit("frange", bounds, chosen)  # a clicked bar's bounds, kept inside the column's range
+    chosen_range = ranges.opened(_drawn("frange", bounds, chosen, box.slider(
+        f"{chosen} range", *bounds, bounds, key="frange", bind="query-params")), bounds)
     return None if chosen_range is None else values.between(*chosen_range)
 
 
-def _clamp(key: str, bounds: ranges.Range) -> None:
-    """A range asked for before its slider is drawn (a clicked histogram bar), kept inside
-    the slider's bounds: a bar's edge may pass them."""
+def _fit(key: str, bounds: ranges.Range, of: str = S.REWARD) -> None:
+    """The range slider `key` (of column `of`) fitted to this draw's bounds before it is
+    drawn.  A range the slider showed at its last draw, untouched since, follows the new
+    bounds (ranges.followed: another step's values; a new column starts whole); a range
+    asked for since (a clicked histogram bar, a link, Back) is kept inside them: a bar's
+    edge may pass them."""
     asked = st.session_state.get(key)
-    if isinstance(asked, (list, tuple)) and len(asked) == 2:
-        st.session_state[key] = ranges.clamped(asked, bounds)
+    if not (isinstance(asked, (list, tuple)) and len(asked) == 2):
+        return
+    last = st.session_state.get(_last(key))  # (column, bounds, range) as last drawn
+    if last is not None and tuple(map(float, asked)) == last[2]:
+        asked = ranges.followed(asked, last[1], bounds) if last[0] == of else bounds
+    fitted = ranges.clamped(asked, bounds)
+    st.session_state[key] = tuple(map(type(bounds[0]), fitted))  # an int slider's ints
+
+
+def _drawn(key: str, bounds: ranges.Range, of: str, shown: tuple) -> tuple:
+    """The slider's range as drawn, remembered with its bounds for the next draw (_fit)."""
+    st.session_state[_last(key)] = (of, bounds, tuple(map(float, shown)))
+    return shown
+
+
+def _last(key: str) -> str:
+    return f"_{key}_drawn"
 
 
 def lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
@@ -47,23 +65,24 @@ def lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
     if lag.empty or lag.min() == lag.max():
         return None
     lo, hi = int(lag.min()), int(lag.max())
+    _fit("lag", (lo, hi), S.POLICY_LAG)
     chosen = st.slider("Policy lag", lo, hi, (lo, hi), key="lag", bind="query-params",
                        help="updates between the weights that drew a sample and the step "
                             "that trains on it (async RL)")
+    _drawn("lag", (lo, hi), S.POLICY_LAG, chosen)
     return None if chosen == (lo, hi) else chosen
 
 
-def reward_and_flags(rows: pd.DataFrame
+def reward_and_flags(bounds: ranges.Range | None
                      ) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
-    """The reward range to keep (offered when the step's rewards differ) and the flags asked
-    for."""
-    bounds = ranges.reward_bounds(rows[S.REWARD])
+    """The reward range to keep (offered when the run's rewards differ: `bounds`,
+    ranges.run_reward_bounds) and the flags asked for."""
     left, right = st.columns(2)
     reward_range = None
     if bounds is not None:
-        _clamp("reward", bounds)  # a clicked histogram bar's bounds may pass the step's
-        reward_range = ranges.opened(left.slider("Reward range", *bounds, bounds,
-                                                 key="reward", bind="query-params"), bounds)
+        _fit("reward", bounds)  # another step's range, or a clicked bar's
+        reward_range = ranges.opened(_drawn("reward", bounds, S.REWARD, left.slider(
+            "Reward range", *bounds, bounds, key="reward", bind="query-params")), bounds)
     flags = right.multiselect("Only samples flagged", list(tables.FLAG_LABELS),
                               format_func=tables.FLAG_LABELS.get, key="flags", bind="query-params")
     return reward_range, tuple(flags)

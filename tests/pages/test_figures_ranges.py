@@ -46,3 +46,10 @@ def test_a_range_is_kept_inside_the_bounds(asked, kept):
 def test_a_chosen_range_filters_only_when_narrowed_and_its_ends_at_the_bounds_are_open(
         chosen, filtered):
     assert ranges.opened(chosen, (0.12, 1.88)) == filtered
+
+
+def test_an_untouched_range_follows_the_next_steps_bounds_and_a_narrowed_end_stays():
+    assert ranges.followed((0.47, 1.0), (0.47, 1.0), (0.0, 1.0)) == (0.0, 1.0)
+    assert ranges.followed((0.6, 1.0), (0.47, 1.0), (0.0, 2.0)) == (0.6, 2.0)
+    assert ranges.followed((0.0, 0.5), (0.0, 1.0), (0.2, 0.9)) == (0.2, 0.5)
+    assert ranges.followed((0.3, 0.4), (0.0, 1.0), (0.5, 0.9)) == (0.5, 0.5)  # kept inside

@@ -102,3 +102,41 @@ def test_a_step_with_an_infinite_and_a_missing_reward_shows_them_until_the_range
     assert sorted(at.dataframe[0].value[S.REWARD]) == [0.5, 0.9, math.inf]
     at.slider(key="reward").set_value((0.4, 0.6)).run()
     assert at.dataframe[0].value[S.REWARD].tolist() == [0.5]
+
+
+def _steps_of_rewards(tmp_path, rewards_by_step: dict[int, list[float]]):
+    import json
+
+    from dump_files import make_sample
+
+    lines = [json.dumps(make_sample(step, seed=i, reward=r))
+             for step, rewards in rewards_by_step.items() for i, r in enumerate(rewards)]
+    (tmp_path / "rollout_data_rank_0.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_a_reward_range_nobody_narrowed_filters_nothing_at_the_next_step(tmp_path):
+    """The review's D1: the slider's whole range at step 2 (0.47-1.00) was kept at steps 1
+    and 0, whose rewards start at 0, and hid their low rewards with no filter in the URL.
+    The slider's bounds are now the run's rewards, the same at every step."""
+    dump = _steps_of_rewards(tmp_path, {0: [0.0, 0.2, 0.5, 1.0], 1: [0.0, 0.3, 0.9],
+                                        2: [0.47, 0.8, 1.0]})
+    at = board(dump, page="responses")
+    assert at.sidebar.select_slider(key="step").value == 2
+    assert at.slider(key="reward").value == (0.0, 1.0)
+    for step, count in ((1, 3), (0, 4), (2, 3)):
+        at.sidebar.select_slider(key="step").set_value(step).run()
+        assert not at.exception, at.exception
+        assert len(at.dataframe[0].value) == count, step
+        assert "reward" not in at.query_params
+
+
+def test_a_narrowed_reward_range_is_one_filter_at_every_step_and_in_the_link(tmp_path):
+    dump = _steps_of_rewards(tmp_path, {0: [0.0, 0.2, 0.5, 0.7, 2.0], 2: [0.47, 0.8, 1.0]})
+    at = board(dump, page="responses")
+    at.slider(key="reward").set_value((0.6, 1.0)).run()
+    assert at.dataframe[0].value[S.REWARD].tolist() == [1.0, 0.8]
+    at.sidebar.select_slider(key="step").set_value(0).run()
+    assert at.slider(key="reward").value == (0.6, 1.0)
+    assert at.query_params["reward"] == ["0.6", "1"]  # the link names the filter shown
+    assert at.dataframe[0].value[S.REWARD].tolist() == [0.7]

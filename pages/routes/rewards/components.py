@@ -50,8 +50,8 @@ def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
 def open_bin(column: str, low: float, high: float, view: View) -> None:
     """The Responses table of the step, filtered to a histogram bar's samples (the bar's
     range kept inside the slider's bounds there, so that the link can carry it)."""
-    values = view.run.step_rows(view.step)[column]
-    bounds = (ranges.reward_bounds if column == S.REWARD else ranges.column_bounds)(values)
+    bounds = (ranges.run_reward_bounds(view.run.step_stats) if column == S.REWARD
+              else ranges.column_bounds(view.run.step_rows(view.step)[column]))
     picked = (low, high) if bounds is None else ranges.clamped((low, high), bounds)
     if column == S.REWARD:
         state.go("responses", step=view.step, reward=picked)
