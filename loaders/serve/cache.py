@@ -75,6 +75,14 @@ class SampleStore:
                 self._locations = Locations(self.frame, self.previews)
             return self._locations
 
+    def step_of(self, key: str) -> int | None:
+        """The step of the sample with this key (trained or left out); None when the run
+        has no such sample."""
+        try:
+            return int(self.locations[key].step)
+        except KeyError:
+            return None
+
     def load(self, keys: list[str]) -> list[Sample]:
         """Samples for keys, in the order given."""
         with self._lock:

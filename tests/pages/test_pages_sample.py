@@ -113,3 +113,24 @@ def test_a_missing_reference_response_is_not_shown_as_an_empty_one(tmp_path):
     assert "(the dump has no reference response for this sample)" in opened[0]
     assert "(empty)" not in opened[0]
     assert "(empty)" in opened[1]
+
+
+def test_a_sample_link_without_its_step_opens_the_sample_at_its_step(board_dump):
+    """The review's D2: the board leaves the step out of a link made at the latest step, and
+    such a link opened another sample (of the latest step) with no word once a later step
+    was written."""
+    at = board(board_dump, page="sample", sample="rollout_data_rank_1.jsonl:6")
+    assert not at.exception, at.exception
+    assert "Sample · step 1" in texts(at)
+    assert at.selectbox(key="sample").value == "rollout_data_rank_1.jsonl:6"
+    assert at.sidebar.select_slider(key="step").value == 1
+    at.sidebar.select_slider(key="step").set_value(2).run()  # a step changed here: its first
+    assert "Sample · step 2" in texts(at)
+    assert at.selectbox(key="sample").value == at.selectbox(key="sample").options[0]
+
+
+def test_a_sample_key_the_run_does_not_have_is_said(board_dump):
+    at = board(board_dump, page="sample", sample="rollout_data_rank_9.jsonl:1")
+    assert not at.exception, at.exception
+    assert "This run has no sample rollout_data_rank_9.jsonl:1" in texts(at)
+    assert at.selectbox(key="sample").value == at.selectbox(key="sample").options[0]

@@ -11,7 +11,8 @@ from loaders.serve.images import sample_images
 from pages.figures import sample_header as header
 from pages.figures.text import literal, strip_pad, strip_system
 from pages.figures.token_text import clipped
-from pages.frame.keys import SAMPLE, SAMPLE_ORDER
+from pages.frame import state
+from pages.frame.keys import SAMPLE, SAMPLE_ORDER, STEP
 from pages.frame.loading import recover_stale
 from pages.frame.view import View
 from pages.frame.widgets import text_block
@@ -21,14 +22,35 @@ from pages.routes.sample import tokens as sample_tokens
 
 def _choose(view: View, rows: pd.DataFrame) -> str | None:
     keys = rows[S.KEY].tolist()
-    if st.session_state.get(SAMPLE) not in (None, *keys):
-        del st.session_state[SAMPLE]  # a sample of another step: start at the first
+    # a link's sample is in the URL alone until the selectbox is drawn
+    asked = st.session_state.get(SAMPLE) or state.query(SAMPLE)
+    if asked not in (None, *keys):
+        _elsewhere(view, str(asked))
+        st.session_state.pop(SAMPLE, None)  # a sample of another step: start at the first
+    st.session_state[_SHOWN_AT] = (str(view.run.root), view.step)
     pick, back, ahead = st.columns([6, 2, 2], vertical_alignment="bottom")
     # the key itself is the label: a bound selectbox keeps its label in the URL
     key = pick.selectbox("Sample (file:line)", keys, key=SAMPLE, bind="query-params")
     if key is not None:
         _steps(view, keys, key, back, ahead)
     return key
+
+
+def _elsewhere(view: View, asked: str) -> None:
+    """A sample asked for that is not at the step shown.  After a step changed on this page,
+    the step's first sample is shown.  Else (a link: the board leaves the step out of one
+    made at the latest step, which a live run then moves past) the sample's own step is
+    opened; a key the run does not have is said."""
+    if st.session_state.get(_SHOWN_AT) not in (None, (str(view.run.root), view.step)):
+        return  # the step (or the run) changed here: its first sample
+    step = view.run.store.step_of(asked)
+    if step is None:
+        st.caption(literal(f"This run has no sample {asked}: the step's first is shown."))
+    elif step != view.step:
+        state.select(**{STEP: step, SAMPLE: asked})  # reruns at the sample's step
+
+
+_SHOWN_AT = "_sample_shown_at"  # (run, step) this page last showed a sample of
 
 
 def _steps(view: View, keys: list[str], key: str, *columns: DeltaGenerator) -> None:
