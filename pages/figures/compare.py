@@ -10,6 +10,7 @@ from pages.figures.ranked_bars import LABEL, LENGTH, RANK, VALUE, bar_list
 from pages.figures.rewards import EVEN_COLOR, REF_COLOR, RL_COLOR, WIN_COLOR
 from pages.figures.smoothing import column_values
 from pages.figures.step_panels import Curve, Panel, panel
+from pages.figures.text import strip_system
 
 # ---- per-step table columns -------------------------------------------------------------
 RL_REWARD = "RL reward (mean)"
@@ -132,6 +133,13 @@ def with_prompt_previews(table: pd.DataFrame, texts: Texts) -> pd.DataFrame:
     """never_beaten_numbers' table (read back, say) with each prompt's preview, read by the
     row it names."""
     return _previewed(table, texts(table[[S.ROW, S.PROMPT_ID]], (S.PROMPT,), keys=False))
+
+
+def without_system(never: pd.DataFrame, marker: str) -> pd.DataFrame:
+    """never_beaten_prompts with each prompt's preview cut after its system-prompt marker,
+    as every other page shows a prompt: a bar's label then starts at the question."""
+    previews = [strip_system(str(text), marker) for text in never[PROMPT_PREVIEW]]
+    return never.assign(**{PROMPT_PREVIEW: previews}) if marker else never
 
 
 def _previewed(table: pd.DataFrame, first: pd.DataFrame) -> pd.DataFrame:

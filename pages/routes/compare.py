@@ -27,6 +27,7 @@ def render(view: View) -> None:
         st.info("No reference: this dump has no ref_reward.")
         return
     never, once = view.run.derived("never_beaten", lambda: _never_beaten(view))
+    never = compare.without_system(never, view.options.system_marker)
     if once:
         st.caption(f"{once:,} prompts RL did not beat were compared at one step only: left "
                    "out (a prompt needs two steps to say anything about training).")

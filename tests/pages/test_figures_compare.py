@@ -177,3 +177,13 @@ def test_never_beaten_bars_draw_the_widest_gaps_first_as_literal_text():
     assert data[S.PROMPT_ID].tolist() == [str(2**62 + 1), "7"]  # exact, as text
     text = json.dumps(spec)
     assert "<b>" not in text and "{{x}}" not in text
+
+
+def test_a_never_beaten_prompts_label_starts_at_its_question_after_the_system_prompt():
+    """The review's D3: bars read "You are a helpful assistant.<endofsystem>What is 54…",
+    the question cut off; every other page shows a prompt after its system-prompt marker."""
+    never = pd.DataFrame({C.PROMPT_PREVIEW: ["Be brief.<endofsystem>What is 54 + 3?",
+                                             "No system prompt here"]})
+    shown = C.without_system(never, "<endofsystem>")
+    assert shown[C.PROMPT_PREVIEW].tolist() == ["What is 54 + 3?", "No system prompt here"]
+    assert C.without_system(never, "") is never  # no marker set: as written
