@@ -66,8 +66,11 @@ def test_position_box_and_url_move_the_window(long_dump):
     assert "tokens 31000–31255 of 32768" in texts(at)
     again = _open(long_dump, window="31000")  # the copied link
     assert _window_positions(again) == list(range(31_000, 31_256))
-    last = _open(long_dump, window="99999")  # past the end: the last token
-    assert _window_positions(last) == [N - 1]
+    last = _open(long_dump, window="99999")  # past the end: the last whole window (the
+    assert _window_positions(last) == list(range(N - 256, N))  # review's D5: one token)
+    at = at.number_input(key="window").set_value(40_000).run()  # typed past it: the same
+    assert _window_positions(at) == list(range(N - 256, N))
+    assert f"tokens {N - 256}–{N - 1} of {N}" in texts(at)
 
 
 def _jumps(at):

@@ -80,15 +80,15 @@ def _window_controls(key: str, n: int) -> int:
         st.session_state[keys.WINDOW] = 0  # another sample: start at its beginning
     st.session_state[_SHOWN] = key
     last = max(0, n - 1)
-    if st.session_state.get(keys.WINDOW, 0) > last:
-        st.session_state[keys.WINDOW] = last
+    if (st.session_state.get(keys.WINDOW) or 0) > last:  # past the end (typed, a link): the
+        st.session_state[keys.WINDOW] = max(0, n - WINDOW)  # last whole window, not a token
     prev, box, nxt, where = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
     prev.button("◀ previous", key="w_prev", on_click=_move, args=(-WINDOW, n),
                 width="stretch")
     start = box.number_input("Window start (token)", min_value=0, step=WINDOW, key=keys.WINDOW,
                              bind="query-params")
     nxt.button("next ▶", key="w_next", on_click=_move, args=(WINDOW, n), width="stretch")
-    start = min(int(start or 0), last)
+    start = int(start or 0) if int(start or 0) <= last else max(0, n - WINDOW)
     where.caption(f"tokens {start}–{min(n, start + WINDOW) - 1} of {n}")
     return start
 
