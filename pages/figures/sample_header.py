@@ -76,7 +76,8 @@ def _figure(field: _Field, value: float, mean: float) -> Figure:
         delta = f"{_tenths(value - mean, '+')} vs step mean {_tenths(mean)}"
     else:
         text = f"{value:+.4g}" if field.column == S.REWARD_GAP else f"{value:.4g}"
-        delta = f"{_difference(value, mean):+.4g} vs step mean {mean:.4g}"
+        # three digits: a chip four columns wide cut "-0.0001508 vs step mean 0.0097…"
+        delta = f"{_difference(value, mean):+.3g} vs step mean {mean:.3g}"
     return Figure(field.label, text, delta if math.isfinite(mean) and math.isfinite(
         value) else None)
 

@@ -126,3 +126,11 @@ def test_an_infinite_reward_is_shown_as_such_not_as_missing():
     assert figures["reward"] == Figure("reward", "inf", None)
     assert figures["reward gap (RL − ref)"].value == "-inf"
     assert figures["reference reward"].value == ABSENT
+
+
+def test_a_small_kl_and_its_step_mean_fit_the_chip_in_three_digits():
+    """The review's D6: "-0.0001508 vs step mean 0.0097…", the mean cut by the chip's width."""
+    got = {f.label: f for f in sample_figures({S.kl_mean(S.K3): 0.0095632},
+                                              {S.stat(S.kl_mean(S.K3), "mean"): 0.0097140})}
+    delta = next(f.delta for label, f in got.items() if label.startswith("KL"))
+    assert delta == "-0.000151 vs step mean 0.00971"
