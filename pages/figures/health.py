@@ -89,7 +89,8 @@ def rank_heatmap(table: pd.DataFrame, value: str) -> Panel:
                 "x2": {"field": TO},
                 "y": {"field": RANK, "type": "nominal", "title": None, "sort": labels},
                 "color": {"field": VALUE_OF, "type": "quantitative", "title": value,
-                          "scale": {"scheme": "viridis"}},
+                          "scale": {"scheme": "viridis"},  # one value everywhere read
+                          "legend": {"format": ",.4~g"}},  # "1,024.000000" by default
                 "tooltip": [{"field": RANK, "type": "nominal", "title": "of"},
                             {"field": STEP, "type": "quantitative", "format": "d"},
                             {"field": VALUE_OF, "type": "quantitative", "format": ".4g",

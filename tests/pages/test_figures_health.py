@@ -56,6 +56,8 @@ def test_rank_heatmap_rows_are_ranks():
     assert chart.spec["encoding"]["y"]["sort"] == ["rank 0", "rank 1"]
     assert (chart.data["to"] - chart.data["from"] == 1.0).all()
     assert H.rank_heatmap(pd.DataFrame(), "memory").data.empty
+    # the review's D7: every rank's 1,024 samples read "1,024.000000" in the legend
+    assert chart.spec["encoding"]["color"]["legend"]["format"] == ",.4~g"
 
 
 def test_stability_panels_one_a_signal_with_the_step_and_alerts_and_none_missing():
