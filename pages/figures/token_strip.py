@@ -20,6 +20,7 @@ from pages.figures.vega import CANVAS
 BINS = 800  # about one bin per 1.5 px of a wide chart: what the eye resolves
 ROW_PX = 100  # a strip's chart: its plot and token axis
 _WINDOW_FILL = "rgba(255,193,7,0.25)"
+_EDGE = "rgba(31,119,180,0.6)"  # a bin's min and max, over the band
 
 
 class Binned(NamedTuple):
@@ -133,6 +134,11 @@ def _strip_spec(n: int, window: tuple[int, int], marks: list[tuple[int, str]],
          "mark": {"type": "area", "color": "rgba(31,119,180,0.35)"},
          "encoding": {"x": x, "y": {**y, "field": LOW, "axis": _Y_AXIS},
                       "y2": {"field": HIGH}}},
+        # the band's edges as lines: a lone extreme bin is a spike 1-2 px wide, which the
+        # band's pale fill all but hides (a 32k-token answer's final-token reward, at the
+        # strip's end, was a sliver no one saw)
+        *({"mark": {"type": "line", "color": _EDGE, "strokeWidth": 1},
+           "encoding": {"x": x, "y": {**y, "field": edge}}} for edge in (LOW, HIGH)),
         {"mark": {"type": "line", "color": "#1f77b4", "strokeWidth": 1},
          "encoding": {"x": x, "y": {**y, "field": MEAN}}},
         {"mark": {"type": "point", "opacity": 0, "size": 30},

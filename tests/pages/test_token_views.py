@@ -183,3 +183,15 @@ def test_sentencepiece_pieces():
     style = T.token_style(tokens)
     assert style == T.SENTENCEPIECE
     assert [T.shown_token(t, style) for t in tokens] == ["·Wait", "↵", "·so"]
+
+
+def test_a_lone_extreme_last_token_is_drawn_as_a_line_not_only_a_pale_band():
+    """The review's D4: a 22,044-token answer's final-token reward (0.95, every other token
+    0) was the band's last sliver, 35 % opaque and about a pixel wide: no one saw it.  The
+    band's edges are lines, so the bin's max is a stroke of its own."""
+    values = np.zeros(22_044)
+    values[-1] = 0.95
+    strip = B.strip_charts({"token_reward": values}, (0, 256))[0]
+    assert strip.data[B.HIGH].iloc[-1] == 0.95 and (strip.data[B.HIGH].iloc[:-1] == 0).all()
+    edges = [layer["encoding"]["y"]["field"] for layer in _layer(strip, "line")]
+    assert B.HIGH in edges and B.LOW in edges
