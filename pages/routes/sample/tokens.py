@@ -145,7 +145,9 @@ def _jumps(frame: pd.DataFrame, texts: list[str], available: list[str], view: Vi
     values = frame[ranking.column].to_numpy(dtype=float)
     if threshold is None:
         rows, hits = token_top.top_positions(values, ranking), {}
-        what = f"the {len(rows)} tokens with the {label}"
+        # "lowest prob" says its own order; the others rank the largest first
+        what = (f"the {len(rows)} tokens with the {label}" if not ranking.largest
+                else f"the {len(rows)} tokens with the largest {label}")
     else:
         every = token_top.past_positions(values, ranking, threshold)
         rows, hits = every[: token_top.MAX_PAST], {ranking.column: every}
