@@ -63,7 +63,13 @@ def table_view(table: pd.DataFrame, labels: Sequence[str], a: int, b: int,
     names = display_columns(labels, a, b)
     view = shown[[c for c in names if c in shown.columns]].rename(columns=names)
     view["prompt"] = [_preview(t, options) for t in shown[S.PROMPT]]
+    delta_pass = names[DELTA_PASS]  # a difference of two shares: percentage points
+    if delta_pass in view.columns:
+        view[delta_pass] = view[delta_pass] * 100
     return view
+
+
+POINTS = "%+.1f pp"  # how the table's Δ pass reads: B's pass rate less A's, in points
 
 
 def counts(table: pd.DataFrame, a: int, b: int) -> dict[str, int]:

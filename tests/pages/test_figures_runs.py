@@ -154,6 +154,10 @@ def test_prompt_table_view_names_columns_by_label_and_strips_the_system_prompt()
     assert view["prompt"].tolist()[0] == "Q1"
     assert {"base · reward", "abl · pass", "Δ reward (abl − base)", "runs with it"} <= set(
         view.columns)
+    # the review's S5: a difference of two pass rates, shown in percentage points
+    table = _matched().head(prompts.MAX_ROWS)
+    np.testing.assert_allclose(view["Δ pass (abl − base)"],
+                               table[prompts.DELTA_PASS].to_numpy() * 100)
 
 
 def test_answers_view_numbers_first_key_last_and_summary_line():

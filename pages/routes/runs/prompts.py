@@ -73,8 +73,9 @@ def _table(members: list[Member], view: View, a: int, b: int,
 def _pick(members: list[Member], view: View, a: int, b: int, shown: pd.DataFrame) -> None:
     rows = build.table_view(shown, [m.label for m in members], a, b, view.options)
     rows = rows.reset_index()
-    config = {S.MATCH_KEY: None} | {c: PERCENT for c in rows.columns if c.endswith("pass")
-                                    or c.startswith("Δ pass")}
+    config = {S.MATCH_KEY: None} | {c: PERCENT for c in rows.columns if c.endswith("pass")} | {
+        c: st.column_config.NumberColumn(format=build.POINTS) for c in rows.columns
+        if c.startswith("Δ pass")}
     picked = picked_row(rows, "t_runs_prompts", 420, config)
     if picked is not None:
         state.select(rprompt=str(rows[S.MATCH_KEY].iloc[picked]))
