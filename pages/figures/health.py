@@ -138,5 +138,6 @@ def quality_panels(table: pd.DataFrame, step: int | None = None) -> list[Panel]:
     legend = {"orient": "bottom", "title": None, "labelLimit": 320}
     return [panel(steps, lengths, title="response tokens (min/mean/max)", y_title="tokens",
                   step=step, height=320, legend=legend),
+            # a share on all of 0..1: a 0.4 % wobble auto-zoomed read as a full-height swing
             panel(steps, truncation, title="truncation ratio", y_title="share of samples",
-                  step=step, height=320, legend=legend)]
+                  step=step, height=320, legend=legend, percent=True)]

@@ -95,3 +95,6 @@ def test_quality_panels_lengths_and_truncation_with_the_inferred_part_dotted():
     assert dashes[1] != dashes[0]  # the inferred part dotted
     _, plain = H.quality_panels(table.assign(**{"truncation inferred": 0.0}))
     assert set(plain.data["series"]) == {"truncation ratio"}  # nothing inferred: no curve
+    line = next(layer for layer in truncation.spec["layer"] if layer["mark"]["type"] == "line"
+                and layer["encoding"]["y"]["field"] == "value")
+    assert line["encoding"]["y"]["scale"] == {"domain": [0, 1]}  # a share on all of 0..1
