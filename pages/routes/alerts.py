@@ -28,7 +28,7 @@ def render(view: View) -> None:
                f"Thresholds: `{CONFIG_NAME}` in the run dir (see docs/metrics-and-alerts.md).")
     found = incidents(health.alerts)
     if not found:
-        st.success("No alerts: no rule fired on any step.")
+        _none_fired(len(health.signals), int(base["min_history"]))
         return
     severity = st.multiselect("Severity", ["strong", "weak"], default=["strong", "weak"],
                               key="severity", bind="query-params")
@@ -47,6 +47,15 @@ def render(view: View) -> None:
         _incident(view, incident, incident.id in opened)
     if len(shown) > MAX_INCIDENTS:
         st.caption(f"{len(shown) - MAX_INCIDENTS} more incidents are in the table above.")
+
+
+def _none_fired(steps: int, history: int) -> None:
+    """No incident: on a run too short to judge, that is no news (the review's S10)."""
+    if steps <= history:
+        st.info(f"No alerts yet: a rule compares a step with at least {history} steps "
+                f"before it, and this run has {steps}.")
+    else:
+        st.success("No alerts: no rule fired on any step.")
 
 
 def _incident(view: View, incident: Incident, opened: bool) -> None:

@@ -98,3 +98,11 @@ def test_a_memory_incident_opens_the_memory_panel(tmp_path):
 def test_alerts_page_on_a_healthy_run(tmp_path):
     at = board(_run_with_metrics(tmp_path, M.healthy()), page="alerts")
     assert "No alerts" in texts(at)
+
+
+def test_alerts_page_on_a_run_too_short_to_judge_says_so(board_dump):
+    """Three steps: no step has the baseline's history yet, so 'no rule fired' is no news."""
+    at = board(board_dump, page="alerts")
+    assert not at.exception, at.exception
+    assert "No alerts yet: a rule compares a step with at least 8 steps before it, and this " \
+           "run has 3." in texts(at)
