@@ -85,8 +85,9 @@ def _spec(curves: list[Curve], titles: tuple[str, str], marked: tuple[int | None
     # a fixed room for the y labels: panels stacked on one page keep their x axes aligned
     axis = {"title": y_title, "minExtent": 44, **({"format": ".0%"} if percent else {})}
     y_scale = {"domain": [0, 1]} if percent else {"zero": False}  # a share: all of 0..1
-    keys = {"color": {"field": SERIES, "type": "nominal", "legend": {"orient": "right",
-                                                                      "title": None},
+    # a line's sample as the legend's symbol: a dashed series' circle read as a cog
+    keys = {"color": {"field": SERIES, "type": "nominal", "legend": {
+                "orient": "right", "title": None, "symbolType": "stroke"},
                       "scale": {"domain": names, "range": [c.color for c in curves]}},
             "strokeDash": {"field": SERIES, "type": "nominal", "legend": None,
                            "scale": {"domain": names,
