@@ -75,8 +75,30 @@ def position_step_chart(steps: list[int], labels: list[str], means: np.ndarray,
         TOKENS: np.asarray(count, np.float64).ravel()})
     data[TOP], data[BOTTOM] = data[FIRST] - 0.5, data[LAST] + 0.5
     data = data[np.isfinite(data[MEAN])]
-    return Heat(data, _heat_spec(metric, _outline(firsts, lasts, step), rows),
-                steps_a_row(len(steps)))
+    spec = _heat_spec(metric, _outline(firsts, lasts, step), rows)
+    spec["layer"][0]["encoding"]["color"]["scale"] = colour_scale(data[MEAN].to_numpy(), metric)
+    return Heat(data, spec, steps_a_row(len(steps)))
+
+
+def colour_scale(means: np.ndarray, metric: str) -> dict:
+    """The cells' colours: a metric that never goes below 0 (KL, entropy) on a sequential
+    scale, one of both signs on a diverging scale white at 0; its ends at the 1st and 99th
+    percentile of the cells (past them a cell takes the end's colour), so one outlier cell
+    does not make every other cell the same colour (the review's S1)."""
+    finite = means[np.isfinite(means)]
+    if not len(finite):
+        return {"scheme": "orangered"}
+    low, high = (np.percentile(finite, [1, 99]) if len(finite) >= CLIP_FROM_CELLS
+                 else (finite.min(), finite.max()))
+    hot_low = metric in _LOW_IS_HOT
+    if finite.min() >= 0 or finite.max() <= 0:  # one sign: from its quiet end to its hot one
+        return {"scheme": "orangered", "reverse": hot_low,
+                "domain": [float(low), float(high)], "clamp": True}
+    return {"scheme": "redblue", "reverse": not hot_low, "domainMid": 0,
+            "domain": [float(low), float(high)], "clamp": True}
+
+
+CLIP_FROM_CELLS = 100  # fewer cells: the ends are the min and max
 
 
 def _outline(firsts: list[int], lasts: list[int], step: int | None) -> tuple[float, float] | None:
@@ -97,8 +119,7 @@ def _heat_spec(metric: str, outline: tuple[float, float] | None, rows: int) -> d
                 "x": {"field": BIN, "type": "ordinal", "sort": {"field": ORDER},
                       "title": "position in the response", "axis": {"labelAngle": -45}},
                 "y": y, "y2": {"field": BOTTOM},
-                "color": {"field": MEAN, "type": "quantitative", "title": None,
-                          "scale": {"scheme": "redblue", "reverse": metric not in _LOW_IS_HOT}},
+                "color": {"field": MEAN, "type": "quantitative", "title": None},
                 "tooltip": [{"field": FIRST, "type": "quantitative", "title": "first step"},
                             {"field": LAST, "type": "quantitative", "title": "last step"},
                             {"field": BIN, "type": "ordinal", "title": "position"},

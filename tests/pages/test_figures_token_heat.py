@@ -67,3 +67,18 @@ def test_a_click_names_its_rows_first_step_or_none(selection, step):
 def test_no_grid_draws_no_cell():
     heat = H.position_step_chart([], [], np.zeros((0, 0)), np.zeros((0, 0)), "k3", None)
     assert heat.data.empty and len(heat.spec["layer"]) == 1
+
+
+def test_a_non_negative_metric_is_sequential_and_an_outlier_cell_is_clipped():
+    """The review's S1: k3 (never below 0) on a blue-white-red scale, and one cell at 0.05
+    made every other cell the same dark blue."""
+    means = np.full(400, 0.001) + np.linspace(0, 0.002, 400)
+    means[7] = 0.05  # the outlier
+    scale = H.colour_scale(means, "k3")
+    assert scale["scheme"] == "orangered" and "domainMid" not in scale and scale["clamp"]
+    assert scale["domain"][1] < 0.01  # the 99th percentile, not the outlier
+    signed = H.colour_scale(np.linspace(-1, 2, 400), "log_ratio")
+    assert signed["scheme"] == "redblue" and signed["domainMid"] == 0
+    few = H.colour_scale(np.array([0.0, 0.5, 3.0]), "entropy")
+    assert few["domain"] == [0.0, 3.0]  # too few cells to clip: min and max
+    assert H.colour_scale(np.array([-3.0, -1.0]), "logprob")["reverse"]  # low is hot
