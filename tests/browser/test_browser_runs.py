@@ -32,6 +32,11 @@ def test_three_runs_round_trip_through_the_url(tmp_path):
         main.get_by_text("Same prompt", exact=True).first.click()
         main.get_by_text("Matched by the id", exact=False).first.wait_for(timeout=30_000)
         settle(page, 400)
+        main.get_by_text("B better", exact=True).first.click()
+        settle(page, 400)  # the filter's name in the link, not its label with a count
+        assert _query(page)["pfilter"] == ["B better"]
+        main.get_by_text("all", exact=True).first.click()
+        settle(page, 400)
         prompt = main.get_by_label("Prompt (match key)", exact=True)
         prompt.fill("3")
         prompt.press("Enter")

@@ -59,8 +59,11 @@ def _table(members: list[Member], view: View, a: int, b: int,
                                 view.options.pass_threshold) for m, s in zip(members, at)]
     table = build.ordered(matched_prompts(summaries, a, b))
     counts = build.counts(table, a, b)
+    # the filter's name alone as its label: a bound radio writes its label into the link,
+    # and a count in it ("B better (25)") made the link stale once the counts moved
     show = right.radio("Show", build.FILTERS, key="pfilter", bind="query-params",
-                       horizontal=True, format_func=lambda f: f"{f} ({counts[f]:,})")
+                       horizontal=True)
+    right.caption(" · ".join(f"{f} {counts[f]:,}" for f in build.FILTERS))
     st.caption(literal(f"Matched by {described}. {counts['both']:,} prompts in both A and B; "
                        "a prompt's answers at a step are its group: reward mean and pass "
                        "rate over them. Largest |B − A| first; click a header to sort."))
