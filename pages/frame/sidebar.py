@@ -81,6 +81,10 @@ def choose_run(base: Path) -> Path | None:
     if mixed and choice == options[1]:
         st.sidebar.caption(f"{len(options) - 1} sub-runs in different formats: showing the "
                            "first; pick another (or all of them) above.")
+    elif choice == WHOLE_DIR and len(runs) > 1:  # an ablation's folder: its runs as one
+        st.sidebar.caption(f"{len(runs)} sub-runs shown as one run (their samples merged "
+                           "step by step): pick one above, or set them side by side on "
+                           "Compare runs.")
     return base if choice == WHOLE_DIR else base / choice
 
 

@@ -62,8 +62,11 @@ def test_run_picker_lists_sub_runs(tmp_path):
     assert picker.options == ["(everything under the dir)", "exp_a", "exp_b"]
     assert picker.value == "exp_b"
     assert "2 samples · 2 steps" in texts(at)
+    assert "shown as one run" not in texts(at)
     at = picker.set_value(".").run()
     assert "4 samples · 2 steps" in texts(at)
+    # the review's S9: an ablation's folder merged step by step, said where it is chosen
+    assert "2 sub-runs shown as one run (their samples merged step by step)" in texts(at)
 
 
 def test_query_params_restore_page_and_step(dump_dir):
