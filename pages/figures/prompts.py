@@ -54,11 +54,22 @@ def counts_html(found: dict[str, int]) -> str:
 
 
 def prompt_rows(table: pd.DataFrame, options: DisplayOptions) -> pd.DataFrame:
+    """The page's table: a prompt's text after its system prompt; where two rows then read
+    the same, the start of each system prompt in a column of its own (a dataset asked with
+    several system prompts is that many prompts, which looked like one twice)."""
     shown = pd.DataFrame({ID: table.index.astype(str),
                           S.PROMPT: previews(table[S.PROMPT], options, system=True)})
+    marker = options.system_marker
+    if marker and shown[S.PROMPT].duplicated(keep=False).any():
+        before = table[S.PROMPT].fillna("").astype(str).str.rsplit(marker, n=1)
+        shown[SYSTEM] = [" ".join(parts[0].split())[:SYSTEM_CHARS] if len(parts) > 1 else ""
+                         for parts in before]
     for column in COLUMNS:
         shown[column] = table[column].to_numpy()
     return shown
+
+
+SYSTEM, SYSTEM_CHARS = "system prompt", 48
 
 
 def history_chart(steps: pd.DataFrame) -> Panel:

@@ -48,3 +48,19 @@ def test_the_legend_names_only_what_is_drawn():
     assert len(colour["range"]) == 3
     assert prompts.history_chart(_steps()).spec["layer"][1]["encoding"]["color"]["scale"][
         "domain"][-1] == "zero variance"
+
+
+def test_prompts_that_read_the_same_after_their_system_prompts_show_them():
+    """The review's S6: a question asked under two system prompts is two prompts, which the
+    table showed as one row twice."""
+    from pages.frame.view import DisplayOptions
+
+    P = prompts
+    columns = {c: [0, 0, 0] for c in P.COLUMNS}
+    table = pd.DataFrame({S.PROMPT: ["Be brief.<endofsystem>What is 2+2?",
+                                     "Think step by step.<endofsystem>What is 2+2?",
+                                     "Be brief.<endofsystem>Name a gas."], **columns},
+                         index=[11, 12, 13])
+    rows = P.prompt_rows(table, DisplayOptions())
+    assert rows[P.SYSTEM].tolist() == ["Be brief.", "Think step by step.", "Be brief."]
+    assert P.SYSTEM not in P.prompt_rows(table.iloc[[0, 2]], DisplayOptions()).columns
