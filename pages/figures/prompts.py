@@ -101,7 +101,11 @@ def _history_spec(names: list[str]) -> dict:
                 "encoding": {"x": at, "color": colour, "tooltip": tooltip, "y": {
                     "field": VALUE, "type": "quantitative", "title": y_title, "axis": axis}}}
 
-    left = {"layer": [layer(names[:2], {"type": "line", "point": True}, "reward / pass rate"),
+    # the reward mean a wide pale line under the pass rate: with 0/1 rewards the two are
+    # one line, and the pass rate drawn over it hid it (the review's S7)
+    left = {"layer": [layer(names[:1], {"type": "line", "point": True, "strokeWidth": 5,
+                                        "opacity": 0.45}, "reward / pass rate"),
+                      layer(names[1:2], {"type": "line", "point": True}, "reward / pass rate"),
                       layer([ZERO], {"type": "point", "shape": "cross", "size": 90,
                                      "filled": True}, "reward / pass rate")]}
     right = layer(names[2:3], {"type": "line", "point": True, "strokeDash": [2, 3]},

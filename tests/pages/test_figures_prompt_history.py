@@ -35,7 +35,10 @@ def test_length_has_its_own_axis_on_the_right():
     assert right["encoding"]["y"]["axis"] == {"orient": "right"}
     assert right["transform"][0]["filter"]["oneOf"] == ["length mean"]
     assert [layer["transform"][0]["filter"]["oneOf"] for layer in left["layer"]] == [
-        ["reward mean", "pass rate"], ["zero variance"]]
+        ["reward mean"], ["pass rate"], ["zero variance"]]
+    # the reward mean wide and pale under the pass rate: with 0/1 rewards they coincide
+    assert left["layer"][0]["mark"]["strokeWidth"] > left["layer"][1]["mark"].get(
+        "strokeWidth", 2)
     text = json.dumps(spec)
     assert "expr" not in text and "signal" not in text  # fields and predicates only
 
