@@ -10,6 +10,8 @@ the exception: drawn only while their expander is open, they keep their own para
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -78,3 +80,34 @@ def apply_pending() -> None:
     """Give widgets the values a jump asked for, before any widget is drawn."""
     for key, value in st.session_state.pop(keys.PENDING, {}).items():
         st.session_state[key] = value
+
+
+# ---- a chooser whose URL parameter is a token, not its label --------------------------------
+# A bound selectbox writes its option's label into the URL (Streamlit 1.67); a chooser whose
+# labels carry counts or data (a cluster's size and skeleton) keeps its own parameter instead:
+# the option itself, written after each draw and read back on a link, Back or Forward.
+
+def seed_token(key: str, options: list[str], default: str,
+               label: Callable[[str], str] | None = None) -> None:
+    """Set the chooser `key` from the URL when the URL changed since this page wrote it (a
+    link, Back, Forward); a value no option has is dropped, but one that is an option's
+    label (a link from before) names that option."""
+    url = st.query_params.get(key)
+    if key in st.session_state and url == st.session_state.get(_written(key)):
+        return
+    by_label = {label(option): option for option in options} if label else {}
+    st.session_state[key] = (default if url is None else url if url in options
+                             else by_label.get(url, default))
+
+
+def write_token(key: str, value: str, default: str) -> None:
+    """The chooser's value into the URL (none at its default), remembered as written."""
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = value
+    st.session_state[_written(key)] = st.query_params.get(key)
+
+
+def _written(key: str) -> str:
+    return f"_{key}_written"

@@ -7,7 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from loaders.serve.clusters import diversity_curve, step_clusters
+from loaders.serve.locations import parsed
 from pages.figures import clusters as F
+from pages.frame import state
 from pages.frame.view import View
 from pages.frame.widgets import PERCENT
 
@@ -24,12 +26,16 @@ def cluster_filter(view: View, rows: pd.DataFrame, key: str = "cluster") -> np.n
     drawn; the table and the diversity curve in an expander below it."""
     ids, table = clusters_of(view, rows)
     options = [F.ALL, *table.index[:F.SHOWN]]
-    asked = st.session_state.get(key)
-    if isinstance(asked, str) and asked not in options:  # a cluster chosen at another step
-        options.append(asked)  # stays chosen, shown as not at this step (no row is kept)
-    chosen = st.selectbox("Response cluster", options, key=key, bind="query-params",
+    for asked in (st.query_params.get(key), st.session_state.get(key)):
+        if isinstance(asked, str) and asked not in options and parsed(asked) is not None:
+            options.append(asked)  # a cluster of another step (a sample key names it) stays
+    state.seed_token(key, options, F.ALL, lambda c: F.choice_label(table, c))  # chosen
+    # its parameter is the cluster's name (its first answer's key), not the label: a bound
+    # chooser wrote "4,732 responses (58%): <think> Let me…" into the link
+    chosen = st.selectbox("Response cluster", options, key=key,
                           format_func=lambda c: F.choice_label(table, c),
                           help="near-duplicate responses: the same words, numbers aside")
+    state.write_token(key, chosen, F.ALL)
     box = st.expander("Response clusters", key=f"{key}_open", on_change="rerun",
                       bind="query-params")
     if box.open:  # drawn only once opened (a closed expander's table is still sent)

@@ -48,12 +48,18 @@ def test_the_chooser_keeps_one_cluster_on_responses(cluster_dump):
     chooser = at.selectbox(key="cluster")
     label = next(o for o in chooser.options if o.startswith("16 responses (33%)"))
     assert "The final answer is #. I am completely certain that #" in label
-    chooser.set_value(_template_cluster(cluster_dump)).run()
+    template = _template_cluster(cluster_dump)
+    chooser.set_value(template).run()
     table = at.dataframe[0].value
     assert len(table) == 16 and table[S.RESPONSE].str.startswith("The final answer").all()
-    linked = board(cluster_dump, page="responses", step="2",
-                   cluster=label)  # the link (the URL holds the chooser's label) opens them
+    assert at.query_params["cluster"] in (template, [template])  # its name, not its label
+    linked = board(cluster_dump, page="responses", step="2", cluster=template)  # the link
     assert not linked.exception and len(linked.dataframe[0].value) == 16
+    older = board(cluster_dump, page="responses", step="2",
+                  cluster=label)  # a link from before, which held the chooser's label
+    assert not older.exception and len(older.dataframe[0].value) == 16
+    at.selectbox(key="cluster").set_value("(all)").run()
+    assert "cluster" not in at.query_params and len(at.dataframe[0].value) == 48
 
 
 def test_the_opened_panel_has_the_table_and_the_curve(cluster_dump):
