@@ -20,6 +20,7 @@ from pages.frame.sidebar import (
     choose_split,
     choose_step,
     named_dir,
+    step_of_linked_sample,
 )
 from pages.frame.view import View
 
@@ -63,6 +64,7 @@ def frame(config: BoardConfig) -> View | None:
         st.warning("The dump has no usable samples yet; see the problems in the sidebar.")
         return None
     live.keep_newest(run.steps, following)
+    step_of_linked_sample(run)
     step = choose_step(run.steps)
     options = display_options(config.root, config.group_key, choose_left_out(run))
     return View(run, step, options, metrics_path)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import loaders
 from loaders import schema as S
@@ -13,7 +14,8 @@ from loaders.find.paths import resolve_dump_dir
 from loaders.find.reach import RemoteReach
 from loaders.find.remote import is_url
 from pages.figures.text import literal
-from pages.frame.keys import DIR, METRICS, RUN, SPLIT, STEP
+from pages.frame import state
+from pages.frame.keys import DIR, METRICS, PAGES, RUN, SAMPLE, SPLIT, STEP
 from pages.frame.loading import refresh, sub_run_formats, sub_runs
 
 WHOLE_DIR = "."
@@ -116,6 +118,23 @@ def choose_split(run: loaders.Run) -> loaders.Run:
     split = st.sidebar.radio("Samples", list(splits), key=SPLIT, horizontal=True,
                              bind="query-params")
     return run.part(splits[split])
+
+
+def step_of_linked_sample(run: loaders.Run) -> None:
+    """A link naming a sample and no step (the board leaves the newest step out of its
+    links, and a live run then moves past it) opens at the sample's own step: written into
+    the URL before the step slider reads it, so the URL says the step shown (a value set
+    after the slider is drawn never reaches the URL on a session's first run)."""
+    if STEP in st.query_params or SAMPLE not in st.query_params or STEP in st.session_state:
+        return
+    step = run.store.step_of(st.query_params[SAMPLE])
+    if step is not None and step in run.steps and step != run.steps[-1]:
+        # the sample's page again with the step in its URL (set here, it would not stay)
+        try:
+            st.switch_page(st.session_state[PAGES]["sample"],
+                           query_params={**state.params(), STEP: str(step)})
+        except StreamlitAPIException:  # a parameter a drawn widget owns (a link's dump
+            return  # dir): the Sample page moves to the step itself, its link without it
 
 
 def choose_step(steps: list[int]) -> int:

@@ -59,3 +59,16 @@ def test_j_and_k_step_through_the_responses_order(dump, record_property):
         record_property("keypress_to_idle_seconds", seconds)
         print(f"keypress to idle: {', '.join(f'{s:.2f} s' for s in seconds)}")
         assert max(seconds) < 10
+
+
+def test_a_sample_link_without_its_step_opens_it_and_the_url_names_the_step(dump):
+    """The review's D2: a link made at the newest step leaves the step out; once the run has
+    moved on it opened another sample.  It opens the sample at its own step, and the URL
+    then names that step, so the next page's link keeps it."""
+    key = open_run(dump, use_cache=False).step_rows(0)[S.KEY].iloc[1]
+    with served(dump) as url, browser_page() as page:
+        page.goto(f"{url}/sample?sample={key}")
+        page.get_by_role("heading", name="Sample · step 0").wait_for(timeout=60_000)
+        _settled(page)
+        assert page.evaluate(SAMPLE) == key
+        assert page.evaluate("new URLSearchParams(location.search).get('step')") == "0"

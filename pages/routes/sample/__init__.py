@@ -40,7 +40,8 @@ def _elsewhere(view: View, asked: str) -> None:
     """A sample asked for that is not at the step shown.  After a step changed on this page,
     the step's first sample is shown.  Else (a link: the board leaves the step out of one
     made at the latest step, which a live run then moves past) the sample's own step is
-    opened; a key the run does not have is said."""
+    opened (a link without a step has it already: sidebar.step_of_linked_sample); a key the
+    run does not have is said."""
     if st.session_state.get(_SHOWN_AT) not in (None, (str(view.run.root), view.step)):
         return  # the step (or the run) changed here: its first sample
     step = view.run.store.step_of(asked)
