@@ -11,8 +11,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from loaders import schema as S
-
 Range = tuple[float, float]
 
 
@@ -24,17 +22,6 @@ def reward_bounds(reward: pd.Series) -> Range | None:
     if not len(finite) or finite.min() == finite.max():
         return None
     return (math.floor(finite.min() * 100) / 100, math.ceil(finite.max() * 100) / 100)
-
-
-def run_reward_bounds(stats: pd.DataFrame) -> Range | None:
-    """The Reward range slider's bounds at every step: the run's finite rewards (each step's
-    extremes, from its step statistics).  The slider is then the same from step to step, so
-    its range, its state and its link stay one filter of reward values (a slider made anew
-    at each step kept its last step's range as a filter no link showed)."""
-    names = [S.stat(S.REWARD, "min"), S.stat(S.REWARD, "max")]
-    if not set(names) <= set(stats.columns):
-        return None
-    return reward_bounds(pd.concat([stats[name] for name in names]))
 
 
 def column_bounds(column: pd.Series) -> Range | None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from loaders import schema as S
 from pages.figures import ranges, tables
+from pages.frame.view import View
 
 NO_COLUMN = "(no column)"
 
@@ -73,10 +74,19 @@ def lag_range(rows: pd.DataFrame) -> tuple[int, int] | None:
     return None if chosen == (lo, hi) else chosen
 
 
+def run_reward_bounds(view: View) -> ranges.Range | None:
+    """The Reward range slider's bounds at every step: the run's finite rewards (its index's
+    reward column, 20 ms a million samples, once a run).  The slider is then the same from
+    step to step, so its range, its state and its link stay one filter of reward values (a
+    slider made anew at each step kept its last step's range as a filter no link showed)."""
+    return view.run.derived("reward_bounds", lambda: ranges.reward_bounds(
+        view.run.columns([S.REWARD])[S.REWARD]))
+
+
 def reward_and_flags(bounds: ranges.Range | None
                      ) -> tuple[tuple[float, float] | None, tuple[str, ...]]:
     """The reward range to keep (offered when the run's rewards differ: `bounds`,
-    ranges.run_reward_bounds) and the flags asked for."""
+    run_reward_bounds) and the flags asked for."""
     left, right = st.columns(2)
     reward_range = None
     if bounds is not None:

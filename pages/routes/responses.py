@@ -11,8 +11,8 @@ from loaders import schema as S
 from loaders.serve import export
 from loaders.serve.cache import Texts
 from loaders.serve.images import row_thumbnails
-from pages.figures import ranges, tables
 from pages.figures import sample_header as header
+from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search, highlight
 from pages.figures.text import literal
 from pages.frame import keys, state
@@ -47,7 +47,7 @@ def render(view: View) -> None:
     rows = _rows(view)
     st.header(f"Responses · step {view.step}")
     column, sort_label, descending, pattern = _controls(view, rows)
-    reward_range, flags = filters.reward_and_flags(ranges.run_reward_bounds(view.run.step_stats))
+    reward_range, flags = filters.reward_and_flags(filters.run_reward_bounds(view))
     lag_range = filters.lag_range(rows)
     agent = conversation_filter(rows, "")  # turns, tools, tool errors, finish reason
     agent = agent & cluster_filter(view, rows)  # one cluster of near-duplicate answers

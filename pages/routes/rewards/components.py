@@ -15,6 +15,7 @@ from pages.figures.text import literal
 from pages.frame import state
 from pages.frame.view import View
 from pages.frame.widgets import picked_row
+from pages.routes.response_filters import run_reward_bounds
 
 
 def over_the_run(view: View, names: list[str], rows: pd.DataFrame) -> None:
@@ -50,7 +51,7 @@ def at_the_step(view: View, names: list[str], rows: pd.DataFrame) -> None:
 def open_bin(column: str, low: float, high: float, view: View) -> None:
     """The Responses table of the step, filtered to a histogram bar's samples (the bar's
     range kept inside the slider's bounds there, so that the link can carry it)."""
-    bounds = (ranges.run_reward_bounds(view.run.step_stats) if column == S.REWARD
+    bounds = (run_reward_bounds(view) if column == S.REWARD
               else ranges.column_bounds(view.run.step_rows(view.step)[column]))
     picked = (low, high) if bounds is None else ranges.clamped((low, high), bounds)
     if column == S.REWARD:
