@@ -83,30 +83,46 @@ def apply_pending() -> None:
 
 
 # ---- a chooser whose URL parameter is a token, not its label --------------------------------
-# A bound selectbox writes its option's label into the URL (Streamlit 1.67); a chooser whose
-# labels carry counts or data (a cluster's size and skeleton) keeps its own parameter instead:
-# the option itself, written after each draw and read back on a link, Back or Forward.
+# A bound selectbox or multiselect writes its options' labels into the URL (Streamlit 1.67); a
+# chooser whose labels carry counts or data (a cluster's size and skeleton, the dump dir's
+# text) keeps its own parameter instead: the options themselves, written after each draw and
+# read back on a link, Back or Forward.
+
+def url_values(key: str) -> tuple[str, ...] | None:
+    """The parameter's values (repeated for a multiselect); None when the URL has none."""
+    return tuple(st.query_params.get_all(key)) if key in st.query_params else None
+
+
+def url_changed(key: str) -> bool:
+    """Whether the chooser `key` is to be set from the URL: not set yet, or the URL changed
+    since write_url wrote it (a link, Back, Forward)."""
+    return key not in st.session_state or url_values(key) != st.session_state.get(_written(key))
+
+
+def write_url(key: str, values: list[str] | None) -> None:
+    """The chooser's values into the URL (None: no parameter, its default), remembered."""
+    if values is None:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = values
+    st.session_state[_written(key)] = url_values(key)
+
 
 def seed_token(key: str, options: list[str], default: str,
                label: Callable[[str], str] | None = None) -> None:
-    """Set the chooser `key` from the URL when the URL changed since this page wrote it (a
-    link, Back, Forward); a value no option has is dropped, but one that is an option's
-    label (a link from before) names that option."""
-    url = st.query_params.get(key)
-    if key in st.session_state and url == st.session_state.get(_written(key)):
+    """A one-option chooser set from the URL when it changed (url_changed); a value no option
+    has is dropped, but one that is an option's label (a link from before) names it."""
+    if not url_changed(key):
         return
+    url = st.query_params.get(key)
     by_label = {label(option): option for option in options} if label else {}
     st.session_state[key] = (default if url is None else url if url in options
                              else by_label.get(url, default))
 
 
 def write_token(key: str, value: str, default: str) -> None:
-    """The chooser's value into the URL (none at its default), remembered as written."""
-    if value == default:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = value
-    st.session_state[_written(key)] = st.query_params.get(key)
+    """A one-option chooser's value into the URL (none at its default)."""
+    write_url(key, None if value == default else [value])
 
 
 def _written(key: str) -> str:

@@ -17,7 +17,7 @@ import loaders
 from loaders.find.paths import resolve_dump_dir
 from pages.figures import runs as build
 from pages.figures.text import literal
-from pages.frame import keys
+from pages.frame import keys, state
 from pages.frame.board import parse_config
 from pages.frame.keys import SPLIT
 from pages.frame.loading import compare_run, sub_runs
@@ -27,7 +27,6 @@ WHOLE_DIR = "."  # the dump dir itself, as a sub-run and as its token in the URL
 WHOLE_DIR_TEXT = "(the dump dir itself)"  # what the chooser shows; links made before the
 # token held carry it, and still open
 RUNS = "runs"
-_URL_WRITTEN = "_runs_url"  # the `runs` last written: a URL that differs was changed outside
 DEFAULT_RUNS = 2  # sub-runs chosen on a first visit, so the page shows something at once
 MAX_RUNS = 8
 
@@ -79,17 +78,13 @@ def _chosen(base: Path) -> tuple[list[str], list[Path]]:
     return names, _extra_dirs(typed)
 
 
-def _url_runs() -> tuple[str, ...] | None:
-    return tuple(st.query_params.get_all(RUNS)) if RUNS in st.query_params else None
-
-
 def _seed_from_url(options: list[str], default: list[str]) -> None:
-    """Set the chooser from the URL's tokens on a first visit, a link, Back or Forward;
-    tokens the dir does not hold are dropped (as a bound widget drops them)."""
-    url = _url_runs()
-    if RUNS in st.session_state and st.session_state.get(_URL_WRITTEN) == url \
-            and set(st.session_state[RUNS]) <= set(options):  # another dump dir's
+    """Set the chooser from the URL's tokens on a first visit, a link, Back or Forward
+    (state.url_changed), or runs of another dump dir; tokens the dir does not hold are
+    dropped (as a bound widget drops them)."""
+    if not state.url_changed(RUNS) and set(st.session_state[RUNS]) <= set(options):
         return
+    url = state.url_values(RUNS)
     tokens = [WHOLE_DIR if t == WHOLE_DIR_TEXT else t for t in (url or ())]
     known = [t for t in dict.fromkeys(tokens) if t in options][:MAX_RUNS]
     st.session_state[RUNS] = default if url is None else known
@@ -98,11 +93,7 @@ def _seed_from_url(options: list[str], default: list[str]) -> None:
 def _write_to_url(names: list[str], default: list[str]) -> None:
     """The chosen runs' tokens into the URL (none when they are the default; `runs=` for
     none chosen, which a link opens as none)."""
-    if names == default:
-        st.query_params.pop(RUNS, None)
-    else:
-        st.query_params[RUNS] = names or [""]
-    st.session_state[_URL_WRITTEN] = _url_runs()
+    state.write_url(RUNS, None if names == default else names or [""])
 
 
 def _part(run: loaders.Run) -> loaders.Run:
