@@ -79,18 +79,24 @@ def _window_controls(key: str, n: int) -> int:
     if st.session_state.get(_SHOWN) not in (None, key) and not jumped:
         st.session_state[keys.WINDOW] = 0  # another sample: start at its beginning
     st.session_state[_SHOWN] = key
-    last = max(0, n - 1)
-    if (st.session_state.get(keys.WINDOW) or 0) > last:  # past the end (typed, a link): the
-        st.session_state[keys.WINDOW] = max(0, n - WINDOW)  # last whole window, not a token
+    asked = int(st.session_state.get(keys.WINDOW) or 0)
+    if _placed(asked, n) != asked:
+        st.session_state[keys.WINDOW] = _placed(asked, n)
     prev, box, nxt, where = st.columns([1, 2, 1, 4], vertical_alignment="bottom")
     prev.button("◀ previous", key="w_prev", on_click=_move, args=(-WINDOW, n),
                 width="stretch")
     start = box.number_input("Window start (token)", min_value=0, step=WINDOW, key=keys.WINDOW,
                              bind="query-params")
     nxt.button("next ▶", key="w_next", on_click=_move, args=(WINDOW, n), width="stretch")
-    start = int(start or 0) if int(start or 0) <= last else max(0, n - WINDOW)
+    start = _placed(int(start or 0), n)  # a link's value, read by the box as it is drawn
     where.caption(f"tokens {start}–{min(n, start + WINDOW) - 1} of {n}")
     return start
+
+
+def _placed(start: int, n: int) -> int:
+    """A window start inside the response: one past its end (typed, a link) is its last
+    whole window, not a window of one token."""
+    return start if start <= max(0, n - 1) else max(0, n - WINDOW)
 
 
 def _move(delta: int, n: int) -> None:
