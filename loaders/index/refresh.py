@@ -27,7 +27,7 @@ from loaders.index.pool import Scanner, scan_all
 from loaders.index.previews import Previews, grown_previews, next_row
 from loaders.index.served_frame import combine_served
 from loaders.index.table import combine, length_cap
-from loaders.index.work import Work, work_for
+from loaders.index.work import Work, sized_for_run, work_for
 
 MAX_STORED_PROBLEMS = 2000  # per file; the counts stay exact
 __all__ = ["METRICS", "UNKNOWN", "refresh"]
@@ -46,8 +46,8 @@ def refresh(files: list[DumpFile], stored: Stored | None, progress: Progress | N
     """
     old_files = stored.files if stored else {}
     places = functools.partial(stored_places, stored) if stored is not None else None
-    works = [work for dump in files if (work := work_for(
-        dump, None if dump.rel in stale else old_files.get(dump.rel), places)) is not None]
+    works = sized_for_run([work for dump in files if (work := work_for(
+        dump, None if dump.rel in stale else old_files.get(dump.rel), places)) is not None])
     tasks = bundled([c for w in works for c in w.chunks])
     # looked up at call time: the default is this module's scan_all as it is now
     results = (scan or scan_all)(tasks, progress, convert=table_of)

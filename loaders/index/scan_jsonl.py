@@ -72,8 +72,9 @@ _MISSES = 8  # lines in a row that are no plain run: the rest of the chunk is re
 # A run of lines read in C (lines.py) is columns, about the lines' own bytes, not the 3-5x
 # of parsed dicts that summary.FLUSH_BYTES bounds, so a chunk's plain lines are one block:
 # a batch's ~100 numpy calls and its table are paid once a chunk, not once every 4 MB (a
-# 16-token sample costs 3 % less, a 512- or 1,024-token one 5 %; a worker holds ~10 MB more)
-BLOCK_SAMPLES, BLOCK_BYTES = 16384, CHUNK_BYTES
+# 16-token sample costs 3 % less, a 512- or 1,024-token one 5 %; a worker holds ~10 MB more;
+# a small run's chunks are half as big again: work.sized_for_run)
+BLOCK_SAMPLES, BLOCK_BYTES = 16384, 2 * CHUNK_BYTES
 
 
 def _where(block: lines.Block, chunk: Chunk, before: int, view: memoryview) -> dict:
