@@ -20,6 +20,9 @@ from loaders.metrics.collect import TIME
 # Okabe-Ito and Tableau hues that stay apart on white, in print and for most colour vision
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#7f7f7f",
            "#8c564b", "#bcbd22", "#17becf")
+# each hue's family: two runs of one family (vermilion beside brown, blue beside sky blue)
+# read as one run at a glance, so a family is used twice only once every one is used
+FAMILY = ("blue", "warm", "green", "pink", "warm", "blue", "grey", "warm", "green", "blue")
 STEP_AXIS, TIME_AXIS = "step", "time"
 MAX_LABEL = 24  # characters of a default label (a run's dir name)
 
@@ -34,13 +37,16 @@ class Series:
 
 def colours(names: Sequence[str]) -> list[str]:
     """A colour per run that depends on the run's name, not its position: adding or removing
-    another run keeps the others' colours (unless two names want the same one)."""
+    another run keeps the others' colours, unless two names want one colour, or one family
+    of hues (FAMILY) while another is still free: the later run then takes the next hue."""
     taken: set[int] = set()
     out = []
     for name in names:
-        slot = zlib.crc32(name.encode("utf-8", "surrogatepass")) % len(PALETTE)
-        while slot in taken and len(taken) < len(PALETTE):
-            slot = (slot + 1) % len(PALETTE)
+        start = zlib.crc32(name.encode("utf-8", "surrogatepass")) % len(PALETTE)
+        order = [(start + step) % len(PALETTE) for step in range(len(PALETTE))]
+        families = {FAMILY[slot] for slot in taken}
+        free = [slot for slot in order if slot not in taken] or order
+        slot = next((s for s in free if FAMILY[s] not in families), free[0])
         taken.add(slot)
         out.append(PALETTE[slot])
     return out

@@ -1,6 +1,8 @@
 """Pure builders of Compare runs: colours, labels, overlays, differences, the prompt table."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -29,6 +31,22 @@ def test_a_runs_colour_does_not_depend_on_the_others():
     assert len(set(three)) == 3
     assert build.colours(["runs/c", "runs/a"]) == [three[2], three[0]]
     assert build.colours(["runs/b"]) == [three[1]]
+
+
+def test_runs_compared_take_hues_of_different_families_while_one_is_free():
+    """Vermilion beside brown, or blue beside sky blue, read as one run: two to five runs
+    never share a family of hues, whatever their names."""
+    family = {hue: name for name, hues in (("blue", "#0072B2 #56B4E9 #17becf"),
+                                           ("warm", "#D55E00 #E69F00 #8c564b"),
+                                           ("green", "#009E73 #bcbd22"), ("pink", "#CC79A7"),
+                                           ("grey", "#7f7f7f")) for hue in hues.split()}
+    names = [f"runs/exp-{i}" for i in range(40)]
+    for a, b in itertools.combinations(names, 2):
+        first, second = build.colours([a, b])
+        assert family[first] != family[second], (a, b, first, second)
+    for five in itertools.combinations(names[:9], 5):
+        assert len({family[c] for c in build.colours(list(five))}) == 5
+    assert len(set(build.colours(names[:10]))) == 10  # then every hue once
 
 
 def test_labels_default_to_dir_names_typed_ones_win_and_stay_unique():
