@@ -27,6 +27,12 @@ from loaders.serve.cache import SampleStore, StaleFiles, Texts
 from loaders.serve.carried import Carried, Tables
 from loaders.serve.groups import Groups
 from loaders.serve.memo import Memo
+from loaders.serve.read_around import (
+    READ_AROUND_COLUMNS,
+    pending_lines,
+    read_around_count,
+    samples_read_around,
+)
 from loaders.serve.run_health import (
     MetricWalk,
     run_health,
@@ -104,6 +110,24 @@ class Run:
     def nan_values(self) -> int:
         return self._memo.get("nan_values", lambda: int(
             self.columns([S.NAN_COUNT])[S.NAN_COUNT].sum()))
+
+    @property
+    def read_around(self) -> pd.DataFrame:
+        """The samples kept whose values were read around (non-finite numbers, token lists
+        of different lengths), each with its file, line, step and reason."""
+        return self._memo.get("read_around", lambda: samples_read_around(
+            self.columns(READ_AROUND_COLUMNS)))
+
+    @property
+    def read_around_count(self) -> int:
+        """How many samples read_around lists (two columns read, not five)."""
+        return self._memo.get("read_around_count", lambda: read_around_count(
+            self.columns([S.NAN_COUNT, S.LENGTH_MISMATCH])))
+
+    @property
+    def pending_lines(self) -> list[dict]:
+        """Each file's half-written last line: file, line and bytes so far."""
+        return pending_lines(self.files)
 
     @property
     def steps(self) -> list[int]:

@@ -154,13 +154,17 @@ def show_summary(run: loaders.Run) -> None:
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     for note in run.notes:
         st.sidebar.caption(literal(note))
-    if not run.problems and not run.pending_bytes:
+    around = run.read_around_count
+    if not run.problems and not run.pending_bytes and not around:
         return
     # a count per kind here; the list itself, a page at a time, on the Problems page
     top = problems.kinds(run.problems).head(SIDEBAR_KINDS)
     lines = [f"{row.count:,} × {row.kind}" for row in top.itertuples()]
     if run.pending_bytes:
         lines.append(f"{run.pending_bytes:,} bytes of half-written lines pending")
+    if around:
+        lines.append(f"{_count(around, 'sample')} kept with values read around")
     st.sidebar.caption(literal("\n".join(lines)))
-    st.sidebar.page_link(st.session_state[keys.PAGES]["problems"],
-                         label=f"All {len(run.problems):,} problems", icon=":material/error:")
+    label = f"All {len(run.problems):,} problems" + (f" · {around:,} read around" * bool(around))
+    st.sidebar.page_link(st.session_state[keys.PAGES]["problems"], label=label,
+                         icon=":material/error:")

@@ -1,7 +1,9 @@
 """The problems of a garbage-strewn dir: counted by kind in the sidebar, listed a page at a
 time on the Problems page, downloadable."""
+import html
+
 from apptest import board, current_page, errors, goto, texts
-from dump_files import make_sample, write_dump
+from dump_files import line_of, make_sample, write_dump
 
 from pages.figures import problems as P
 
@@ -42,3 +44,27 @@ def test_problems_is_reached_from_the_sidebar_not_the_menu(tmp_path):
     at = board(path.parent)
     links = [link.label for link in at.sidebar.get("page_link")]
     assert "All 1 problems" in links and "Problems" not in links
+
+
+def test_samples_read_around_and_half_written_lines_are_listed_with_file_and_line(tmp_path):
+    """No bad line, but a NaN reward, a short logprob list and a half-written last line: the
+    sidebar links to Problems, which names each with its file and line."""
+    nan = line_of(make_sample(1, seed=1, reward=1234.5)).replace(b"1234.5", b"NaN")
+    short = line_of(make_sample(2, seed=2, logprobs=[-0.1, -0.2]))
+    path = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", [make_sample(1)],
+                      extra=nan + short + line_of(make_sample(3))[:40])
+    at = board(path.parent)
+    side = "\n".join(str(c.value) for c in at.sidebar.caption)
+    assert "2 samples kept with values read around" in html.unescape(side)
+    link = [link.label for link in at.sidebar.get("page_link")]
+    assert "All 0 problems · 2 read around" in link
+    at = goto(at, "problems")
+    assert current_page(at) == "problems" and not errors(at)
+    shown = texts(at)
+    assert "No bad line or field in this run." in shown and "2 samples, each kept" in shown
+    around, pending = (frame.value for frame in at.dataframe)
+    assert around[["file", "line", "step"]].values.tolist() == [
+        ["rollout_data_rank_0.jsonl", 2, 1], ["rollout_data_rank_0.jsonl", 3, 2]]
+    assert around["reason"].str.startswith(("1 non-finite value ", "token lists")).all()
+    assert pending.values.tolist() == [["rollout_data_rank_0.jsonl", 4, 40]]
+    assert [b.label for b in at.get("download_button")] == ["Download all (CSV)"]
