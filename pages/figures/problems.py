@@ -5,6 +5,8 @@ import re
 
 import pandas as pd
 
+from pages.figures.text import visible_controls
+
 _DETAIL = re.compile(r"'[^']*'|\"[^\"]*\"|\([^)]*\)|\b\d+(\.\d+)?\b")
 COLUMNS = ("file", "line", "reason", "sample")
 
@@ -17,7 +19,7 @@ def kind(reason: str) -> str:
 def table(problems: list[dict]) -> pd.DataFrame:
     """One row per problem: file, line, reason, and whether its sample was kept."""
     return pd.DataFrame({
-        "file": [p["file"] for p in problems],
+        "file": [visible_controls(p["file"]) for p in problems],
         "line": pd.array([p["line"] for p in problems], dtype="Int64"),
         "reason": [p["reason"] for p in problems],
         "sample": ["dropped" if p["dropped"] else "kept" for p in problems]},

@@ -17,8 +17,22 @@ def strip_pad(text: str, pad: str) -> str:
 
 
 def visible_token(token: str) -> str:
-    """A token with its whitespace made visible: space as ·, tab as →, newline as ↵."""
-    return token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")
+    """A token with its whitespace made visible: space as ·, tab as →, newline as ↵ (and
+    its controls, as visible_controls writes them)."""
+    return visible_controls(
+        token.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵"))
+
+
+# bidi embeddings, overrides and isolates, and the C0/C1 controls but tab, newline and CR:
+# shown as they are, the first reorder the text around them ("Trojan Source": a name reads
+# backwards) and the others show as nothing or as a box, so what is read is not what is there
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_controls(text: str) -> str:
+    """The text with each such control written as ⟨U+XXXX⟩, the rest as it is (the marks
+    RLM and LRM, which Arabic and Hebrew text holds, only nudge the order, and stay)."""
+    return _CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
 # a whitespace-free word GFM would autolink: a scheme (http://, mailto:, xmpp:), www., or
@@ -37,7 +51,7 @@ def literal(text: str) -> str:
     an e-mail address) is inline code instead.  Newlines become hard breaks.  So a file, dir
     or metric name like `![x](http://host/x.png)` is shown, never fetched or linked.
     """
-    parts = _LINKABLE.split(text)  # the odd ones are what an autolink would catch
+    parts = _LINKABLE.split(visible_controls(text))  # the odd ones: what GFM would link
     shown = [_code_span(part) if i % 2 else
              _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", part)
              for i, part in enumerate(parts)]

@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from pages.figures import tables
+from pages.figures.text import visible_controls
 from pages.frame import state
 
 PERCENT = st.column_config.NumberColumn(format="percent")
@@ -39,7 +40,7 @@ def text_block(text: str, height: int | None = None, box: DeltaGenerator | None 
                      'overflow-wrap:anywhere;margin:0;padding:0.6rem 0.8rem;font-size:0.85rem;'
                      "font-family:'Source Code Pro',monospace;"
                      'background:#f6f7f9;border-radius:0.5rem">'
-                     f"{html.escape(text)}</pre>")
+                     f"{html.escape(visible_controls(text))}</pre>")
 
 
 def page_number(rows: int, key: str) -> int:

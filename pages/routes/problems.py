@@ -8,6 +8,7 @@ import streamlit as st
 from loaders.serve import export
 from pages.figures import problems as build
 from pages.figures import tables
+from pages.figures.text import visible_controls
 from pages.frame.view import View
 from pages.frame.widgets import page_number
 
@@ -29,6 +30,7 @@ def render(view: View) -> None:
         st.subheader("Half-written lines")
         st.caption("Pending at a file's end: read once the trainer finishes the line (a line "
                    "being written is no problem).")
+        pending = [{**p, "file": visible_controls(p["file"])} for p in pending]
         st.dataframe(pd.DataFrame(pending, columns=["file", "line", "bytes"]),
                      hide_index=True, width="stretch")
 
@@ -52,6 +54,7 @@ def _read_around(around: pd.DataFrame, samples: int) -> None:
     st.caption(f"{samples:,} samples, each kept and shown: its per-token figures are "
                "of its finite tokens only, and token lists of different lengths are cut to "
                "the shortest (the dump format's alignment rule).")
+    around = around.assign(file=around["file"].map(visible_controls))
     page = page_number(len(around), "rapage")
     st.dataframe(tables.page_of(around, page), hide_index=True, width="stretch")
     st.download_button("Download all (CSV)", key="x_read_around", on_click="ignore",

@@ -153,3 +153,10 @@ def test_a_metric_name_with_an_at_sign_is_plain_text():
 
 def test_literal_keeps_line_breaks():
     assert X.literal("a\nb") == "a  \nb"
+
+
+def test_controls_are_written_out_in_names_tokens_and_messages():
+    assert X.visible_controls("a\u2066b\u2069\x00c\x9b\td") == (
+        "a⟨U+2066⟩b⟨U+2069⟩⟨U+0000⟩c⟨U+009B⟩\td")
+    assert X.visible_token("\u202e\x1b[31m x") == "⟨U+202E⟩⟨U+001B⟩[31m·x"
+    assert html.unescape(X.literal("rank_\u202e7")) == "rank_⟨U+202E⟩7"

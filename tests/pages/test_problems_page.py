@@ -68,3 +68,11 @@ def test_samples_read_around_and_half_written_lines_are_listed_with_file_and_lin
     assert around["reason"].str.startswith(("1 non-finite value ", "token lists")).all()
     assert pending.values.tolist() == [["rollout_data_rank_0.jsonl", 4, 40]]
     assert [b.label for b in at.get("download_button")] == ["Download all (CSV)"]
+
+
+def test_a_file_name_with_a_bidi_override_is_listed_as_it_is_named(tmp_path):
+    """Shown as it is, U+202E would read the name backwards ("lnosj.0_knar_")."""
+    path = write_dump(tmp_path / "run" / "rollout_\u202exy_rank_0.jsonl", [make_sample(1)],
+                      extra=b"oops\n")
+    at = goto(board(path.parent), "problems")
+    assert at.dataframe[1].value["file"].tolist() == ["rollout_⟨U+202E⟩xy_rank_0.jsonl"]
