@@ -44,8 +44,10 @@ def sort_choices() -> dict[str, str]:
 
 
 def filter_groups(table: pd.DataFrame, flags: tuple[str, ...] = (),
-                  regex: regex_engine.Pattern | None = None) -> pd.DataFrame:
-    """Groups carrying every chosen flag whose prompt preview matches the regex."""
+                  regex: regex_engine.Pattern | None = None,
+                  prompts: dict[int, str] | None = None) -> pd.DataFrame:
+    """Groups carrying every chosen flag whose prompt matches the regex: its whole text in
+    `prompts` (by group id), else its preview."""
     keep = np.ones(len(table), dtype=bool)
     for flag in flags:
         if flag == "mixed":
@@ -55,7 +57,10 @@ def filter_groups(table: pd.DataFrame, flags: tuple[str, ...] = (),
         else:
             keep &= table[flag].to_numpy(dtype=bool)
     if regex is not None:
-        keep &= matching(regex, table[S.PROMPT].fillna("").tolist())
+        previews = table[S.PROMPT].fillna("").tolist()
+        texts = previews if prompts is None else [
+            prompts.get(group, preview) for group, preview in zip(table.index, previews)]
+        keep &= matching(regex, texts)
     return table[keep]
 
 

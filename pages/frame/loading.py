@@ -11,6 +11,7 @@ import streamlit as st
 
 import loaders
 from loaders.find.remote import stat_of
+from loaders.serve.cache import Texts
 from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
@@ -105,6 +106,17 @@ def reparse(base: Path, run_dir: Path, files: Collection[str]) -> bool:
     every session; False after showing why it could not be."""
     catalog = _catalog(str(base))
     return _attempt(lambda progress: catalog.reparse(run_dir, files, progress)) is not None
+
+
+def checked_texts(run: loaders.Run, found: Texts) -> Texts:
+    """Full texts a search reads, their changed files said (their samples are left out of
+    the search: what the files hold now belongs to no row of the table) and re-parsed."""
+    if found.stale:
+        names = ", ".join(sorted(found.stale))
+        st.error(literal(f"{names}: changed on disk since it was indexed; its samples are "
+                         "left out of the search until it is read again"))
+        recover_stale(run, found.stale)
+    return found
 
 
 def recover_stale(run: loaders.Run, files: Collection[str]) -> None:

@@ -28,8 +28,11 @@ def _table(view: View, table: pd.DataFrame) -> None:
     left, mid, right = st.columns([2, 1, 3])
     sort = left.selectbox("Sort prompts by", list(build.SORTS), key="psort", bind="query-params")
     descending = mid.toggle("Descending", value=True, key="pdesc", bind="query-params")
-    regex, error = compile_search(right.text_input("Regex search (prompt)", key="pq",
-                                                   bind="query-params"))
+    regex, error = compile_search(right.text_input(
+        "Regex search (prompt's end)", key="pq", bind="query-params",
+        help="Each prompt's last 400 characters, as the index keeps them (the question, after "
+             "any system prompt): the whole texts would be a read of the whole run. Groups "
+             "and Responses search a step's whole prompts."))
     if error:
         st.error(literal(error))
     flags = st.multiselect("Only prompts that are", list(S.PROMPT_FLAGS), key="pflags",

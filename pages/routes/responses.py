@@ -16,7 +16,7 @@ from pages.figures import tables
 from pages.figures.search import SearchTooSlow, compile_search, highlight
 from pages.figures.text import literal
 from pages.frame import keys, state
-from pages.frame.loading import recover_stale
+from pages.frame.loading import checked_texts
 from pages.frame.view import View
 from pages.frame.widgets import page_number, picked_row
 from pages.routes import response_filters as filters
@@ -151,13 +151,7 @@ def _full_texts(view: View, rows: pd.DataFrame) -> dict:
     if extra:
         more = view.run.texts(extra)
         found = Texts({**found, **more}, found.stale | more.stale)
-    if found.stale:
-        # their samples are left out of the search: what the files hold now belongs to no
-        # row of this table
-        names = ", ".join(sorted(found.stale))
-        st.error(literal(f"{names}: changed on disk since it was indexed; its samples are "
-                         "left out of the search until it is read again"))
-        recover_stale(view.run, found.stale)
+    found = checked_texts(view.run, found)
     return {key: texts[S.PROMPT] + "\n" + texts[S.RESPONSE] for key, texts in found.items()}
 
 

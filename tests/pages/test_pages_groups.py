@@ -169,3 +169,21 @@ def test_a_group_of_under_two_rewards_is_counted_as_no_signal_and_shows_no_advan
     assert any(c.startswith("1 answer, best reward first") and "no relative advantage" in c
                for c in captions)
     assert any(c.startswith("#1 · reward 1 · adv —") for c in captions)
+
+
+def test_the_groups_search_reads_whole_prompts_and_the_prompts_search_says_its_scope(tmp_path):
+    """The index keeps a prompt's last 400 characters; a word at the start of a long prompt
+    is found by the Groups search (as by Responses'), and Prompts says what it searches."""
+    long = [make_sample(1, seed=s, prompt=f"{word} " + "filler " * 120 + f"question {s}?",
+                        uid=f"g{s % 2}")
+            for s, word in enumerate(["OPENINGWORD", "OTHERWORD", "OPENINGWORD", "OTHERWORD"])]
+    path = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", long)
+    at = goto(board(path.parent), "groups")
+    at.text_input(key="gq").set_value("OPENINGWORD").run()
+    assert not errors(at) and "1 of 2 groups" in texts(at)
+    at = goto(at, "prompts")
+    at.text_input(key="pq").set_value("OPENINGWORD").run()
+    assert "0 of 4 prompts" in texts(at)  # the prompt's end only, as its help says
+    assert "last 400 characters" in at.text_input(key="pq").help
+    at.text_input(key="pq").set_value("question 2").run()
+    assert "1 of 4 prompts" in texts(at)

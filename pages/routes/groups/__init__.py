@@ -11,6 +11,7 @@ from pages.figures.search import SearchTooSlow, compile_search
 from pages.figures.text import literal
 from pages.frame import state
 from pages.frame.keys import GROUP
+from pages.frame.loading import checked_texts
 from pages.frame.view import View
 from pages.frame.widgets import PERCENT, picked_row
 from pages.routes.groups import answers
@@ -73,7 +74,8 @@ def _table(view: View, table: pd.DataFrame) -> None:
         st.error(literal(error))
     groups = _agent_groups(view, table)
     try:
-        kept = build.filter_groups(groups, flags, regex)
+        kept = build.filter_groups(groups, flags, regex,
+                                   None if regex is None else _full_prompts(view))
     except SearchTooSlow as err:  # shown like an invalid pattern: the other filters apply
         st.error(literal(str(err)))
         kept = build.filter_groups(groups, flags)
@@ -85,6 +87,15 @@ def _table(view: View, table: pd.DataFrame) -> None:
                                                 S.TRUNCATED_SHARE: PERCENT})
     if picked is not None:
         state.select(**{GROUP: rows[build.ID].iloc[picked]})
+
+
+def _full_prompts(view: View) -> dict[int, str]:
+    """Each group's whole prompt (its first answer's), which the search reads as Responses'
+    does: the index keeps a prompt's last 400 characters."""
+    found = checked_texts(view.run, view.run.step_texts(view.step))
+    first = view.groups.rows(view.step, view.group_options).drop_duplicates(S.GROUP_ID)
+    return {group: found[key][S.PROMPT] for group, key in zip(
+        first[S.GROUP_ID].tolist(), first[S.KEY].tolist()) if key in found}
 
 
 def _agent_groups(view: View, table: pd.DataFrame) -> pd.DataFrame:
