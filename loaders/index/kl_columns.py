@@ -66,12 +66,13 @@ class LogRatios:
                                keys.heads(S.REF_LOGPROBS, rows, n))
 
     def _one(self, obj: dict, n: int, i: int, report: Report) -> bool:
-        try:
-            pair = float_array(_head(obj[S.LOGPROBS], n)), float_array(_head(
-                obj[S.REF_LOGPROBS], n))
-        except BadField as err:
-            report(i, f"logprobs/ref_logprobs: {err}")
-            return False
+        pair = []
+        for key in (S.LOGPROBS, S.REF_LOGPROBS):  # the problem names the list that has it
+            try:
+                pair.append(float_array(_head(obj[key], n)))
+            except BadField as err:
+                report(i, f"{key}: {err}")
+                return False
         self._policy.append(pair[0])
         self._reference.append(pair[1])
         return True

@@ -115,8 +115,10 @@ def test_all_tokens_nan_gives_nan_kl():
 
 def test_bad_logprobs_report_a_problem_and_leave_kl_nan():
     row, problems = _one(_sample(logprobs=[-1.0, "x", -1.0, -1.0]))
-    assert len(problems) == 1 and problems[0].startswith("logprobs/ref_logprobs")
+    assert len(problems) == 1 and problems[0].startswith("logprobs: ")
     assert math.isnan(row[S.LOG_RATIO_MEAN])
+    _, problems = _one(_sample(ref_logprobs=[-1.0, -1.0, "x", -1.0]))
+    assert len(problems) == 1 and problems[0].startswith("ref_logprobs: ")  # the one at fault
 
 
 # ---- critic and rewards -------------------------------------------------------------------
