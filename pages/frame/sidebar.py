@@ -141,11 +141,22 @@ def choose_step(steps: list[int]) -> int:
     """The step every page looks at, shared through the URL (the newest by default)."""
     if st.session_state.get(STEP) not in (None, *steps):
         del st.session_state[STEP]  # another run or split: its steps differ
+    _unknown_step(steps)
     if len(steps) == 1:
         st.sidebar.caption(f"Step {steps[0]} (the only one)")
         return steps[0]
     return st.sidebar.select_slider("Step", options=steps, value=steps[-1], key=STEP,
                                     bind="query-params")
+
+
+def _unknown_step(steps: list[int]) -> None:
+    """A link's step that is none of the run's (`step=abc`, a step not dumped yet) is said,
+    not dropped in silence: the slider then shows the newest."""
+    asked = st.query_params.get(STEP)
+    if asked is None or STEP in st.session_state or asked in map(str, steps):
+        return
+    st.sidebar.caption(literal(f"The link's step {asked[:40]} is not one of this run's "
+                               f"steps ({steps[0]}–{steps[-1]}): step {steps[-1]} is shown."))
 
 
 def choose_left_out(run: loaders.Run) -> bool:

@@ -128,3 +128,13 @@ def test_an_unknown_run_in_the_url_is_an_error(tmp_path):
     at = board(tmp_path, run="exp_zzz")
     assert any("No sub-run 'exp_zzz'" in e for e in errors(at))
     assert "samples ·" not in texts(at)  # nothing loaded in its place
+
+
+@pytest.mark.parametrize("asked", ["abc", "-1", "7", "1e99"])
+def test_a_links_step_the_run_lacks_is_said_and_the_newest_shown(dump_dir, asked):
+    at = board(dump_dir, step=asked)
+    shown = html.unescape("\n".join(str(c.value) for c in at.sidebar.caption))
+    assert f"The link's step {asked} is not one of this run's steps" in shown
+    assert at.select_slider(key="step").value == 2  # the newest
+    fine = board(dump_dir, step="1")
+    assert "is not one of this run's steps" not in texts(fine) and not fine.exception
