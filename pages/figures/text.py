@@ -4,6 +4,11 @@ from __future__ import annotations
 import re
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 sample", "2 samples": a count and its noun, plural but for one."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def strip_system(prompt: str, marker: str) -> str:
     """The prompt after the last system-prompt marker (unchanged when there is none)."""
     if not marker or marker not in prompt:

@@ -16,7 +16,7 @@ from loaders.serve.catalog import Catalog
 from loaders.serve.follow import Follower
 from loaders.serve.follow import follower as follower_of
 from pages.figures import problems
-from pages.figures.text import literal
+from pages.figures.text import counted, literal
 from pages.frame import keys
 
 T = TypeVar("T")
@@ -154,14 +154,10 @@ def _version(path: Path) -> tuple[int, ...] | None:
 SIDEBAR_KINDS = 3
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
 def show_summary(run: loaders.Run) -> None:
     """Samples, steps and bad lines, with every recorded problem as file:line: reason."""
     st.sidebar.caption(
-        f"{_count(run.size, 'sample')} · {_count(len(run.steps), 'step')} · "
+        f"{counted(run.size, 'sample')} · {counted(len(run.steps), 'step')} · "
         f"{run.bad_lines:,} bad lines · {run.nan_values:,} non-finite values · "
         f"loaded in {run.seconds:.2f}s (index {run.cache})")
     for note in run.notes:
@@ -175,7 +171,7 @@ def show_summary(run: loaders.Run) -> None:
     if run.pending_bytes:
         lines.append(f"{run.pending_bytes:,} bytes of half-written lines pending")
     if around:
-        lines.append(f"{_count(around, 'sample')} kept with values read around")
+        lines.append(f"{counted(around, 'sample')} kept with values read around")
     st.sidebar.caption(literal("\n".join(lines)))
     label = f"All {len(run.problems):,} problems" + (f" · {around:,} read around" * bool(around))
     st.sidebar.page_link(st.session_state[keys.PAGES]["problems"], label=label,

@@ -8,7 +8,7 @@ import streamlit as st
 from loaders.serve import export
 from pages.figures import problems as build
 from pages.figures import tables
-from pages.figures.text import visible_controls
+from pages.figures.text import counted, visible_controls
 from pages.frame.view import View
 from pages.frame.widgets import page_number
 
@@ -36,8 +36,8 @@ def render(view: View) -> None:
 
 
 def _problem_list(found: list[dict]) -> None:
-    st.caption(f"{len(found):,} problems, each isolated: its line or field is left out and "
-               "nothing else (a file's list is capped; the counts are exact).")
+    st.caption(f"{counted(len(found), 'problem')}, each isolated: its line or field is left "
+               "out and nothing else (a file's list is capped; the counts are exact).")
     st.dataframe(build.kinds(found), hide_index=True, width="stretch")
     frame = build.table(found)
     page = page_number(len(frame), "prpage")
@@ -51,7 +51,7 @@ def _read_around(around: pd.DataFrame, samples: int) -> None:
     """The samples kept whose values the board read around, a row a reason, a page at a
     time."""
     st.subheader("Samples kept, values read around")
-    st.caption(f"{samples:,} samples, each kept and shown: its per-token figures are "
+    st.caption(f"{counted(samples, 'sample')}, each kept and shown: its per-token figures are "
                "of its finite tokens only, and token lists of different lengths are cut to "
                "the shortest (the dump format's alignment rule).")
     around = around.assign(file=around["file"].map(visible_controls))
