@@ -14,6 +14,7 @@ import pandas as pd
 from loaders import schema as S
 from loaders.index.ondisk import FileState
 
+READ_AROUND_COLUMNS = (S.FILE, S.LINE, S.STEP, S.NAN_COUNT, S.LENGTH_MISMATCH)
 NONFINITE_REASON = "{count} non-finite value{s} (NaN or ±inf) in its numbers or token lists"
 MISMATCH_REASON = ("token lists of different lengths: aligned at the first token, cut to "
                    "the shortest")
@@ -46,9 +47,6 @@ def _column(columns: pd.DataFrame, name: str, missing: object) -> np.ndarray:
     if name not in columns:
         return np.full(len(columns), missing)
     return columns[name].fillna(missing).to_numpy()
-
-
-READ_AROUND_COLUMNS = (S.FILE, S.LINE, S.STEP, S.NAN_COUNT, S.LENGTH_MISMATCH)
 
 
 def pending_lines(files: dict[str, FileState]) -> list[dict]:

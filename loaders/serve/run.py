@@ -73,6 +73,10 @@ class Run:
     # a grown run's tables taken over from the run it grew from (loaders.serve.carried)
     carried: Carried | None = field(default=None, repr=False)
     _memo: Memo[object, object] = field(default_factory=Memo, init=False, repr=False)
+    # what the Problems page lists is the whole run's, also for a part cut from it (part,
+    # trained): its rows (not the run: no cycle of runs for the collector) and their memo
+    _whole: Numbers | None = field(default=None, repr=False)
+    _around: Memo[str, object] = field(default_factory=Memo, repr=False)
     _steps: Memo[int, pd.DataFrame] = field(default_factory=lambda: Memo(size=4), init=False,
                                             repr=False)
     # what pages derive from the whole run (derived()): a few per page and parameter
@@ -113,16 +117,18 @@ class Run:
 
     @property
     def read_around(self) -> pd.DataFrame:
-        """The samples kept whose values were read around (non-finite numbers, token lists
-        of different lengths), each with its file, line, step and reason."""
-        return self._memo.get("read_around", lambda: samples_read_around(
-            self.columns(READ_AROUND_COLUMNS)))
+        """The whole run's samples kept whose values were read around (non-finite numbers,
+        token lists of different lengths), each with its file, line, step and reason."""
+        whole = self.numbers if self._whole is None else self._whole
+        return self._around.get("read_around", lambda: samples_read_around(
+            whole.read(READ_AROUND_COLUMNS)))
 
     @property
     def read_around_count(self) -> int:
         """How many samples read_around lists (two columns read, not five)."""
-        return self._memo.get("read_around_count", lambda: read_around_count(
-            self.columns([S.NAN_COUNT, S.LENGTH_MISMATCH])))
+        whole = self.numbers if self._whole is None else self._whole
+        return self._around.get("read_around_count", lambda: read_around_count(
+            whole.read([S.NAN_COUNT, S.LENGTH_MISMATCH])))
 
     @property
     def pending_lines(self) -> list[dict]:
@@ -306,18 +312,23 @@ class Run:
 
     def part(self, validation: bool) -> Run:
         """The training (or validation) samples only, as a run of their own."""
-        return self._memo.get(("part", validation), lambda: replace(
-            self, numbers=self._part((S.VALIDATION, validation)),
-            _walks=self._walks, _stale=self._stale))
+        return self._memo.get(("part", validation), lambda: self._cut(
+            self._part((S.VALIDATION, validation))))
 
     def trained(self) -> Run:
         """The samples the trainer trained on, as a run; the rest go to `left_out`."""
         def make() -> Run:
             numbers = self._part((S.EXCLUDED, False))
             left_out = self.numbers.part((S.EXCLUDED, True))
-            return replace(self, numbers=numbers, _walks=self._walks, _stale=self._stale,
-                           left_out=None if numbers is self.numbers else left_out)
+            return self._cut(numbers, left_out=None if numbers is self.numbers else left_out)
         return self._memo.get("trained", make)
+
+    def _cut(self, numbers: Numbers, **more: Numbers | None) -> Run:
+        """A run of some of these rows, sharing this run's walks, stale files and what the
+        Problems page lists (the whole run's); `more`: other fields it has of its own."""
+        return replace(self, numbers=numbers, _walks=self._walks, _stale=self._stale,
+                       _whole=self.numbers if self._whole is None else self._whole,
+                       _around=self._around, **more)
 
     def _part(self, condition: tuple[str, bool]) -> Numbers:
         """numbers with only the rows that meet condition; numbers itself when every row

@@ -76,3 +76,18 @@ def test_the_cli_names_them_and_prints_file_names_as_they_are(tmp_path):
 
 def test_shown_escapes_what_a_terminal_acts_on_and_keeps_the_rest():
     assert shown("a\tb\x07c\u202ed\u2066é中 x") == "a\\tb\\x07c\\u202ed\\u2066é中 x"
+
+
+def test_a_part_of_the_run_lists_the_whole_runs(tmp_path):
+    """A left-out sample (sample_loss_mask 0) with a NaN reward: the trained part the pages
+    show lists it, as the whole run counts it (the sidebar and the Problems page agree)."""
+    rows = [line_of(make_sample(1, seed=0)),
+            line_of(make_sample(1, seed=1, reward=1234.5, sample_loss_mask=0)).replace(
+                b"1234.5", b"NaN")]
+    (tmp_path / "rollout_data_rank_0.jsonl").write_bytes(b"".join(rows))
+    run = open_run(tmp_path, use_cache=False)
+    trained = run.trained()
+    assert trained.size == 1 and trained.left_out is not None and trained.left_out.size == 1
+    assert trained.read_around["line"].tolist() == run.read_around["line"].tolist() == [2]
+    assert trained.read_around_count == run.read_around_count == 1
+    assert trained.part(False).read_around_count == 1
