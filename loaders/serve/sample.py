@@ -45,6 +45,8 @@ class Sample:
     images: list = field(default_factory=list)  # its prompt's images (loaders.parse.images)
     # the TEXT_KEYS its record has no value under (no key, or null): not the same as ""
     absent: frozenset[str] = frozenset()
+    # the SCALAR_KEYS its record holds as NaN: the dump's NaN, not a value it lacks
+    nan_scalars: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -82,9 +84,10 @@ def sample_from(obj: dict, loc: Location, texts_only: bool = False) -> Sample:
     lengths = {k: len(v) for k in ALIGNED_KEYS if isinstance(v := obj.get(k), list)}
     tokens = pd.DataFrame() if texts_only else token_table(obj)
     absent = frozenset(k for k in S.TEXT_KEYS if obj.get(k) is None)
+    nan = frozenset(k for k in S.SCALAR_KEYS if isinstance(v := obj.get(k), float) and v != v)
     return Sample(loc.file, loc.line, obj[S.STEP], texts, scalars, tokens, lengths,
                   item=loc.item, turns=turns_of(obj, pretty_args=True), images=refs_of(obj),
-                  absent=absent)
+                  absent=absent, nan_scalars=nan)
 
 
 def read_samples(root: Path, locations: list[Location], formats: dict[str, str],

@@ -48,13 +48,14 @@ def _number(row: pd.Series | dict, column: str) -> float:
 
 
 def sample_figures(row: pd.Series | dict, stats: pd.Series | dict | None,
-                   estimator: str = S.K3) -> list[Figure]:
+                   estimator: str = S.K3, nan: frozenset[str] = frozenset()) -> list[Figure]:
     """The sample's reward, reference reward, gap, mean KL and lengths, each beside the
     step's mean.  `row` is the sample's summary row (what the Responses table shows, so the
     two pages never differ); `stats` the step's row of the run's step stats.
 
     Token and reference lengths are 0 for a dump without token arrays or references
-    (verl, TRL, NeMo-RL): when the whole step has 0 they read as absent, not as 0."""
+    (verl, TRL, NeMo-RL): when the whole step has 0 they read as absent, not as 0.  A
+    column in `nan` (the sample's record holds NaN there) reads NaN, not as absent."""
     stats = {} if stats is None else stats
     out = []
     for field in _fields(estimator):
@@ -64,13 +65,13 @@ def sample_figures(row: pd.Series | dict, stats: pd.Series | dict | None,
             value = mean = math.nan
         if field.column in _WHEN_KNOWN and math.isnan(value) and math.isnan(mean):
             continue
-        out.append(_figure(field, value, mean))
+        out.append(_figure(field, value, mean, field.column in nan))
     return out
 
 
-def _figure(field: _Field, value: float, mean: float) -> Figure:
+def _figure(field: _Field, value: float, mean: float, nan: bool = False) -> Figure:
     if math.isnan(value):
-        return Figure(field.label, ABSENT, None)
+        return Figure(field.label, "NaN" if nan else ABSENT, None)
     if field.count:
         text = f"{int(value):,}"
         delta = f"{_tenths(value - mean, '+')} vs step mean {_tenths(mean)}"

@@ -1,4 +1,5 @@
 """Sample page through the real board."""
+import orjson
 from apptest import board, text_blocks, texts
 from dump_files import make_sample, write_dump
 
@@ -134,3 +135,12 @@ def test_a_sample_key_the_run_does_not_have_is_said(board_dump):
     assert not at.exception, at.exception
     assert "This run has no sample rollout_data_rank_9.jsonl:1" in texts(at)
     assert at.selectbox(key="sample").value == at.selectbox(key="sample").options[0]
+
+
+def test_a_nan_reward_reads_nan_and_a_missing_one_a_dash(tmp_path):
+    line = make_sample(1, seed=1, reward=1234.5) | {"ref_reward": None}
+    path = write_dump(tmp_path / "run" / "rollout_data_rank_0.jsonl", [make_sample(1)],
+                      extra=orjson.dumps(line).replace(b"1234.5", b"NaN") + b"\n")
+    at = board(path.parent, page="sample", sample="rollout_data_rank_0.jsonl:2")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["reward"] == "NaN" and metrics["reference reward"] == "—"

@@ -3,6 +3,7 @@ and its place in the Responses order."""
 import math
 
 import format_fixtures as F
+import orjson
 import pytest
 from dump_files import make_sample, write_dump
 
@@ -134,3 +135,21 @@ def test_a_small_kl_and_its_step_mean_fit_the_chip_in_three_digits():
                                               {S.stat(S.kl_mean(S.K3), "mean"): 0.0097140})}
     delta = next(f.delta for label, f in got.items() if label.startswith("KL"))
     assert delta == "-0.000151 vs step mean 0.00971"
+
+
+def test_a_reward_the_dump_holds_as_nan_reads_nan_and_a_missing_one_a_dash(tmp_path):
+    """NaN is the dump's value, and the Problems page lists the sample: it is not shown as
+    a field the dump lacks."""
+    line = (make_sample(1, seed=1, reward=1234.5) | {"ref_reward": None})
+    path = tmp_path / "d" / "rollout_data_rank_0.jsonl"
+    write_dump(path, [make_sample(1, seed=0)])
+    with open(path, "ab") as handle:
+        handle.write(orjson.dumps(line).replace(b"1234.5", b"NaN") + b"\n")
+    run = open_run(path.parent, use_cache=False)
+    sample = run.sample("rollout_data_rank_0.jsonl:2")
+    assert sample.nan_scalars == {S.REWARD}
+    row = run.step_rows(1).iloc[1]
+    got = _by_label(sample_figures(row, run.step_stats.loc[1], nan=sample.nan_scalars))
+    assert got["reward"] == Figure("reward", "NaN", None)
+    assert got["reference reward"] == Figure("reference reward", ABSENT, None)
+    assert _by_label(sample_figures(row, run.step_stats.loc[1]))["reward"].value == ABSENT

@@ -122,13 +122,13 @@ def _images(sample: Sample, view: View) -> None:
 IMAGES_PER_ROW = 4
 
 
-def _figures(view: View, rows: pd.DataFrame, key: str) -> None:
+def _figures(view: View, rows: pd.DataFrame, key: str, nan: frozenset[str]) -> None:
     """The sample's own numbers (from its summary row, as the Responses table shows them)
-    beside the step's means."""
+    beside the step's means; `nan`: the scalars its record holds as NaN."""
     row = rows[rows[S.KEY] == key].iloc[0]
     stats = view.run.step_stats
     step = stats.loc[view.step] if view.step in stats.index else None
-    figures = header.sample_figures(row, step, view.options.kl_estimator)
+    figures = header.sample_figures(row, step, view.options.kl_estimator, nan)
     for start in range(0, len(figures), 4):
         for column, figure in zip(st.columns(4), figures[start:start + 4]):
             column.metric(figure.label, figure.value, figure.delta, delta_color="off")
@@ -147,7 +147,7 @@ def render(view: View) -> None:
         if sample.stale:
             recover_stale(view.run, {sample.file})
         return
-    _figures(view, rows, key)
+    _figures(view, rows, key, sample.nan_scalars)
     _images(sample, view)
     _texts(sample, view)
     conversation.show(sample, view)  # multi-turn samples: turns, tool calls, per-turn metrics
