@@ -23,9 +23,8 @@ MISMATCH_REASON = ("token lists of different lengths: aligned at the first token
 def samples_read_around(columns: pd.DataFrame) -> pd.DataFrame:
     """One row a sample and reason, by step, file and line: `columns` holds the index's
     READ_AROUND_COLUMNS (a column the run lacks has found none)."""
-    nan = _column(columns, S.NAN_COUNT, 0).astype(np.int64)
-    nonfinite = np.flatnonzero(nan > 0)
-    mismatched = np.flatnonzero(_column(columns, S.LENGTH_MISMATCH, False).astype(bool))
+    nan, mismatch = _flags(columns)
+    nonfinite, mismatched = np.flatnonzero(nan > 0), np.flatnonzero(mismatch)
     reasons = [NONFINITE_REASON.format(count=n, s="" if n == 1 else "s")
                for n in nan[nonfinite].tolist()] + [MISMATCH_REASON] * len(mismatched)
     at = np.concatenate([nonfinite, mismatched])
@@ -39,8 +38,15 @@ def samples_read_around(columns: pd.DataFrame) -> pd.DataFrame:
 
 def read_around_count(columns: pd.DataFrame) -> int:
     """How many samples samples_read_around lists, of their NAN_COUNT and LENGTH_MISMATCH."""
-    flagged = _column(columns, S.NAN_COUNT, 0).astype(np.int64) > 0
-    return int((flagged | _column(columns, S.LENGTH_MISMATCH, False).astype(bool)).sum())
+    nan, mismatch = _flags(columns)
+    return int(((nan > 0) | mismatch).sum())
+
+
+def _flags(columns: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's count of non-finite values and its length-mismatch flag (none where the
+    run lacks the column)."""
+    return (_column(columns, S.NAN_COUNT, 0).astype(np.int64),
+            _column(columns, S.LENGTH_MISMATCH, False).astype(bool))
 
 
 def _column(columns: pd.DataFrame, name: str, missing: object) -> np.ndarray:
